@@ -1,0 +1,69 @@
+"""accelkit: a runnable course on why GPUs and TPUs are built the way they are.
+
+The library computes; widgets render; notebooks narrate.
+
+Engines (toy, but honest):
+    SystolicArray  -- a cycle-level systolic array (TPU-style matrix unit)
+    SIMDMachine    -- cores of SIMD lanes with warps, divergence and coalescing (GPU-style)
+
+Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
+    chips, models, roofline, energy, price, training, inference, workloads
+
+Submodules are imported lazily so that ``import accelkit`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+# name -> (module, attribute or None for the module itself)
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "SystolicArray": ("accelkit.systolic", "SystolicArray"),
+    "SystolicRun": ("accelkit.systolic", "SystolicRun"),
+    "SIMDMachine": ("accelkit.simd", "SIMDMachine"),
+    "SIMDRun": ("accelkit.simd", "SIMDRun"),
+}
+_SUBMODULES = (
+    "systolic",
+    "simd",
+    "workloads",
+    "chips",
+    "models",
+    "roofline",
+    "energy",
+    "price",
+    "training",
+    "inference",
+    "widgets",
+    "quiz",
+    "exercises",
+    "cli",
+)
+for _name in _SUBMODULES:
+    _LAZY[_name] = (f"accelkit.{_name}", None)
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'accelkit' has no attribute {name!r}") from None
+    module = importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from accelkit import chips, inference, models, roofline, training  # noqa: F401
+    from accelkit.simd import SIMDMachine, SIMDRun  # noqa: F401
+    from accelkit.systolic import SystolicArray, SystolicRun  # noqa: F401
