@@ -1,0 +1,193 @@
+"""The chip catalog: every chip present, units right, every number sourced, ridge points as published.
+
+Published figures checked here come from /work/shared/reference/HARDWARE_SOURCES.md §3 (ridge-point
+table, itself computed from the vendor figures in hardware_specs.csv) and from the scaling book,
+jax-ml/scaling-book roofline.md@0819a7d8: "TPU v5e ... 1.97e14 / 8.2e11 = 240 FLOPs/byte" and
+"H100 ... 9.89e14 / 3.35e12 = 295".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+import pytest
+
+import accelkit as ak
+from accelkit import chips
+
+ALL_NAMES = (
+    "TPU v2", "TPU v3", "TPU v4", "TPU v5e", "TPU v5p", "TPU v6e (Trillium)", "TPU7x (Ironwood)",
+    "NVIDIA V100 (SXM2)", "NVIDIA A100 (SXM 80GB)", "NVIDIA H100 (SXM)", "NVIDIA H200 (SXM)",
+    "NVIDIA B200 (HGX)", "NVIDIA L4", "NVIDIA T4",
+)
+
+# HARDWARE_SOURCES.md §3: chip -> (bf16, fp8, int8) ridge in FLOPs/byte; None = "–" in the table.
+RIDGES = {
+    "TPU v2": (64, None, None),
+    "TPU v3": (137, None, None),
+    "TPU v4": (229, None, 229),
+    "TPU v5e": (240, None, 480),
+    "TPU v5p": (166, 166, 332),
+    "TPU v6e": (560, 560, 1120),
+    "TPU7x": (313, 625, None),
+    "V100": (139, None, None),
+    "A100": (153, None, 306),
+    "H100": (295, 591, 591),
+    "H200": (206, 412, 412),
+    "B200": (281, 562, 562),
+    "L4": (403, 808, 808),
+    "T4": (203, None, 406),
+}
+
+
+def test_all_fourteen_chips_in_catalog_order() -> None:
+    assert tuple(c.name for c in ak.chips.all()) == ALL_NAMES
+    assert isinstance(ak.chips.all(), tuple)
+    assert {c.kind for c in ak.chips.all()} == {"tpu", "gpu"}
+
+
+def test_capacity_is_gib_and_bandwidth_is_gb() -> None:
+    # HARDWARE_SOURCES.md §1: vendor "GB" of capacity is GiB; bandwidth GB/s is 10^9 bytes/s.
+    assert ak.chips.get("TPU v5e").hbm_bytes == 16 * 2**30
+    assert ak.chips.get("H100").hbm_bytes == 80 * 2**30
+    assert ak.chips.get("H100").hbm_bytes_per_second == 3.35e12
+    assert ak.chips.get("v5e").hbm_bytes_per_second == 819e9
+    assert ak.chips.get("TPU7x").hbm_bytes == 192 * 2**30
+
+
+@pytest.mark.parametrize(
+    ("alias", "expected"),
+    [
+        ("TPU v5e", "TPU v5e"), ("v5e", "TPU v5e"), ("tpu-v5e", "TPU v5e"), ("TPU_V5E", "TPU v5e"),
+        (" tpu v5e ", "TPU v5e"), ("A100", "NVIDIA A100 (SXM 80GB)"), ("h100", "NVIDIA H100 (SXM)"),
+        ("H200", "NVIDIA H200 (SXM)"), ("B200", "NVIDIA B200 (HGX)"), ("L4", "NVIDIA L4"),
+        ("T4", "NVIDIA T4"), ("V100", "NVIDIA V100 (SXM2)"), ("TPU7x", "TPU7x (Ironwood)"),
+        ("Ironwood", "TPU7x (Ironwood)"), ("Trillium", "TPU v6e (Trillium)"),
+        ("v6e", "TPU v6e (Trillium)"), ("v5p", "TPU v5p"), ("v4", "TPU v4"),
+        ("NVIDIA H100 (SXM)", "NVIDIA H100 (SXM)"),
+    ],
+)
+def test_aliases(alias: str, expected: str) -> None:
+    assert ak.chips.get(alias).name == expected
+
+
+def test_every_canonical_name_finds_itself_and_chip_objects_pass_through() -> None:
+    for chip in ak.chips.all():
+        assert ak.chips.get(chip.name) is chip
+        assert ak.chips.get(chip) is chip
+
+
+def test_unknown_name_lists_close_matches() -> None:
+    with pytest.raises(ValueError, match="unknown chip 'H1000'.*h100"):
+        ak.chips.get("H1000")
+    with pytest.raises(ValueError, match="Known chips: TPU v2"):
+        ak.chips.get("quantum abacus")
+
+
+@pytest.mark.parametrize("bad", [None, 5, 3.0, ["v5e"], b"v5e"])
+def test_non_string_name_is_a_type_error(bad: object) -> None:
+    with pytest.raises(TypeError, match="chip must be"):
+        ak.chips.get(bad)  # type: ignore[arg-type]
+
+
+def test_missing_precision_is_an_error_not_zero() -> None:
+    with pytest.raises(ValueError, match="TPU v5e has no published dense fp8 peak"):
+        ak.chips.get("v5e").peak_flops("fp8")
+    with pytest.raises(ValueError, match="no published dense int8 peak"):
+        ak.chips.get("V100").peak_flops("int8")
+    with pytest.raises(ValueError, match="no published dense fp32 peak"):
+        ak.chips.get("v5p").peak_flops("fp32")
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        ak.chips.get("H100").peak_flops("fp64")
+
+
+def test_published_peaks() -> None:
+    # hardware_specs.csv, dense TFLOP/s.
+    assert ak.chips.get("v5e").peak_flops("bf16") == 197e12
+    assert ak.chips.get("v5e").peak_flops("int8") == 393e12
+    assert ak.chips.get("H100").peak_flops("fp8") == 1979e12
+    assert ak.chips.get("H100").peak_flops() == 989e12
+    assert ak.chips.get("TPU7x").peak_flops("fp8") == 4614e12
+    # V100/T4 have no bf16: the 16-bit entry is their fp16 figure, and the source says so.
+    assert ak.chips.get("V100").peak_flops("bf16") == ak.chips.get("V100").peak_flops("fp16") == 125e12
+    assert "no bf16" in ak.chips.get("T4").source("peak_flops:bf16")
+
+
+def test_dtypes_lists_exactly_the_available_precisions() -> None:
+    for chip in ak.chips.all():
+        assert chip.dtypes[0] == "bf16"
+        for dtype in chips.DTYPES:
+            if dtype in chip.dtypes:
+                assert chip.peak_flops(dtype) > 0
+            else:
+                with pytest.raises(ValueError):
+                    chip.peak_flops(dtype)
+
+
+def test_every_number_has_a_source_and_missing_values_are_none_not_zero() -> None:
+    for chip in ak.chips.all():
+        for name in chips.NUMERIC_FIELDS:
+            value = getattr(chip, name)
+            assert value is None or (math.isfinite(value) and value > 0), (chip.name, name, value)
+            assert chip.source(name).strip(), (chip.name, name)
+        for dtype in chip.dtypes:
+            assert chip.source(f"peak_flops:{dtype}").strip()
+
+
+def test_missing_values_where_no_source_gives_them() -> None:
+    for name in ("v5e", "v5p", "v6e", "TPU7x"):
+        chip = ak.chips.get(name)
+        assert chip.watts is None
+        assert "no TDP" in chip.source("watts")
+        with pytest.raises(ValueError, match=re.escape(f"{chip.name} has no published watts")):
+            chip.require("watts")
+    assert ak.chips.get("TPU7x").usd_per_hour is None
+    assert ak.chips.get("L4").interconnect_bytes_per_second is None
+    assert ak.chips.get("H100").require("watts") == 700
+
+
+def test_source_of_unknown_field_is_an_error() -> None:
+    chip = ak.chips.get("H100")
+    assert "C6: chose 819 GB/s" in ak.chips.get("v5e").source("hbm_bytes_per_second")
+    assert chip.source("peak_flops") == chip.source("peak_flops:bf16")
+    with pytest.raises(ValueError, match="field must be one of"):
+        chip.source("colour")
+    with pytest.raises(ValueError, match="no published dense fp8"):
+        ak.chips.get("A100").source("peak_flops:fp8")
+
+
+@pytest.mark.parametrize("name", list(RIDGES))
+def test_ridge_points_match_hardware_sources_table(name: str) -> None:
+    chip = ak.chips.get(name)
+    for dtype, published in zip(("bf16", "fp8", "int8"), RIDGES[name]):
+        if published is None:
+            assert dtype not in chip.dtypes
+        else:
+            assert chip.ridge_flops_per_byte(dtype) == pytest.approx(published, rel=0.01)
+
+
+def test_scaling_book_critical_intensities() -> None:
+    # jax-ml/scaling-book roofline.md: v5e 1.97e14 / 8.2e11 ≈ 240; H100 ≈ 295 FLOPs/byte.
+    assert ak.chips.get("v5e").ridge_flops_per_byte() == pytest.approx(240, rel=0.01)
+    assert ak.chips.get("H100").ridge_flops_per_byte("bf16") == pytest.approx(295, rel=0.01)
+
+
+def test_chip_is_frozen_hashable_and_renders() -> None:
+    chip = ak.chips.get("v5e")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        chip.watts = 1  # type: ignore[misc]
+    assert {chip: 1}[ak.chips.get("tpu v5e")] == 1
+    assert "TPU v5e" in repr(chip) and "819 GB/s" in repr(chip)
+    page = chip._repr_html_()
+    assert page.startswith("<table>") and "C6: chose 819" in page
+    assert "no published figure" in page  # watts
+
+
+def test_price_alternatives_are_sourced() -> None:
+    h100 = ak.chips.get("H100")
+    assert (3.99, "Lambda on-demand 8x H100 SXM, per GPU") == h100.price_alternatives[-1][:2]
+    for chip in ak.chips.all():
+        for usd, provider, date, source in chip.price_alternatives:
+            assert usd > 0 and provider and date and source
