@@ -1,0 +1,295 @@
+"""The roofline: is an operation limited by the chip's arithmetic or by its memory bandwidth?
+
+An operation that does ``flops`` of arithmetic and moves ``bytes`` through memory takes at least
+``flops / peak`` seconds to compute and ``bytes / bandwidth`` seconds to move its data. The
+roofline estimate is the larger of the two -- the optimistic answer that assumes compute and data
+movement overlap perfectly (the scaling book's lower bound; their sum is the upper bound).
+
+Which one wins depends on the operation's arithmetic intensity, FLOPs per byte, against the
+chip's ridge point, peak FLOP/s over bytes/s (about 240 FLOPs/byte for a TPU v5e in bf16).
+
+    >>> import accelkit as ak
+    >>> r = ak.roofline.matmul("TPU v5e", M=64, N=8192, K=8192)
+    >>> r.bound, round(r.arithmetic_intensity)
+    ('memory', 63)
+"""
+
+from __future__ import annotations
+
+import html
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from accelkit import _validate, chips
+
+#: Bytes of one element of each precision a chip can be asked to compute in.
+BYTES_PER_ELEMENT = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "fp32": 4}
+
+
+@dataclass(frozen=True)
+class RooflineResult:
+    """A roofline estimate for one operation on one chip.
+
+    ``seconds = max(compute_seconds, memory_seconds)``: optimistic, it assumes perfect overlap
+    of arithmetic and data movement and peak speed for both.
+    """
+
+    chip: str
+    dtype: str
+    flops: float
+    bytes: float
+    seconds: float
+    compute_seconds: float
+    memory_seconds: float
+    arithmetic_intensity: float  # FLOPs per byte moved
+    ridge_flops_per_byte: float  # the chip's peak FLOP/s over its bytes/s
+    bound: str  # "compute" or "memory"
+    achieved_flops_per_second: float
+    peak_flops_per_second: float
+    bytes_per_second: float
+
+    @property
+    def fraction_of_peak(self) -> float:
+        """Achieved over peak FLOP/s: 1.0 when compute-bound, intensity/ridge when memory-bound."""
+        return self.achieved_flops_per_second / self.peak_flops_per_second
+
+    def __repr__(self) -> str:
+        return (
+            f"RooflineResult({self.chip}, {self.dtype}: {_seconds(self.seconds)}, {self.bound}-bound; "
+            f"intensity {self.arithmetic_intensity:,.1f} FLOPs/byte vs ridge "
+            f"{self.ridge_flops_per_byte:,.1f}; {self.achieved_flops_per_second / 1e12:,.1f} TFLOP/s "
+            f"= {self.fraction_of_peak:.0%} of peak)"
+        )
+
+    def _repr_html_(self) -> str:
+        rows = [
+            ("chip / dtype", f"{self.chip} / {self.dtype}"),
+            ("FLOPs", f"{self.flops:.3g}"),
+            ("bytes moved", f"{self.bytes:.3g}"),
+            ("compute time", _seconds(self.compute_seconds)),
+            ("memory time", _seconds(self.memory_seconds)),
+            ("roofline time (max of the two)", _seconds(self.seconds)),
+            ("arithmetic intensity", f"{self.arithmetic_intensity:,.1f} FLOPs/byte"),
+            ("chip ridge point", f"{self.ridge_flops_per_byte:,.1f} FLOPs/byte"),
+            ("bound", self.bound),
+            ("achieved", f"{self.achieved_flops_per_second / 1e12:,.1f} TFLOP/s "
+                         f"({self.fraction_of_peak:.0%} of peak)"),
+        ]
+        body = "".join(f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td></tr>" for a, b in rows)
+        return f"<table>{body}</table>"
+
+
+def _seconds(value: float) -> str:
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if value >= scale:
+            return f"{value / scale:,.3g} {unit}"
+    return f"{value / 1e-9:,.3g} ns"
+
+
+def estimate(
+    chip: str | chips.Chip,
+    *,
+    flops: float,
+    bytes: float,  # noqa: A002 - a unit name, as the course's result fields use
+    dtype: str = "bf16",
+    peak_flops_per_second: float | None = None,
+    bytes_per_second: float | None = None,
+) -> RooflineResult:
+    """Roofline time of any operation from its FLOP and byte counts.
+
+    Args:
+        chip: a chip name ("TPU v5e", "H100", ...) or a Chip.
+        flops: arithmetic operations performed (> 0).
+        bytes: bytes moved to and from memory (> 0).
+        dtype: precision of the arithmetic; sets the peak (``chip.peak_flops(dtype)``).
+        peak_flops_per_second: override the peak (e.g. a vector unit's, for elementwise work).
+        bytes_per_second: override the bandwidth (default the chip's HBM; e.g. an interconnect).
+
+    Returns:
+        A RooflineResult; ``seconds`` is max(compute, memory), the perfect-overlap roofline.
+
+    Raises:
+        ValueError: unknown chip or dtype, a precision the chip lacks, non-positive or
+            non-finite counts.
+    """
+    the_chip = chips.get(chip)
+    flops = _validate.positive_float("flops", flops)
+    moved = _validate.positive_float("bytes", bytes)
+    dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
+    if peak_flops_per_second is None:
+        peak = the_chip.peak_flops(dtype)
+    else:
+        peak = _validate.positive_float("peak_flops_per_second", peak_flops_per_second)
+    if bytes_per_second is None:
+        bandwidth = the_chip.require("hbm_bytes_per_second")
+    else:
+        bandwidth = _validate.positive_float("bytes_per_second", bytes_per_second)
+    return _result(the_chip.name, dtype, flops, moved, peak, bandwidth)
+
+
+def _result(name: str, dtype: str, flops: float, moved: float, peak: float,
+            bandwidth: float) -> RooflineResult:
+    compute_seconds = flops / peak
+    memory_seconds = moved / bandwidth
+    seconds = max(compute_seconds, memory_seconds)
+    intensity = flops / moved
+    ridge = peak / bandwidth
+    return RooflineResult(
+        chip=name, dtype=dtype, flops=flops, bytes=moved, seconds=seconds,
+        compute_seconds=compute_seconds, memory_seconds=memory_seconds,
+        arithmetic_intensity=intensity, ridge_flops_per_byte=ridge,
+        bound="compute" if compute_seconds >= memory_seconds else "memory",
+        achieved_flops_per_second=flops / seconds, peak_flops_per_second=peak,
+        bytes_per_second=bandwidth,
+    )
+
+
+def matmul(
+    chip: str | chips.Chip,
+    *,
+    M: int,  # noqa: N803 - matrix dimensions are conventionally capitals
+    N: int,  # noqa: N803
+    K: int,  # noqa: N803
+    dtype: str = "bf16",
+    bytes_per_element: float | Sequence[float] | None = None,
+) -> RooflineResult:
+    """Roofline time of C[M,N] = A[M,K] @ B[K,N], each matrix read or written once from memory.
+
+    FLOPs = 2·M·N·K (a multiply and an add per MAC); bytes = (M·K + K·N + M·N) · bytes per
+    element. With M ≪ K, N (a token batch against a weight matrix) the intensity is about M,
+    so the chip's ridge point is the batch needed to be compute-bound.
+
+    Args:
+        chip: a chip name or a Chip.
+        M, N, K: matrix dimensions (whole numbers >= 1).
+        dtype: precision of the arithmetic (sets the peak and, by default, the element size).
+        bytes_per_element: one size for all three matrices, or a 3-sequence (A, B, C) for mixed
+            storage such as int8 weights with bf16 activations (B=1, A=C=2).
+
+    Raises:
+        ValueError/TypeError: unknown chip or dtype, a precision the chip lacks, bad sizes.
+    """
+    the_chip = chips.get(chip)
+    m = _validate.positive_int("M", M)
+    n = _validate.positive_int("N", N)
+    k = _validate.positive_int("K", K)
+    dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
+    a_size, b_size, c_size = _element_sizes(bytes_per_element, BYTES_PER_ELEMENT[dtype])
+    flops = 2.0 * m * n * k
+    moved = float(m * k) * a_size + float(k * n) * b_size + float(m * n) * c_size
+    return _result(the_chip.name, dtype, flops, moved, the_chip.peak_flops(dtype),
+                   the_chip.require("hbm_bytes_per_second"))
+
+
+def _element_sizes(value: object, default: int) -> tuple[float, float, float]:
+    if value is None:
+        return (default, default, default)
+    if isinstance(value, (str, bytes)) or not isinstance(value, (numbers.Real, Sequence)):
+        raise TypeError("bytes_per_element must be a number > 0 or a sequence of three "
+                        f"(A, B, C), got {type(value).__name__} {value!r}")
+    if isinstance(value, Sequence):
+        if len(value) != 3:
+            raise ValueError(f"bytes_per_element must have three entries (A, B, C), got {len(value)}")
+        sizes = [_validate.positive_float(f"bytes_per_element[{i}]", v) for i, v in enumerate(value)]
+        return (sizes[0], sizes[1], sizes[2])
+    size = _validate.positive_float("bytes_per_element", value)
+    return (size, size, size)
+
+
+def elementwise(
+    chip: str | chips.Chip,
+    *,
+    n_elements: int,
+    flops_per_element: float = 1.0,
+    dtype: str = "bf16",
+    reads_per_element: int = 2,
+    writes_per_element: int = 1,
+    peak_flops_per_second: float | None = None,
+) -> RooflineResult:
+    """Roofline time of an elementwise op over ``n_elements`` (default: c = a + b, 2 reads, 1 write).
+
+    Its intensity is ``flops_per_element / ((reads + writes) · element size)`` -- well under one
+    FLOP per byte for an add, far below any chip's ridge, so it is memory-bound. The compute
+    ceiling is the matrix-unit peak unless ``peak_flops_per_second`` gives the vector unit's
+    (elementwise work runs there); either way such ops stay memory-bound.
+
+    Raises:
+        ValueError/TypeError: unknown chip or dtype, bad counts.
+    """
+    n = _validate.positive_int("n_elements", n_elements)
+    per_element = _validate.positive_float("flops_per_element", flops_per_element)
+    reads = _validate.nonnegative_int("reads_per_element", reads_per_element)
+    writes = _validate.nonnegative_int("writes_per_element", writes_per_element)
+    if reads + writes == 0:
+        raise ValueError("reads_per_element + writes_per_element must be >= 1, got 0")
+    dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
+    moved = float(n) * (reads + writes) * BYTES_PER_ELEMENT[dtype]
+    return estimate(chip, flops=float(n) * per_element, bytes=moved, dtype=dtype,
+                    peak_flops_per_second=peak_flops_per_second)
+
+
+def curve(chip: str | chips.Chip, dtype: str = "bf16",
+          intensities: Sequence[float] | np.ndarray | None = None) -> np.ndarray:
+    """Attainable FLOP/s at each arithmetic intensity: ``min(peak, intensity · bandwidth)``.
+
+    Args:
+        chip: a chip name or a Chip.
+        dtype: precision (sets the peak).
+        intensities: FLOPs per byte, each finite and > 0 (default: 200 points, 0.1 to 10^4,
+            log-spaced, for a plot).
+
+    Returns:
+        A float array the shape of ``intensities``.
+
+    Raises:
+        ValueError/TypeError: unknown chip or dtype, empty, non-numeric, non-positive or
+            non-finite intensities, or more than the element limit.
+    """
+    the_chip = chips.get(chip)
+    peak = the_chip.peak_flops(dtype)
+    bandwidth = the_chip.require("hbm_bytes_per_second")
+    if intensities is None:
+        x = np.logspace(-1, 4, 200)
+    else:
+        x = _intensity_array(intensities)
+    return np.minimum(peak, x * bandwidth)
+
+
+def _intensity_array(value: object) -> np.ndarray:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray, numbers.Real)):
+        raise TypeError(f"intensities must be numbers (FLOPs/byte), got {type(value).__name__}")
+    try:
+        x = np.asarray(value)
+    except ValueError as exc:
+        raise ValueError(f"intensities must be a flat list of numbers: {exc}") from None
+    if x.dtype.kind not in "iuf":
+        raise TypeError(f"intensities must hold numbers, got dtype {x.dtype}")
+    if x.size == 0:
+        raise ValueError("intensities must not be empty")
+    if x.size > _validate.MAX_ELEMENTS:
+        raise ValueError(f"intensities has {x.size:,} entries, more than {_validate.MAX_ELEMENTS:,}")
+    x = x.astype(float)
+    if not np.isfinite(x).all() or (x <= 0).any():
+        raise ValueError("intensities must all be finite and > 0 (FLOPs per byte)")
+    return x
+
+
+def critical_batch(chip: str | chips.Chip, dtype: str = "bf16",
+                   weight_bytes_per_element: float | None = None) -> float:
+    """Token batch above which a [B,D]x[D,F] matmul (B ≪ D, F) is compute-bound on this chip.
+
+    Intensity ≈ 2·B / weight bytes per element, so the batch is ridge · weight bytes / 2:
+    the ridge itself for bf16 (240 on TPU v5e), half of it for int8 weights with bf16 math.
+    """
+    the_chip = chips.get(chip)
+    dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
+    size = (BYTES_PER_ELEMENT[dtype] if weight_bytes_per_element is None
+            else _validate.positive_float("weight_bytes_per_element", weight_bytes_per_element))
+    return the_chip.ridge_flops_per_byte(dtype) * size / 2.0
+
+
+__all__ = ["BYTES_PER_ELEMENT", "RooflineResult", "critical_batch", "curve", "elementwise",
+           "estimate", "matmul"]

@@ -1,0 +1,172 @@
+"""Roofline estimates, checked against closed forms and the scaling book.
+
+Published figures: jax-ml/scaling-book roofline.md (commit 0819a7d8; read at 0296c23d):
+- "For the TPU v5e MXU, this is about 240 FLOPs/byte, since the TPU can perform 1.97e14 FLOPs/s
+  and load 8.2e11 bytes/s from HBM." (our catalog uses 819 GB/s, HARDWARE_SOURCES C6)
+- Matmul bf16[B,D] x bf16[D,F]: intensity BDF / (BD + DF + BF) ≈ B when B ≪ D, F; compute-bound
+  when B > 240.
+- Question 1 (int8 matmul): intensity ≈ 2B, int8 ridge 3.94e14 / 8.2e11 = 480, so still B > 240.
+- Question 2 (int8 weights, bf16 activations and math): compute-bound when B > 120.
+- "For GPUs, this number is slightly higher (closer to 300)" -- H100 9.89e14 / 3.35e12 ≈ 295.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import accelkit as ak
+from accelkit import roofline
+
+CHIP_NAMES = [c.name for c in ak.chips.all()]
+
+
+def test_v5e_ridge_is_240() -> None:
+    r = roofline.matmul("TPU v5e", M=4096, N=4096, K=4096)
+    assert r.ridge_flops_per_byte == pytest.approx(240, rel=0.01)
+    assert roofline.critical_batch("v5e") == pytest.approx(240, rel=0.01)
+
+
+def test_matmul_closed_form() -> None:
+    r = roofline.matmul("H100", M=128, N=1024, K=512, dtype="bf16")
+    flops = 2 * 128 * 1024 * 512
+    moved = (128 * 512 + 512 * 1024 + 128 * 1024) * 2
+    assert r.flops == flops and r.bytes == moved
+    assert r.compute_seconds == pytest.approx(flops / 989e12)
+    assert r.memory_seconds == pytest.approx(moved / 3.35e12)
+    assert r.seconds == max(r.compute_seconds, r.memory_seconds)
+    assert r.arithmetic_intensity == pytest.approx(flops / moved)
+    assert r.chip == "NVIDIA H100 (SXM)" and r.dtype == "bf16"
+
+
+def test_small_batch_intensity_is_about_the_batch() -> None:
+    # scaling book: BDF / (BD + DF + BF) ≈ B for B ≪ D, F.
+    for batch in (1, 8, 64, 128):
+        r = roofline.matmul("v5e", M=batch, N=16384, K=16384)
+        assert r.arithmetic_intensity == pytest.approx(batch, rel=0.02)
+
+
+def test_compute_bound_above_240_tokens_on_v5e() -> None:
+    assert roofline.matmul("v5e", M=200, N=16384, K=16384).bound == "memory"
+    assert roofline.matmul("v5e", M=300, N=16384, K=16384).bound == "compute"
+
+
+def test_int8_matmul_intensity_doubles_and_critical_batch_stays_240() -> None:
+    # scaling book Question 1.
+    r = roofline.matmul("v5e", M=64, N=16384, K=16384, dtype="int8")
+    assert r.arithmetic_intensity == pytest.approx(2 * 64, rel=0.02)
+    assert r.ridge_flops_per_byte == pytest.approx(480, rel=0.01)
+    assert roofline.critical_batch("v5e", "int8") == pytest.approx(240, rel=0.01)
+
+
+def test_int8_weights_bf16_math_halves_the_critical_batch() -> None:
+    # scaling book Question 2: bf16[B,D] x int8[D,F] with bf16 FLOPs is compute-bound for B > 120.
+    assert roofline.critical_batch("v5e", "bf16", weight_bytes_per_element=1) == pytest.approx(120, rel=0.01)
+    mixed = dict(N=16384, K=16384, dtype="bf16", bytes_per_element=(2, 1, 2))
+    assert roofline.matmul("v5e", M=100, **mixed).bound == "memory"
+    assert roofline.matmul("v5e", M=140, **mixed).bound == "compute"
+
+
+def test_gpu_ridge_is_closer_to_300() -> None:
+    assert roofline.matmul("H100", M=1, N=1, K=1).ridge_flops_per_byte == pytest.approx(295, rel=0.01)
+
+
+def test_explicit_bytes_per_element_overrides_dtype_size() -> None:
+    r = roofline.matmul("A100", M=10, N=20, K=30, dtype="bf16", bytes_per_element=4)
+    assert r.bytes == (10 * 30 + 30 * 20 + 10 * 20) * 4
+
+
+def test_estimate_and_overrides() -> None:
+    r = roofline.estimate("v5e", flops=1.97e14, bytes=8.19e11, dtype="bf16")
+    assert r.compute_seconds == pytest.approx(1.0) and r.memory_seconds == pytest.approx(1.0)
+    assert r.bound == "compute"  # a tie counts as compute-bound
+    # scaling book dot-product footnote: a VPU of ~7e12 FLOPs/s has a critical intensity around 3.
+    vpu = roofline.estimate("v5p", flops=1e9, bytes=2e9, peak_flops_per_second=7e12,
+                            bytes_per_second=2.765e12)
+    assert vpu.ridge_flops_per_byte == pytest.approx(7e12 / 2.765e12)
+    assert vpu.bound == "memory"
+
+
+def test_elementwise_is_memory_bound_everywhere() -> None:
+    for name in CHIP_NAMES:
+        r = roofline.elementwise(name, n_elements=10**8)
+        assert r.bound == "memory"
+        assert r.arithmetic_intensity == pytest.approx(1 / 6)  # 1 FLOP per (2 reads + 1 write) x 2 B
+        assert r.bytes == 10**8 * 3 * 2
+
+
+def test_curve_is_min_of_roofs() -> None:
+    chip = ak.chips.get("v5e")
+    x = np.array([1.0, 100.0, 240.0, 241.0, 1e4])
+    y = roofline.curve(chip, "bf16", x)
+    np.testing.assert_allclose(y, np.minimum(197e12, x * 819e9))
+    assert roofline.curve("H100").shape == (200,)
+    assert np.all(np.diff(roofline.curve("H100")) >= 0)
+
+
+@given(
+    chip=st.sampled_from(CHIP_NAMES),
+    m=st.integers(1, 10**5), n=st.integers(1, 10**5), k=st.integers(1, 10**5),
+)
+def test_matmul_invariants(chip: str, m: int, n: int, k: int) -> None:
+    r = roofline.matmul(chip, M=m, N=n, K=k)
+    assert r.seconds == max(r.compute_seconds, r.memory_seconds) > 0
+    assert r.achieved_flops_per_second <= r.peak_flops_per_second * (1 + 1e-12)
+    assert (r.bound == "compute") == (r.arithmetic_intensity >= r.ridge_flops_per_byte)
+    assert math.isclose(r.achieved_flops_per_second,
+                        min(r.peak_flops_per_second, r.arithmetic_intensity * r.bytes_per_second),
+                        rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, float("nan"), float("inf")])
+def test_bad_sizes_rejected(bad: float) -> None:
+    with pytest.raises(ValueError, match="M must be"):
+        roofline.matmul("v5e", M=bad, N=1, K=1)
+
+
+@pytest.mark.parametrize("field", ["flops", "bytes"])
+@pytest.mark.parametrize("bad", [0, -5.0, float("nan"), float("inf")])
+def test_bad_counts_rejected(field: str, bad: float) -> None:
+    kwargs = {"flops": 1e9, "bytes": 1e9, field: bad}
+    with pytest.raises(ValueError, match=f"{field} must be"):
+        roofline.estimate("v5e", **kwargs)
+
+
+def test_bad_chip_dtype_and_types_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown chip"):
+        roofline.matmul("TPU v9", M=1, N=1, K=1)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        roofline.matmul("v5e", M=1, N=1, K=1, dtype="fp64")
+    with pytest.raises(ValueError, match="no published dense fp8 peak"):
+        roofline.matmul("v5e", M=1, N=1, K=1, dtype="fp8")
+    with pytest.raises(TypeError):
+        roofline.matmul("v5e", M="8", N=1, K=1)
+    with pytest.raises(TypeError):
+        roofline.matmul(None, M=1, N=1, K=1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="three entries"):
+        roofline.matmul("v5e", M=1, N=1, K=1, bytes_per_element=(1, 2))
+    with pytest.raises(ValueError, match="bytes_per_element must be"):
+        roofline.matmul("v5e", M=1, N=1, K=1, bytes_per_element=0)
+    with pytest.raises(ValueError, match="n_elements must be"):
+        roofline.elementwise("v5e", n_elements=0)
+    with pytest.raises(ValueError, match=">= 1"):
+        roofline.elementwise("v5e", n_elements=4, reads_per_element=0, writes_per_element=0)
+    for bad in ([], [1.0, -1.0], [float("nan")], [[1, 2], [3]]):
+        with pytest.raises(ValueError, match="intensities"):
+            roofline.curve("v5e", "bf16", bad)
+    with pytest.raises(TypeError, match="intensities"):
+        roofline.curve("v5e", "bf16", "abc")
+
+
+def test_result_is_frozen_and_readable() -> None:
+    r = roofline.matmul("v5e", M=64, N=8192, K=8192)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.seconds = 0.0  # type: ignore[misc]
+    assert "memory-bound" in repr(r) and "TPU v5e" in repr(r)
+    assert "<table>" in r._repr_html_()
+    assert r.fraction_of_peak == pytest.approx(r.arithmetic_intensity / r.ridge_flops_per_byte)
