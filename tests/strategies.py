@@ -1,0 +1,23 @@
+"""Hypothesis strategies shared by the test modules."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+dataflows = st.sampled_from(["os", "ws", "is"])
+array_sides = st.integers(min_value=1, max_value=9)
+
+
+@st.composite
+def gemm_operands(draw, max_dim: int = 24, integers: bool | None = None):
+    """(A, B) with A M×K and B K×N, small enough to span a few folds of a small array."""
+    M = draw(st.integers(1, max_dim))
+    N = draw(st.integers(1, max_dim))
+    K = draw(st.integers(1, max_dim))
+    seed = draw(st.integers(0, 2**32 - 1))
+    use_ints = draw(st.booleans()) if integers is None else integers
+    rng = np.random.default_rng(seed)
+    if use_ints:
+        return rng.integers(-50, 51, (M, K)), rng.integers(-50, 51, (K, N))
+    return rng.standard_normal((M, K)), rng.standard_normal((K, N))

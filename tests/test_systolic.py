@@ -1,0 +1,258 @@
+"""The systolic array: exact products, three paths that agree, and SCALE-Sim's counts."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accelkit import SystolicArray
+from accelkit.systolic import DATAFLOWS
+from tests.strategies import array_sides, dataflows, gemm_operands
+
+SCALESIM_CASES = Path(__file__).parent / "data" / "scalesim" / "cases.csv"
+
+
+def _closed_form_cycles(flow: str, R: int, C: int, M: int, N: int, K: int) -> int:
+    """Cycles written out independently of the engine (tests/data/scalesim/DERIVATION.md)."""
+    if flow == "os":
+        folds, per_fold = math.ceil(M / R) * math.ceil(N / C), K + R + C - 2
+    elif flow == "ws":
+        folds, per_fold = math.ceil(K / R) * math.ceil(N / C), 2 * R + C + M - 2
+    else:
+        folds, per_fold = math.ceil(K / R) * math.ceil(M / C), 2 * R + C + N - 2
+    return folds * per_fold
+
+
+# -- exactness and agreement of the three paths (property tests) --------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(flow=dataflows, R=array_sides, C=array_sides, operands=gemm_operands())
+def test_simulate_matmul_and_estimate_agree_and_are_exact(flow, R, C, operands):
+    A, B = operands
+    sa = SystolicArray(rows=R, cols=C, dataflow=flow)
+    simulated = sa.simulate(A, B)
+    fast = sa.matmul(A, B)
+    estimated = sa.estimate(M=A.shape[0], N=B.shape[1], K=A.shape[1])
+    reference = A @ B
+    if A.dtype.kind == "i":
+        assert np.array_equal(simulated.output, reference)
+        assert np.array_equal(fast.output, reference)
+    else:
+        np.testing.assert_allclose(simulated.output, reference, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(fast.output, reference, rtol=1e-12, atol=1e-12)
+    assert estimated.output is None
+    assert simulated.counts() == fast.counts() == estimated.counts()
+    M, K = A.shape
+    N = B.shape[1]
+    assert simulated.macs == M * N * K
+    assert simulated.cycles == _closed_form_cycles(flow, R, C, M, N, K)
+    assert 0 < simulated.utilization <= 1
+    assert 0 < simulated.mapping_efficiency <= 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(flow=dataflows, R=array_sides, C=array_sides, operands=gemm_operands(max_dim=14),
+       double_buffer=st.booleans(),
+       bandwidth=st.one_of(st.none(), st.floats(0.25, 64, allow_nan=False)))
+def test_options_agree_across_paths(flow, R, C, operands, double_buffer, bandwidth):
+    A, B = operands
+    sa = SystolicArray(R, C, flow, double_buffer=double_buffer, bandwidth_words_per_cycle=bandwidth)
+    simulated = sa.simulate(A, B)
+    assert simulated.counts() == sa.matmul(A, B).counts() == \
+        sa.estimate(M=A.shape[0], N=B.shape[1], K=A.shape[1]).counts()
+    assert simulated.total_cycles == simulated.cycles + simulated.stall_cycles
+    assert 0 < simulated.utilization <= 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(flow=dataflows, R=st.integers(1, 5), C=st.integers(1, 5), operands=gemm_operands(max_dim=10))
+def test_steps_walk_every_cycle_and_every_mac(flow, R, C, operands):
+    A, B = operands
+    sa = SystolicArray(R, C, flow)
+    steps = list(sa.steps(A, B))
+    run = sa.matmul(A, B)
+    assert [s.cycle for s in steps] == list(range(run.cycles))
+    assert sum(s.active_macs for s in steps) == run.macs
+    np.testing.assert_allclose(steps[-1].output, A @ B, rtol=1e-9, atol=1e-9)
+
+
+def test_steps_is_lazy_and_shows_operand_values():
+    A = np.arange(1, 17).reshape(4, 4)
+    B = np.arange(17, 33).reshape(4, 4)
+    walk = SystolicArray(4, 4, "os").steps(A, B)
+    first = next(walk)  # a generator: nothing else has been computed yet
+    assert first.cycle == 0 and first.phase == "compute"
+    # Cycle 0: only cell (0, 0) holds operands, A[0,0] and B[0,0], and it does a MAC.
+    assert first.active_macs == 1 and first.active[0, 0]
+    assert first.a[0, 0] == A[0, 0] and first.b[0, 0] == B[0, 0]
+    assert tuple(first.a_index[0, 0]) == (0, 0) and tuple(first.b_index[0, 0]) == (0, 0)
+    assert np.isnan(first.a[0, 1]) and tuple(first.a_index[0, 1]) == (-1, -1)
+    second = next(walk)
+    # A moved one cell right and B one cell down; new values entered at the edges, skewed.
+    assert second.a[0, 1] == A[0, 0] and second.b[1, 0] == B[0, 0]
+    assert second.a[0, 0] == A[0, 1] and second.a[1, 0] == A[1, 0]
+    assert second.psum[0, 0] == A[0, 0] * B[0, 0] + A[0, 1] * B[1, 0]
+
+
+@pytest.mark.parametrize("flow", ["ws", "is"])
+def test_stationary_tile_loads_before_streaming(flow):
+    A = np.arange(1, 10).reshape(3, 3)
+    B = np.arange(10, 19).reshape(3, 3)
+    steps = list(SystolicArray(3, 3, flow).steps(A, B))
+    assert [s.phase for s in steps[:3]] == ["load"] * 3
+    loaded = steps[2]
+    stationary = loaded.b if flow == "ws" else loaded.a
+    expected = B if flow == "ws" else A.T  # ws holds B (K×N); is holds Aᵀ (K on rows, M on cols)
+    assert np.array_equal(stationary, expected)
+    assert all(s.active_macs == 0 for s in steps[:3])
+    labels = loaded.b_index if flow == "ws" else loaded.a_index
+    assert tuple(labels[2, 1]) == ((2, 1) if flow == "ws" else (1, 2))
+
+
+def test_utilization_reaches_one_only_when_fill_and_drain_are_amortised():
+    sa = SystolicArray(4, 4, "os")
+    small = sa.estimate(M=4, N=4, K=4)
+    long = sa.estimate(M=4, N=4, K=10_000)
+    assert small.utilization == pytest.approx(64 / (16 * 10))
+    assert long.utilization > 0.999 and long.utilization <= 1
+
+
+def test_folds_and_mapping_efficiency_closed_form():
+    run = SystolicArray(8, 8, "ws").estimate(M=100, N=20, K=12)
+    assert (run.row_folds, run.col_folds, run.folds) == (2, 3, 6)
+    # K=12 on 8 rows maps 8 then 4; N=20 on 8 columns maps 8, 8 then 4.
+    assert run.mapping_efficiency == pytest.approx((12 * 20) / (6 * 64))
+
+
+def test_double_buffering_hides_every_load_but_the_first():
+    plain = SystolicArray(8, 8, "ws").estimate(M=64, N=64, K=64)
+    hidden = SystolicArray(8, 8, "ws", double_buffer=True).estimate(M=64, N=64, K=64)
+    assert plain.cycles - hidden.cycles == (plain.folds - 1) * 8
+    os_plain = SystolicArray(8, 8, "os").estimate(M=64, N=64, K=64)
+    os_db = SystolicArray(8, 8, "os", double_buffer=True).estimate(M=64, N=64, K=64)
+    assert os_plain.cycles == os_db.cycles  # nothing to preload in output-stationary
+
+
+def test_low_bandwidth_stalls_and_high_bandwidth_does_not():
+    kwargs = dict(M=64, N=64, K=64)
+    free = SystolicArray(8, 8, "os").estimate(**kwargs)
+    ample = SystolicArray(8, 8, "os", bandwidth_words_per_cycle=1e6).estimate(**kwargs)
+    starved = SystolicArray(8, 8, "os", bandwidth_words_per_cycle=1).estimate(**kwargs)
+    assert free.stall_cycles == ample.stall_cycles == 0
+    # Each os fold moves 8·64 + 64·8 + 8·8 = 1088 words in 78 cycles: at 1 word/cycle it waits.
+    assert starved.stall_cycles == starved.folds * (1088 - 78)
+    assert starved.cycles == free.cycles
+
+
+def test_integers_are_bit_exact_even_when_large():
+    rng = np.random.default_rng(7)
+    A = rng.integers(-(2**20), 2**20, (9, 13))
+    B = rng.integers(-(2**20), 2**20, (13, 5))
+    for flow in DATAFLOWS:
+        assert np.array_equal(SystolicArray(4, 3, flow).simulate(A, B).output, A @ B)
+    small = np.ones((2, 2), dtype=np.int8) * 127
+    assert np.array_equal(SystolicArray(2, 2).matmul(small, small).output, np.full((2, 2), 2 * 127 * 127))
+
+
+# -- SCALE-Sim agreement ---------------------------------------------------------------------------
+
+def _scalesim_cases():
+    with SCALESIM_CASES.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.mark.parametrize("case", _scalesim_cases(),
+                         ids=lambda c: f"{c['dataflow']}-{c['rows']}x{c['cols']}-{c['M']}.{c['N']}.{c['K']}")
+def test_agrees_with_scalesim(case):
+    """Figures from SCALE-Sim 3.0.0 runs (tests/data/scalesim/README.md says how they were made)."""
+    flow = case["dataflow"]
+    R, C, M, N, K = (int(case[k]) for k in ("rows", "cols", "M", "N", "K"))
+    run = SystolicArray(R, C, flow).estimate(M=M, N=N, K=K)
+    # SCALE-Sim reports the 0-based index of the last cycle.
+    assert run.cycles == int(case["total_cycles_reported"]) + 1
+    # Its "Overall Util" divides by that reported number (one less than the cycles used).
+    assert 100 * run.macs / (R * C * (run.cycles - 1)) == pytest.approx(float(case["overall_util_pct"]))
+    assert 100 * run.mapping_efficiency == pytest.approx(float(case["mapping_efficiency_pct"]))
+    # Its "Compute Util" charges ws/is folds C - 1 cycles more than they last (DERIVATION.md).
+    per_fold = run.cycles / run.folds
+    charged = per_fold if flow == "os" else per_fold + C - 1
+    assert 100 * run.compute_utilization * per_fold / charged == \
+        pytest.approx(float(case["compute_util_pct"]))
+    assert run.sram_reads == {"A": int(case["sram_reads_A"]), "B": int(case["sram_reads_B"])}
+    # In os it adds R + C writes per fold that no hardware makes (systolic_compute_os.py:403).
+    spurious = run.folds * (R + C) if flow == "os" else 0
+    assert run.sram_writes["C"] + spurious == int(case["sram_writes_C"])
+
+
+def test_scalesim_cases_cover_every_dataflow():
+    cases = _scalesim_cases()
+    assert {c["dataflow"] for c in cases} == set(DATAFLOWS)
+    assert len(cases) >= 150
+
+
+# -- bad input -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    (dict(rows=0), ValueError, "rows"),
+    (dict(rows=-3), ValueError, "rows"),
+    (dict(cols=2.5), ValueError, "cols"),
+    (dict(cols="8"), TypeError, "cols"),
+    (dict(rows=True), TypeError, "rows"),
+    (dict(rows=10**6), ValueError, "rows"),
+    (dict(dataflow="rs"), ValueError, "dataflow"),
+    (dict(dataflow=None), TypeError, "dataflow"),
+    (dict(double_buffer="yes"), TypeError, "double_buffer"),
+    (dict(bandwidth_words_per_cycle=0), ValueError, "bandwidth_words_per_cycle"),
+    (dict(bandwidth_words_per_cycle=float("nan")), ValueError, "bandwidth_words_per_cycle"),
+])
+def test_bad_construction_names_the_argument(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        SystolicArray(**kwargs)
+
+
+def test_dataflow_is_case_insensitive():
+    assert SystolicArray(dataflow="WS").dataflow == "ws"
+
+
+@pytest.mark.parametrize("A, B, error, words", [
+    (np.ones((3, 4)), np.ones((5, 2)), ValueError, "chain"),
+    (np.ones(4), np.ones((4, 2)), ValueError, "A must be 2-D"),
+    (np.ones((2, 2)), np.ones((2, 2, 2)), ValueError, "B must be 2-D"),
+    (np.array([["a", "b"]]), np.ones((2, 1)), TypeError, "A must hold"),
+    (np.ones((2, 2), dtype=bool), np.ones((2, 2)), TypeError, "A must hold"),
+    (np.ones((2, 2)), np.ones((2, 2), dtype=complex), TypeError, "B must hold"),
+    (np.full((2, 2), np.nan), np.ones((2, 2)), ValueError, "NaN"),
+    (np.ones((0, 2)), np.ones((2, 2)), ValueError, "at least one"),
+    ("not a matrix", np.ones((2, 2)), TypeError, "A must be"),
+    (np.full((2, 2), 2**40), np.full((2, 2), 2**40), ValueError, "64 bits"),
+])
+def test_bad_operands_name_the_argument(A, B, error, words):
+    sa = SystolicArray(4, 4)
+    for method in (sa.matmul, sa.simulate, sa.steps):
+        with pytest.raises(error, match=words):
+            method(A, B)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(M=0, N=1, K=1), "M"), (dict(M=1, N=-1, K=1), "N"), (dict(M=1, N=1, K=1.5), "K"),
+    (dict(M=float("inf"), N=1, K=1), "M"),
+])
+def test_bad_estimate_sizes(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        SystolicArray().estimate(**kwargs)
+
+
+def test_huge_estimate_is_instant_and_huge_simulation_is_refused_up_front():
+    sa = SystolicArray(128, 128)
+    assert sa.estimate(M=10**6, N=10**6, K=10**6).macs == 10**18
+    with pytest.raises(ValueError, match="more than"):
+        sa.matmul(np.ones((1, 1)), np.broadcast_to(np.ones(1), (1, 10**8)))  # no 800 MB allocation
+    # A long streamed dimension makes the per-fold state too large to simulate.
+    with pytest.raises(ValueError, match="per-cycle state"):
+        SystolicArray(4096, 4096, "ws").simulate(np.ones((8000, 1)), np.ones((1, 1)))
