@@ -1,0 +1,135 @@
+"""Energy table and run costing, against Horowitz's 45 nm figures and closed-form arithmetic.
+
+Published figures: M. Horowitz, "Computing's energy problem (and what we can do about it)",
+ISSCC 2014, read in the transcription gist.github.com/V0XNIHILI/2b6fa61edd4c06d9ffce5551065124c1:
+int add 8b 0.03 / 32b 0.1 pJ; int mult 8b 0.2 / 32b 3.1 pJ; FP add 16b 0.4 / 32b 0.9 pJ;
+FP mult 16b 1.1 / 32b 3.7 pJ; 64-bit cache read 8 KB 10 / 32 KB 20 / 1 MB 100 pJ; DRAM 1.3-2.6 nJ.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import accelkit as ak
+from accelkit import energy
+
+HOROWITZ = {
+    "int8_add": 0.03, "int32_add": 0.1, "int8_mult": 0.2, "int32_mult": 3.1,
+    "fp16_add": 0.4, "fp16_mult": 1.1, "fp32_add": 0.9, "fp32_mult": 3.7,
+    "sram_8kb": 10.0, "sram_32kb": 20.0, "sram_1mb": 100.0,
+}
+
+
+def test_table_matches_horowitz() -> None:
+    t = energy.table()
+    for name, published in HOROWITZ.items():
+        assert t[name] == published, name
+    assert 1300 <= t["dram"] <= 2600
+    assert energy.access_picojoules("dram", estimate="low") == 1300
+    assert energy.access_picojoules("dram", estimate="high") == 2600
+    assert energy.access_picojoules("dram") == 1950
+
+
+def test_every_figure_has_a_source_and_register_has_none() -> None:
+    src = energy.sources()
+    for name in energy.table():
+        assert "Horowitz" in src[name], name
+    assert "register" not in energy.table()
+    assert "not in Horowitz" in src["register"]
+    with pytest.raises(ValueError, match="no cited energy figure for a register access"):
+        energy.access_picojoules("register")
+
+
+def test_dram_access_costs_over_100x_a_16bit_fp_multiply() -> None:
+    t = energy.table()
+    assert energy.access_picojoules("dram", bytes=8, estimate="low") > 100 * t["fp16_mult"]
+    # and moving data on chip already costs more than computing on it
+    assert energy.access_picojoules("sram_8kb", bytes=8) > t["fp16_mult"] + t["fp16_add"]
+
+
+def test_mac_energy() -> None:
+    assert energy.mac_picojoules("bf16") == pytest.approx(1.1 + 0.9)
+    assert energy.mac_picojoules("fp16", wide_accumulator=False) == pytest.approx(1.1 + 0.4)
+    assert energy.mac_picojoules("fp32") == pytest.approx(3.7 + 0.9)
+    assert energy.mac_picojoules("int8") == pytest.approx(0.2 + 0.1)
+    assert energy.mac_picojoules("int8", wide_accumulator=False) == pytest.approx(0.2 + 0.03)
+    with pytest.raises(ValueError, match="no fp8 multiplier figure"):
+        energy.mac_picojoules("fp8")
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        energy.mac_picojoules("fp64")
+
+
+def test_access_scales_linearly_with_bytes() -> None:
+    assert energy.access_picojoules("sram_32kb", bytes=2) == pytest.approx(20.0 * 2 / 8)
+    assert energy.access_picojoules("sram_1mb", bytes=64) == pytest.approx(800.0)
+    for bad in (0, -1, float("nan")):
+        with pytest.raises(ValueError, match="bytes must be"):
+            energy.access_picojoules("dram", bytes=bad)
+    with pytest.raises(ValueError, match="level must be one of"):
+        energy.access_picojoules("l7_cache")
+
+
+def test_of_run_closed_form() -> None:
+    run = SimpleNamespace(macs=1000, sram_reads={"A": 300, "B": 200}, sram_writes={"C": 50},
+                          dram_reads={"A": 10}, dram_writes={"C": 5})
+    e = energy.of_run(run, dtype="bf16", sram_level="sram_32kb")
+    assert e.compute_joules == pytest.approx(1000 * 2.0e-12)
+    assert e.sram_joules == pytest.approx(550 * 2 / 8 * 20.0e-12)
+    assert e.dram_joules == pytest.approx(15 * 2 / 8 * 1950e-12)
+    assert e.total_joules == pytest.approx(e.compute_joules + e.sram_joules + e.dram_joules)
+    assert e.sram_bytes == 1100 and e.dram_bytes == 30
+    assert e.picojoules_per_useful_mac == pytest.approx(e.total_joules * 1e12 / 1000)
+
+
+def test_of_run_without_dram_fields() -> None:
+    run = SimpleNamespace(macs=8, sram_reads={"A": 4, "B": 4}, sram_writes={"C": 2})
+    e = energy.of_run(run, dtype="fp32", sram_level="sram_8kb")
+    assert e.dram_joules == 0.0
+    assert e.total_joules == pytest.approx(8 * 4.6e-12 + 10 * 4 / 8 * 10e-12)
+
+
+def test_systolic_reuse_saves_energy() -> None:
+    # C[M,N] = A[M,K] @ B[K,N]. With no reuse each MAC reads both operands from SRAM; a systolic
+    # array reads each operand element once per fold and passes it cell to cell.
+    M = N = K = 128
+    macs = M * N * K
+    no_reuse = SimpleNamespace(macs=macs, sram_reads={"A": macs, "B": macs}, sram_writes={"C": M * N})
+    systolic = SimpleNamespace(macs=macs, sram_reads={"A": M * K, "B": K * N}, sram_writes={"C": M * N})
+    naive, reused = energy.of_run(no_reuse), energy.of_run(systolic)
+    assert naive.compute_joules == reused.compute_joules
+    assert naive.sram_joules / reused.sram_joules == pytest.approx((2 * macs + M * N) / (2 * M * K + M * N))
+    assert naive.data_movement_fraction > 0.5 > reused.data_movement_fraction
+    assert reused.total_joules < naive.total_joules / 4
+
+
+@given(macs=st.integers(0, 10**12), reads=st.integers(0, 10**12), writes=st.integers(0, 10**12))
+def test_of_run_is_additive(macs: int, reads: int, writes: int) -> None:
+    e = energy.of_run(SimpleNamespace(macs=macs, sram_reads={"A": reads}, sram_writes={"C": writes}))
+    assert e.total_joules == pytest.approx(e.compute_joules + e.sram_joules + e.dram_joules)
+    assert e.compute_joules >= 0 and e.sram_joules >= 0 and e.dram_joules == 0
+    assert 0.0 <= e.data_movement_fraction <= 1.0
+
+
+def test_of_run_rejects_bad_runs() -> None:
+    with pytest.raises(TypeError, match="has no 'sram_reads'"):
+        energy.of_run(SimpleNamespace(macs=1))
+    with pytest.raises(TypeError, match="dict of operand"):
+        energy.of_run(SimpleNamespace(macs=1, sram_reads=[1], sram_writes={}))
+    with pytest.raises(ValueError, match="run.sram_reads"):
+        energy.of_run(SimpleNamespace(macs=1, sram_reads={"A": -1}, sram_writes={}))
+    with pytest.raises(ValueError, match="run.macs"):
+        energy.of_run(SimpleNamespace(macs=-3, sram_reads={}, sram_writes={}))
+    with pytest.raises(ValueError, match="sram_level must be one of"):
+        energy.of_run(SimpleNamespace(macs=1, sram_reads={}, sram_writes={}), sram_level="dram")
+
+
+def test_breakdown_is_frozen_and_readable() -> None:
+    e = ak.energy.of_run(SimpleNamespace(macs=10, sram_reads={"A": 10}, sram_writes={"C": 1}))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        e.total_joules = 0.0  # type: ignore[misc]
+    assert "moving data" in repr(e) and "<table>" in e._repr_html_()
