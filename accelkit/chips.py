@@ -66,6 +66,7 @@ class Chip:
     memory_type: str
     price_source: str
     notes: str = ""
+    price_date: str = ""  # when the usd_per_hour price was read ("" where there is none)
     aliases: tuple[str, ...] = field(default=(), repr=False)
     # (dtype, FLOP/s) pairs and (field, source) pairs: tuples keep the dataclass hashable.
     _peaks: tuple[tuple[str, float], ...] = field(default=(), repr=False)
@@ -213,6 +214,7 @@ def _chip_from_json(entry: dict[str, Any]) -> Chip:
         interconnect_topology=text["interconnect_topology"], process=text["process"],
         memory_type=text["memory_type"], price_source=text["price_source"],
         notes=entry.get("notes", ""),
+        price_date=text.get("price_date", ""),
         aliases=tuple(entry["aliases"]),
         _peaks=tuple((d, float(peaks[d]["value"])) for d in DTYPES if d in peaks),
         _sources=tuple(sources),
