@@ -1,0 +1,88 @@
+"""A small "check yourself" question for lessons: pick an answer, press Check, read why.
+
+Each option carries its own feedback, so a wrong pick explains *which* misconception it reflects
+rather than only saying "no". Driven from tests without a kernel::
+
+    q = multiple_choice("Which bound holds?", ["compute", "memory"], correct=1,
+                        feedback=["Intensity is below the ridge...", "Yes: ..."])
+    q.select(0); q.check()   # -> (False, "Intensity is below the ridge...")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from accelkit import _validate as check
+
+
+class MultipleChoice:
+    """A question with one correct option and a feedback line per option."""
+
+    def __init__(self, question: str, options: Sequence[str], correct: int,
+                 feedback: Sequence[str]):
+        if not isinstance(question, str) or not question.strip():
+            raise TypeError("question must be a non-empty str")
+        options = list(options)
+        if len(options) < 2 or not all(isinstance(o, str) for o in options):
+            raise ValueError("options must be at least two strings")
+        feedback = list(feedback)
+        if len(feedback) != len(options):
+            raise ValueError(f"feedback must have one entry per option ({len(options)}), "
+                             f"got {len(feedback)}")
+        self.question = question
+        self.options = options
+        self.correct = check.nonnegative_int("correct", correct, maximum=len(options) - 1)
+        self.feedback = feedback
+        self._widget = None
+        self.selected: int | None = None
+        self.attempts = 0
+
+    def select(self, index: int) -> None:
+        self.selected = check.nonnegative_int("index", index, maximum=len(self.options) - 1)
+        if self._widget is not None:
+            self._radio.index = self.selected
+
+    def check(self) -> tuple[bool, str]:
+        """(is it right, the feedback for the chosen option)."""
+        if self.selected is None:
+            message = "Pick an option first."
+            right = False
+        else:
+            self.attempts += 1
+            right = self.selected == self.correct
+            message = ("✔ Correct. " if right else "✘ Not quite. ") + self.feedback[self.selected]
+        if self._widget is not None:
+            colour = "#1b5e20" if right else "#b00020"
+            self._out.value = f"<span style='color:{colour}'>{message}</span>"
+        return right, message
+
+    @property
+    def widget(self):
+        if self._widget is None:
+            import ipywidgets as W
+
+            self._radio = W.RadioButtons(options=self.options, index=None,
+                                         layout=W.Layout(width="max-content"))
+            button = W.Button(description="Check", button_style="info")
+            self._out = W.HTML()
+
+            def picked(change: dict) -> None:
+                self.selected = change["new"]
+
+            self._radio.observe(picked, names="index")
+            button.on_click(lambda _: self.check())
+            self._button = button
+            self._widget = W.VBox([W.HTML(f"<b>Check yourself.</b> {self.question}"), self._radio,
+                                   button, self._out])
+        return self._widget
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def multiple_choice(question: str, options: Sequence[str], correct: int,
+                    feedback: Sequence[str]) -> MultipleChoice:
+    """Build a check-yourself question (see :class:`MultipleChoice`)."""
+    return MultipleChoice(question, options, correct, feedback)

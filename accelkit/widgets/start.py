@@ -1,0 +1,47 @@
+"""Lesson 00's first widget: one slider, one library call, one picture."""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+from accelkit.systolic import SystolicArray
+from accelkit.widgets._base import Explorer, View, new_figure, table_html
+
+__all__ = ["first_widget"]
+
+
+def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
+    """Slide the size of a square matrix product and watch an ``rows × cols`` systolic array's
+    cycles and utilization respond (every number comes from ``SystolicArray.estimate``)."""
+    sizes = [2, 4, 8, 16, 32, 64, 128, 256]
+    controls = {
+        "size": W.SelectionSlider(options=sizes, value=32, description="M = N = K",
+                                  continuous_update=False, style={"description_width": "initial"}),
+    }
+    array = SystolicArray(rows=rows, cols=cols, dataflow="ws")
+    sweep = [array.estimate(M=n, N=n, K=n) for n in sizes]
+
+    def render(values: dict) -> View:
+        n = values["size"]
+        run = array.estimate(M=n, N=n, K=n)
+        figure = new_figure(6.5, 2.8)
+        ax = figure.add_subplot()
+        ax.plot(sizes, [100 * r.utilization for r in sweep], "o-", color="#607d8b",
+                label="every size")
+        ax.plot([n], [100 * run.utilization], "o", markersize=12, color="#e65100",
+                label=f"your choice: {n}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("matrix size M = N = K (log scale)")
+        ax.set_ylabel("utilization of the array (%)")
+        ax.set_ylim(0, 100)
+        ax.set_title(f"A {rows}×{cols} systolic array multiplying two {n}×{n} matrices")
+        ax.legend(loc="lower right")
+        text = table_html([
+            ("multiply-accumulates (M·N·K)", f"{run.macs:,}"),
+            ("cycles, fill and drain included", f"{run.cycles:,}"),
+            ("tiles (folds) the product was cut into", f"{run.folds:,}"),
+            ("utilization", f"{run.utilization:.1%}"),
+        ])
+        return View(figure=figure, text=text, result=run)
+
+    return Explorer(controls, render, title="Your first widget: move the slider")

@@ -1,0 +1,16 @@
+"""Lesson 00's widget, driven without a kernel: move the control, read what it shows."""
+
+from accelkit import SystolicArray
+from accelkit.widgets import first_widget
+
+
+def test_first_widget_follows_its_slider():
+    widget = first_widget()
+    assert widget.view.result.M == 32 and widget.image.value  # drew a picture at start
+    widget.controls["size"].value = 256
+    shown = widget.view.result
+    assert shown == SystolicArray(8, 8, "ws").estimate(M=256, N=256, K=256)
+    assert f"{shown.cycles:,}" in widget.html.value
+    widget.controls["size"].value = 2
+    assert widget.view.result.utilization < shown.utilization  # tiny products waste the array
+    assert widget.renders == 3
