@@ -1,0 +1,231 @@
+"""Training cost: 6·N·D FLOPs over chips × peak × MFU, plus communication and memory.
+
+    >>> import accelkit as ak
+    >>> t = ak.training.estimate(model="llama-3-70b", tokens=15e12, chip="TPU v5p",
+    ...                          n_chips=8960, mfu=0.40)
+    >>> f"{t.flops:.2e}", round(t.days)
+    ('6.35e+24', 45)
+
+That is the scaling book's LLaMA-3-70B example (applied-training.md: 6.3e24 FLOPs, about
+44 days; it rounds the model to 70e9 parameters).
+
+Conventions:
+
+* **FLOPs** are model FLOPs, 6 per parameter per token (2 forward, 4 backward), as MFU counts
+  them; attention and recomputation are not added (MFU absorbs them).
+* **Time** = FLOPs / (n_chips · peak · MFU), plus any data-parallel gradient all-reduce that does
+  not hide behind the backward pass.
+* **All-reduce** (ring): each chip sends and receives 2(n−1)/n of the gradient bytes, so it takes
+  ``2(n-1)/n · params · grad_bytes / bandwidth``. The bandwidth defaults to the chip's catalog
+  interconnect figure (bidirectional, all links of a chip), an optimistic ceiling; pass
+  ``interconnect_bytes_per_second`` for one axis or a slower network. It overlaps with the
+  backward pass (4·N FLOPs per token); with ``batch_tokens`` per step the per-chip batch below
+  which it dominates is ``critical_tokens_per_chip``. With MFU 1, bf16 gradients and the scaling
+  book's one-axis 1.8e11 B/s on TPU v5p this is its C / W_ici = 2550 tokens (training.md).
+* **Memory per chip**: weights, gradients and optimizer state (default 2 + 2 + 12 = 16 bytes per
+  parameter: bf16 weights and gradients, fp32 master weights and two Adam moments; Rajbhandari
+  et al. 2020, ZeRO, section 3.1), sharded over all chips (FSDP / ZeRO-3) unless
+  ``sharded=False``; plus activation checkpoints, bf16 d_model values per token per checkpoint.
+* **Energy** uses the chip's published power (TDP) × chips × seconds: an upper bound, as chips
+  rarely sit at TDP. TPU v5e, v5p, v6e and TPU7x have no published power: ``joules`` is then
+  None and ``notes`` says so. Dollars likewise (None without a list price).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from accelkit import _validate, chips, models
+
+SECONDS_PER_DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class TrainingEstimate:
+    """What a training run costs: FLOPs, time, chip-hours, dollars, energy, memory per chip."""
+
+    model: str | None
+    params: float
+    tokens: float
+    chip: str
+    n_chips: int
+    mfu: float
+    flops: float
+    peak_flops_per_chip: float
+    compute_seconds: float
+    communication_seconds: float      # exposed (not hidden behind backward) all-reduce, total
+    seconds: float
+    chip_hours: float
+    usd: float | None
+    joules: float | None
+    # data-parallel communication (None when batch_tokens is not given or n_chips == 1)
+    batch_tokens: float | None
+    tokens_per_chip: float | None
+    allreduce_seconds_per_step: float | None
+    backward_seconds_per_step: float | None
+    critical_tokens_per_chip: float | None
+    communication_bound: bool | None
+    # memory per chip
+    weight_bytes_per_chip: float
+    gradient_bytes_per_chip: float
+    optimizer_bytes_per_chip: float
+    activation_bytes_per_chip: float
+    memory_bytes_per_chip: float
+    total_memory_bytes: float
+    hbm_bytes: float
+    fits: bool
+    min_chips_to_fit: int
+    notes: tuple[str, ...] = ()
+
+    @property
+    def days(self) -> float:
+        return self.seconds / SECONDS_PER_DAY
+
+    def __repr__(self) -> str:
+        usd = "n/a" if self.usd is None else f"${self.usd:,.0f}"
+        energy = "n/a" if self.joules is None else f"{self.joules / 3.6e12:,.2f} GWh"
+        return (f"TrainingEstimate({self.model or f'{self.params:.3g} params'} on {self.n_chips:,}"
+                f" x {self.chip} at MFU {self.mfu:.0%}: {self.flops:.3g} FLOPs, "
+                f"{self.days:,.1f} days, {self.chip_hours:,.0f} chip-hours, {usd}, {energy}; "
+                f"{self.memory_bytes_per_chip / 1e9:,.1f} GB/chip "
+                f"{'fits' if self.fits else 'does NOT fit'})")
+
+    def _repr_html_(self) -> str:
+        rows = [("model", self.model or f"{self.params:.3g} params"),
+                ("chips", f"{self.n_chips:,} x {self.chip}"), ("MFU", f"{self.mfu:.0%}"),
+                ("FLOPs (6·N·D)", f"{self.flops:.3g}"), ("days", f"{self.days:,.1f}"),
+                ("chip-hours", f"{self.chip_hours:,.0f}"),
+                ("USD", "n/a" if self.usd is None else f"{self.usd:,.0f}"),
+                ("joules", "n/a" if self.joules is None else f"{self.joules:.3g}"),
+                ("memory / chip", f"{self.memory_bytes_per_chip / 1e9:,.1f} GB"),
+                ("fits", str(self.fits))]
+        body = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
+        return f"<table>{body}</table>"
+
+
+def estimate(model: str | models.Model | None = None, *, params: float | None = None,
+             tokens: float, chip: str | chips.Chip, n_chips: int = 1, mfu: float = 0.4,
+             dtype: str = "bf16", batch_tokens: float | None = None,
+             interconnect_bytes_per_second: float | None = None, overlap: bool = True,
+             weight_bytes_per_param: float = 2.0, grad_bytes_per_param: float = 2.0,
+             optimizer_bytes_per_param: float = 12.0, sharded: bool = True,
+             activation_checkpoints_per_layer: int = 1) -> TrainingEstimate:
+    """Estimate a training run.
+
+    Args:
+        model: a catalog name or Model; or give ``params`` (a parameter count) instead.
+        tokens: training tokens D.
+        chip: a chip name or :class:`accelkit.chips.Chip`; ``n_chips`` of them.
+        mfu: model FLOPs utilization in (0, 1].
+        dtype: the precision whose peak the MFU applies to (and of gradient all-reduce).
+        batch_tokens: tokens per optimizer step (global batch); enables the data-parallel
+            all-reduce and activation-memory estimates.
+        interconnect_bytes_per_second: per-chip all-reduce bandwidth; default the catalog's.
+        overlap: hide the all-reduce behind the backward pass where it is shorter.
+        weight/grad/optimizer_bytes_per_param: memory per parameter (default 2 + 2 + 12).
+        sharded: shard weights, gradients and optimizer state over all chips (FSDP/ZeRO-3).
+        activation_checkpoints_per_layer: saved d_model-wide activations per token per layer.
+    Returns:
+        A :class:`TrainingEstimate`.
+    Raises:
+        ValueError: unknown model or chip, sizes not positive, MFU outside (0, 1], both or
+            neither of model and params, a precision the chip lacks.
+    """
+    notes: list[str] = []
+    if (model is None) == (params is None):
+        raise ValueError("give exactly one of model= (a catalog name) or params= (a count)")
+    the_model = models.get(model) if model is not None else None
+    n_params = float(the_model.params) if the_model is not None else \
+        _validate.positive_float("params", params)
+    tokens = _validate.positive_float("tokens", tokens)
+    the_chip = chips.get(chip)
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**7)
+    mfu = _validate.fraction("mfu", mfu)
+    peak = the_chip.peak_flops(dtype)
+    grad_comm_bytes = models.dtype_bytes(dtype)
+    for name, value in (("weight_bytes_per_param", weight_bytes_per_param),
+                        ("grad_bytes_per_param", grad_bytes_per_param),
+                        ("optimizer_bytes_per_param", optimizer_bytes_per_param)):
+        _validate.real_in_range(name, value, low=0.0, high=64.0)
+    checkpoints = _validate.nonnegative_int("activation_checkpoints_per_layer",
+                                            activation_checkpoints_per_layer, maximum=1000)
+
+    flops = 6.0 * n_params * tokens
+    compute_seconds = flops / (n_chips * peak * mfu)
+
+    # Data-parallel gradient all-reduce, per optimizer step.
+    allreduce = backward = critical = per_chip = None
+    comm_bound = None
+    exposed_total = 0.0
+    if batch_tokens is not None:
+        batch_tokens = _validate.positive_float("batch_tokens", batch_tokens)
+        per_chip = batch_tokens / n_chips
+        if n_chips > 1:
+            bandwidth = interconnect_bytes_per_second
+            if bandwidth is None:
+                bandwidth = the_chip.interconnect_bytes_per_second
+                if bandwidth is None:
+                    raise ValueError(f"{the_chip.name} has no published interconnect bandwidth; "
+                                     "pass interconnect_bytes_per_second")
+            bandwidth = _validate.positive_float("interconnect_bytes_per_second", bandwidth)
+            if the_chip.max_domain_chips is not None and n_chips > the_chip.max_domain_chips:
+                notes.append(f"{n_chips:,} chips exceed {the_chip.name}'s "
+                             f"{the_chip.max_domain_chips:,}-chip interconnect domain; beyond it "
+                             "the all-reduce runs over a slower network (pass its bandwidth)")
+            ring = 2.0 * (n_chips - 1) / n_chips
+            allreduce = ring * n_params * grad_comm_bytes / bandwidth
+            backward = 4.0 * n_params * per_chip / (peak * mfu)
+            critical = ring * grad_comm_bytes * peak * mfu / (4.0 * bandwidth)
+            comm_bound = allreduce > backward
+            exposed = max(0.0, allreduce - backward) if overlap else allreduce
+            exposed_total = exposed * tokens / batch_tokens
+
+    seconds = compute_seconds + exposed_total
+    chip_hours = seconds * n_chips / 3600.0
+    usd = None if the_chip.usd_per_hour is None else chip_hours * the_chip.usd_per_hour
+    if usd is None:
+        notes.append(f"{the_chip.name} has no published price; usd is None")
+    if the_chip.watts is None:
+        joules = None
+        notes.append(f"{the_chip.name} has no published power; joules is None")
+    else:
+        joules = the_chip.watts * n_chips * seconds
+
+    shards = n_chips if sharded else 1
+    weight_b = n_params * weight_bytes_per_param / shards
+    grad_b = n_params * grad_bytes_per_param / shards
+    opt_b = n_params * optimizer_bytes_per_param / shards
+    act_total = 0.0
+    if batch_tokens is not None:
+        if isinstance(the_model, models.Transformer):
+            act_total = (2.0 * the_model.d_model * the_model.layers * checkpoints
+                         * batch_tokens)
+        else:
+            notes.append("activation memory counted for catalog transformers only")
+    act_b = act_total / n_chips
+    per_chip_bytes = weight_b + grad_b + opt_b + act_b
+    total = n_params * (weight_bytes_per_param + grad_bytes_per_param
+                        + optimizer_bytes_per_param) + act_total
+    hbm = float(the_chip.hbm_bytes or 0)
+    fits = per_chip_bytes <= hbm
+    min_chips = max(1, math.ceil(total / hbm)) if hbm else 0
+    if not fits:
+        notes.append(f"needs {per_chip_bytes / 1e9:,.1f} GB per chip but {the_chip.name} has "
+                     f"{hbm / 1e9:,.1f} GB" + ("" if sharded else "; try sharded=True"))
+
+    return TrainingEstimate(
+        model=the_model.name if the_model else None, params=n_params, tokens=tokens,
+        chip=the_chip.name, n_chips=n_chips, mfu=mfu, flops=flops, peak_flops_per_chip=peak,
+        compute_seconds=compute_seconds, communication_seconds=exposed_total, seconds=seconds,
+        chip_hours=chip_hours, usd=usd, joules=joules, batch_tokens=batch_tokens,
+        tokens_per_chip=per_chip, allreduce_seconds_per_step=allreduce,
+        backward_seconds_per_step=backward, critical_tokens_per_chip=critical,
+        communication_bound=comm_bound, weight_bytes_per_chip=weight_b,
+        gradient_bytes_per_chip=grad_b, optimizer_bytes_per_chip=opt_b,
+        activation_bytes_per_chip=act_b, memory_bytes_per_chip=per_chip_bytes,
+        total_memory_bytes=total, hbm_bytes=hbm, fits=fits, min_chips_to_fit=min_chips,
+        notes=tuple(notes))
+
+
+__all__ = ["TrainingEstimate", "estimate"]
