@@ -1,0 +1,391 @@
+"""Serving cost: prefill and decode on a roofline, the KV cache, batch, latency and price.
+
+    >>> import accelkit as ak
+    >>> d = ak.inference.decode_step(model="llama-3-70b", chip="TPU v5e", n_chips=16, batch=32,
+    ...                              context_tokens=8192)
+    >>> d.bound, round(d.seconds * 1e3, 1)
+    ('memory', 17.3)
+
+Conventions:
+
+* Each operation of the model (see :mod:`accelkit.models` for FLOPs and bytes) is timed on the
+  roofline, ``max(flops / (n·peak), bytes / (n·bandwidth))``, and the times are summed, as the
+  scaling book sums its weight-loading and KV-loading times. ``bound`` says which of the total
+  compute time and total memory time is larger.
+* ``n_chips`` share the work perfectly (tensor parallelism with no communication cost) and pool
+  their HBM. The scaling book finds tensor parallelism for LLaMA 3-70B on TPU v5e turns
+  communication-bound beyond about 16 chips (applied-inference.md); that cost is not modelled.
+* Decode reads every weight and the whole KV cache once per step. The FLOPs run in
+  ``compute_dtype`` (default bf16), whatever the weight and KV formats: int8 weights halve
+  the bytes, not the arithmetic, so decode turns compute-bound at half the batch.
+* A configuration that does not fit (weights + KV cache > n_chips × HBM; activations ignored)
+  still gets a result, with ``fits=False``, ``message`` saying how short it is and
+  ``min_chips`` what would fit; its times are what it would take if it did fit. Functions
+  that pick a configuration (:func:`best_batch`, :func:`max_batch`) only consider ones that fit,
+  and ``require_fit=True`` turns a misfit into a ValueError.
+* Prices: chip list price × n_chips × seconds; None where the chip has no list price.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from accelkit import _validate, chips, models
+
+_MAX_BATCH = 10**7
+_MAX_CONTEXT = 10**8
+
+
+@dataclass(frozen=True)
+class InferenceResult:
+    """One prefill or decode step of ``batch`` sequences on ``n_chips`` chips."""
+
+    phase: str                 # "prefill" or "decode"
+    model: str
+    chip: str
+    n_chips: int
+    batch: int
+    tokens: int                # new tokens per sequence (prompt length, or 1 for decode)
+    context_tokens: int        # tokens in the KV cache when the step ends
+    weight_dtype: str
+    kv_dtype: str
+    compute_dtype: str
+    flops: float
+    bytes: float
+    weight_bytes: float
+    kv_cache_bytes: float
+    compute_seconds: float     # total FLOPs at peak
+    memory_seconds: float      # total bytes at full bandwidth
+    seconds: float             # sum over operations of each one's roofline time
+    bound: str                 # "compute" or "memory"
+    tokens_per_second: float   # new tokens per second, all sequences together
+    usd_per_million_tokens: float | None
+    memory_bytes: float        # weights + KV cache
+    hbm_bytes: float           # n_chips x HBM per chip
+    fits: bool
+    min_chips: int
+    message: str
+
+    @property
+    def arithmetic_intensity(self) -> float:
+        return self.flops / self.bytes
+
+    @property
+    def tokens_per_second_per_chip(self) -> float:
+        return self.tokens_per_second / self.n_chips
+
+    def __repr__(self) -> str:
+        usd = ("n/a" if self.usd_per_million_tokens is None
+               else f"${self.usd_per_million_tokens:,.3f}/M tokens")
+        fit = "fits" if self.fits else "DOES NOT FIT"
+        return (f"InferenceResult({self.phase} {self.model} on {self.n_chips} x {self.chip}, "
+                f"batch {self.batch}, context {self.context_tokens:,}: "
+                f"{self.seconds * 1e3:,.2f} ms, {self.bound}-bound, "
+                f"{self.tokens_per_second:,.0f} tokens/s, {usd}; KV cache "
+                f"{self.kv_cache_bytes / 1e9:,.2f} GB; {fit})")
+
+    def _repr_html_(self) -> str:
+        rows = [("step", f"{self.phase}, batch {self.batch}, context {self.context_tokens:,}"),
+                ("hardware", f"{self.n_chips} x {self.chip}"),
+                ("time", f"{self.seconds * 1e3:,.3f} ms ({self.bound}-bound)"),
+                ("tokens/s", f"{self.tokens_per_second:,.0f}"),
+                ("USD / M tokens", "n/a" if self.usd_per_million_tokens is None
+                 else f"{self.usd_per_million_tokens:,.3f}"),
+                ("weights + KV", f"{self.memory_bytes / 1e9:,.1f} GB of "
+                                 f"{self.hbm_bytes / 1e9:,.1f} GB"),
+                ("fits", self.message)]
+        body = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
+        return f"<table>{body}</table>"
+
+
+@dataclass(frozen=True)
+class DecodeSweep:
+    """Decode steps over chips × batches: every array has shape (len(chips), len(batches))."""
+
+    model: str
+    chips: tuple[str, ...]
+    batches: np.ndarray
+    n_chips: int
+    context_tokens: int
+    seconds: np.ndarray
+    tokens_per_second: np.ndarray
+    compute_bound: np.ndarray          # bool
+    fits: np.ndarray                   # bool
+    usd_per_million_tokens: np.ndarray  # NaN where the chip has no price
+
+    def __repr__(self) -> str:
+        return (f"DecodeSweep({self.model}, {len(self.chips)} chips x {len(self.batches)} "
+                f"batches, {self.n_chips} chips each, context {self.context_tokens:,})")
+
+
+def _transformer(model: object) -> models.Transformer:
+    m = models.get(model)  # type: ignore[arg-type]
+    if not isinstance(m, models.Transformer):
+        raise ValueError(f"inference cost models cover transformer language models; {m.name} is "
+                         f"a {m.family}")
+    return m
+
+
+@lru_cache(maxsize=256)
+def _decode_coefficients(model: models.Transformer, context: int, weight_dtype: str,
+                         kv_dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-operation decode FLOPs and bytes as ``f0 + f1·batch`` and ``b0 + b1·batch``.
+
+    Every decode operation is affine in the batch (weights are read once, everything else
+    scales with the number of sequences), so two evaluations give the exact line.
+    """
+    ops1 = models.Transformer.operations(model, batch=1, phase="decode", context_tokens=context,
+                                         dtype=weight_dtype, kv_dtype=kv_dtype)
+    ops2 = models.Transformer.operations(model, batch=2, phase="decode", context_tokens=context,
+                                         dtype=weight_dtype, kv_dtype=kv_dtype)
+    f1 = np.array([b.flops - a.flops for a, b in zip(ops1, ops2)])
+    b1 = np.array([b.bytes - a.bytes for a, b in zip(ops1, ops2)])
+    f0 = np.array([a.flops for a in ops1]) - f1
+    b0 = np.array([a.bytes for a in ops1]) - b1
+    return f0, f1, b0, b1
+
+
+def _roofline_seconds(flops: np.ndarray, moved: np.ndarray, peak: float,
+                      bandwidth: float) -> tuple[float, float, float]:
+    compute, memory = flops / peak, moved / bandwidth
+    return float(np.maximum(compute, memory).sum()), float(compute.sum()), float(memory.sum())
+
+
+def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: str) -> tuple[float, float, float]:
+    bandwidth = chip.require("hbm_bytes_per_second")
+    hbm = float(chip.require("hbm_bytes"))
+    return n_chips * chip.peak_flops(compute_dtype), n_chips * bandwidth, n_chips * hbm
+
+
+def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, batch: int,
+            tokens: int, context: int, weight_dtype: str, kv_dtype: str, compute_dtype: str,
+            flops: np.ndarray, moved: np.ndarray, require_fit: bool) -> InferenceResult:
+    peak, bandwidth, hbm = _chip_rates(chip, n_chips, compute_dtype)
+    seconds, compute_s, memory_s = _roofline_seconds(flops, moved, peak, bandwidth)
+    weights = m.weight_bytes(weight_dtype)
+    kv = batch * context * m.kv_cache_bytes_per_token(kv_dtype)
+    need = weights + kv
+    fits = need <= hbm
+    per_chip_hbm = hbm / n_chips
+    min_chips = max(1, math.ceil(need / per_chip_hbm))
+    if fits:
+        message = (f"fits: {need / 1e9:,.1f} GB of weights and KV cache in "
+                   f"{hbm / 1e9:,.1f} GB of HBM")
+    else:
+        message = (f"does not fit: {m.name} needs {weights / 1e9:,.1f} GB of weights + "
+                   f"{kv / 1e9:,.1f} GB of KV cache = {need / 1e9:,.1f} GB, but {n_chips} x "
+                   f"{chip.name} hold {hbm / 1e9:,.1f} GB; use at least {min_chips} chips, a "
+                   "smaller batch or context, or narrower weight_dtype/kv_dtype")
+        if require_fit:
+            raise ValueError(message)
+    new_tokens = batch * tokens
+    rate = new_tokens / seconds
+    usd = None
+    if chip.usd_per_hour is not None:
+        usd = chip.usd_per_hour * n_chips * seconds / 3600.0 / new_tokens * 1e6
+    return InferenceResult(
+        phase=phase, model=m.name, chip=chip.name, n_chips=n_chips, batch=batch, tokens=tokens,
+        context_tokens=context, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+        compute_dtype=compute_dtype, flops=float(flops.sum()), bytes=float(moved.sum()),
+        weight_bytes=weights, kv_cache_bytes=kv, compute_seconds=compute_s,
+        memory_seconds=memory_s, seconds=seconds,
+        bound="compute" if compute_s >= memory_s else "memory", tokens_per_second=rate,
+        usd_per_million_tokens=usd, memory_bytes=need, hbm_bytes=hbm, fits=fits,
+        min_chips=min_chips, message=message)
+
+
+def _dtypes(weight_dtype: str, kv_dtype: str, compute_dtype: str) -> tuple[str, str, str]:
+    return (_validate.choice("weight_dtype", weight_dtype, models.DTYPE_BYTES),
+            _validate.choice("kv_dtype", kv_dtype, models.DTYPE_BYTES),
+            _validate.choice("compute_dtype", compute_dtype, models.DTYPE_BYTES))
+
+
+def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1, batch: int = 1,
+            prompt_tokens: int = 2048, dtype: str = "bf16", kv_dtype: str | None = None,
+            compute_dtype: str | None = None, require_fit: bool = False) -> InferenceResult:
+    """Process ``batch`` prompts of ``prompt_tokens`` tokens, writing the KV cache.
+
+    Args:
+        dtype: weight format; also the compute format unless ``compute_dtype`` is given.
+        kv_dtype: KV cache format (default bf16 for integer weights, else ``dtype``).
+        require_fit: raise ValueError instead of returning ``fits=False``.
+    Returns:
+        An :class:`InferenceResult` (``tokens_per_second`` counts prompt tokens).
+    Raises:
+        ValueError: unknown model or chip, a non-transformer, sizes < 1, a precision the chip
+            lacks.
+    """
+    m = _transformer(model)
+    the_chip = chips.get(chip)
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
+    batch = _validate.positive_int("batch", batch, maximum=_MAX_BATCH)
+    prompt_tokens = _validate.positive_int("prompt_tokens", prompt_tokens, maximum=_MAX_CONTEXT)
+    dtype = _validate.choice("dtype", dtype, models.DTYPE_BYTES)
+    kv_dtype = kv_dtype if kv_dtype is not None else models._activation_dtype(dtype)
+    weight_dtype, kv_dtype, compute_dtype = _dtypes(dtype, kv_dtype, compute_dtype or dtype)
+    ops = m.operations(batch=batch, seq_len=prompt_tokens, phase="prefill", dtype=weight_dtype,
+                       kv_dtype=kv_dtype)
+    flops = np.array([op.flops for op in ops])
+    moved = np.array([op.bytes for op in ops])
+    return _result("prefill", m, the_chip, n_chips, batch, prompt_tokens, prompt_tokens,
+                   weight_dtype, kv_dtype, compute_dtype, flops, moved, require_fit)
+
+
+def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
+                batch: int = 1, context_tokens: int = 2048, weight_dtype: str = "bf16",
+                kv_dtype: str = "bf16", compute_dtype: str = "bf16",
+                require_fit: bool = False) -> InferenceResult:
+    """Generate one token for each of ``batch`` sequences holding ``context_tokens`` in cache.
+
+    Returns:
+        An :class:`InferenceResult`; ``seconds`` is the time per generated token of one
+        sequence, ``tokens_per_second`` counts all sequences.
+    Raises:
+        ValueError: unknown model or chip, a non-transformer, batch < 1, context < 0, an
+            unknown precision or one the chip lacks; with ``require_fit``, a misfit.
+    """
+    m = _transformer(model)
+    the_chip = chips.get(chip)
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
+    batch = _validate.positive_int("batch", batch, maximum=_MAX_BATCH)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
+    weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
+    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, weight_dtype,
+                   kv_dtype, compute_dtype, f0 + f1 * batch, b0 + b1 * batch, require_fit)
+
+
+def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
+                        context_tokens: int = 0, weight_dtype: str = "bf16",
+                        kv_dtype: str = "bf16", compute_dtype: str = "bf16",
+                        kinds: Sequence[str] | None = None) -> float:
+    """The batch at which a decode step's compute time catches up with its memory time.
+
+    Solves ``Σ flops(B) / peak = Σ bytes(B) / bandwidth`` over the operations of the given
+    ``kinds`` (default all); returns ``inf`` when it never happens (the KV cache grows as fast
+    as the arithmetic, as for long contexts). With ``kinds=("matmul",)`` and no context this is
+    about the chip's ridge point × weight bytes / 2: ~240 for bf16 on TPU v5e.
+    """
+    m = _transformer(model)
+    the_chip = chips.get(chip)
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
+    weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
+    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    if kinds is not None:
+        wanted = {_validate.choice("kinds", k, models.KINDS) for k in kinds}
+        ops = m.operations(batch=1, phase="decode", context_tokens=context, dtype=weight_dtype,
+                           kv_dtype=kv_dtype)
+        mask = np.array([op.kind in wanted for op in ops])
+        f0, f1, b0, b1 = f0[mask], f1[mask], b0[mask], b1[mask]
+    ridge = the_chip.ridge_flops_per_byte(compute_dtype)
+    slope = f1.sum() - ridge * b1.sum()
+    if slope <= 0:
+        return math.inf
+    return max(0.0, float((ridge * b0.sum() - f0.sum()) / slope))
+
+
+def max_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
+              context_tokens: int = 2048, weight_dtype: str = "bf16",
+              kv_dtype: str = "bf16") -> int:
+    """The largest batch whose weights and KV cache fit in n_chips × HBM (0 if none does)."""
+    m = _transformer(model)
+    the_chip = chips.get(chip)
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
+    context = _validate.positive_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
+    free = n_chips * float(the_chip.require("hbm_bytes")) - m.weight_bytes(weight_dtype)
+    if free <= 0:
+        return 0
+    # the step writes one more token per sequence
+    return int(free // ((context + 1) * m.kv_cache_bytes_per_token(kv_dtype)))
+
+
+def best_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
+               context_tokens: int = 2048, max_seconds_per_token: float = 0.05,
+               weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+               compute_dtype: str = "bf16") -> InferenceResult:
+    """The highest-throughput decode step whose time per token stays under a latency target.
+
+    Step time grows with batch, so this is the largest batch that both fits and meets
+    ``max_seconds_per_token``.
+
+    Raises:
+        ValueError: even batch 1 does not fit or misses the target (the message says which).
+    """
+    target = _validate.positive_float("max_seconds_per_token", max_seconds_per_token)
+    limit = max_batch(model, chip, n_chips, context_tokens, weight_dtype, kv_dtype)
+    if limit < 1:
+        decode_step(model, chip, n_chips, 1, context_tokens, weight_dtype, kv_dtype,
+                    compute_dtype, require_fit=True)  # raises with the full message
+    def step(b: int) -> InferenceResult:
+        return decode_step(model, chip, n_chips, b, context_tokens, weight_dtype, kv_dtype,
+                           compute_dtype)
+    if step(1).seconds > target:
+        raise ValueError(f"even batch 1 takes {step(1).seconds * 1e3:,.2f} ms per token, more "
+                         f"than max_seconds_per_token={target * 1e3:,.2f} ms; add chips or "
+                         "use narrower weights")
+    low, high = 1, limit  # invariant: step(low) meets the target
+    while low < high:
+        mid = (low + high + 1) // 2
+        if step(mid).seconds <= target:
+            low = mid
+        else:
+            high = mid - 1
+    return step(low)
+
+
+def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
+                 batches: Sequence[int] | np.ndarray, n_chips: int = 1,
+                 context_tokens: int = 2048, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                 compute_dtype: str = "bf16") -> DecodeSweep:
+    """Decode steps for every (chip, batch) pair at once, vectorised for widgets.
+
+    Gives the same ``seconds`` as :func:`decode_step` for each pair.
+    """
+    m = _transformer(model)
+    chip_list = [chips.get(c) for c in chips_]
+    if not chip_list:
+        raise ValueError("chips_ must name at least one chip")
+    b = np.asarray(batches)
+    if b.ndim != 1 or b.size == 0 or b.dtype.kind not in "iu" or (b < 1).any() or \
+            (b > _MAX_BATCH).any():
+        raise ValueError(f"batches must be a non-empty 1-D sequence of whole numbers in "
+                         f"[1, {_MAX_BATCH:,}]")
+    if len(chip_list) * b.size > 10**7:
+        raise ValueError("chips x batches is more than 10,000,000 points")
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
+    weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
+    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    rates = np.array([_chip_rates(c, n_chips, compute_dtype) for c in chip_list])
+    peak, bandwidth, hbm = rates[:, 0, None, None], rates[:, 1, None, None], rates[:, 2, None]
+    batch = b.astype(float)
+    flops = f0[:, None] + f1[:, None] * batch          # (ops, batches)
+    moved = b0[:, None] + b1[:, None] * batch
+    compute = flops[None] / peak                        # (chips, ops, batches)
+    memory = moved[None] / bandwidth
+    seconds = np.maximum(compute, memory).sum(axis=1)
+    need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
+        kv_dtype)
+    price = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
+    usd = price[:, None] * n_chips * seconds / 3600.0 / batch * 1e6
+    return DecodeSweep(model=m.name, chips=tuple(c.name for c in chip_list), batches=b.copy(),
+                       n_chips=n_chips, context_tokens=context, seconds=seconds,
+                       tokens_per_second=batch / seconds,
+                       compute_bound=compute.sum(axis=1) >= memory.sum(axis=1),
+                       fits=need[None, :] <= hbm, usd_per_million_tokens=usd)
+
+
+def kv_cache_bytes(model: str | models.Model, batch: int, context_tokens: int,
+                   dtype: str = "bf16") -> float:
+    """Bytes of KV cache for ``batch`` sequences of ``context_tokens`` (see Transformer)."""
+    return _transformer(model).kv_cache_bytes(batch, context_tokens, dtype)
+
+
+__all__ = ["DecodeSweep", "InferenceResult", "best_batch", "compute_bound_batch",
+           "decode_step", "decode_sweep", "kv_cache_bytes", "max_batch", "prefill"]
