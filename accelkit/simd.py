@@ -328,13 +328,17 @@ class SIMDMachine:
         output = _exact_product(A, B)
         if not self.shared_memory and self.tensor_core is None:
             return self._naive(M, N, K, output=output, traced=True, a_nonzero=A != 0)
-        T = self._pick_tile(M, N, K)
-        nbm, nk = _ceil_div(M, T), _ceil_div(K, T)
-        padded = np.zeros((nbm * T, nk * T), dtype=bool)
-        padded[:M, :K] = A != 0
-        tiles = padded.reshape(nbm, T, nk, T).any(axis=(1, 3))
-        run = self._tiled(M, N, K, output=output, traced=True, a_nonzero=tiles, T=T)
-        return _replace(run, operation="sparse_matmul")
+        # A sparse library picks the block size for the sparsity at hand: try every candidate.
+        best = None
+        for T in self._candidates:
+            nbm, nk = _ceil_div(M, T), _ceil_div(K, T)
+            padded = np.zeros((nbm * T, nk * T), dtype=bool)
+            padded[:M, :K] = A != 0
+            tiles = padded.reshape(nbm, T, nk, T).any(axis=(1, 3))
+            run = self._tiled(M, N, K, output=output, traced=True, a_nonzero=tiles, T=T)
+            if best is None or run.cycles < best.cycles:
+                best = run
+        return _replace(best, operation="sparse_matmul")
 
     def _naive(self, M: int, N: int, K: int, *, output, traced: bool,
                a_nonzero: np.ndarray | None = None) -> SIMDRun:

@@ -21,3 +21,25 @@ def gemm_operands(draw, max_dim: int = 24, integers: bool | None = None):
     if use_ints:
         return rng.integers(-50, 51, (M, K)), rng.integers(-50, 51, (K, N))
     return rng.standard_normal((M, K)), rng.standard_normal((K, N))
+
+
+# -- SIMD engine (tests/test_simd.py) ------------------------------------------------------------
+
+@st.composite
+def simd_machines(draw):
+    """Small SIMD machines across every matmul kernel: naive, tiled, tensor core."""
+    from accelkit.simd import SIMDMachine
+
+    lanes = draw(st.sampled_from([4, 8, 32]))
+    kernel = draw(st.sampled_from(["naive", "tiled", "tensor_core"]))
+    common = dict(cores=draw(st.integers(1, 5)), lanes=lanes,
+                  warps_per_core=draw(st.integers(1, 8)),
+                  memory_latency_cycles=draw(st.sampled_from([1, 16, 64])),
+                  transaction_bytes=draw(st.sampled_from([16, 32, 128])),
+                  thread_tile=draw(st.sampled_from([1, 2])))
+    if kernel == "naive":
+        return SIMDMachine(shared_memory=False, **common)
+    if kernel == "tiled":
+        tile = draw(st.sampled_from([None, 4, 8, 16]))
+        return SIMDMachine(tile=tile, **common)
+    return SIMDMachine(tensor_core=draw(st.sampled_from([(4, 4, 4), (2, 4, 8)])), **common)
