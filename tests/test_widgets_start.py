@@ -14,3 +14,17 @@ def test_first_widget_follows_its_slider():
     widget.controls["size"].value = 2
     assert widget.view.result.utilization < shown.utilization  # tiny products waste the array
     assert widget.renders == 3
+
+
+def test_start_quiz_gives_feedback_for_each_option():
+    from accelkit.widgets import quiz
+
+    q = quiz()
+    assert q.check() == (False, "Pick an option first.")
+    q.select(0)
+    right, message = q.check()
+    assert not right and "clock" in message
+    q.widget  # builds the ipywidgets view; choosing there drives the same object
+    q._radio.index = 1
+    right, message = q.check()
+    assert right and "Lesson 04" in message and "Correct" in q._out.value

@@ -7,7 +7,7 @@ import ipywidgets as W
 from accelkit.systolic import SystolicArray
 from accelkit.widgets._base import Explorer, View, new_figure, table_html
 
-__all__ = ["first_widget"]
+__all__ = ["first_widget", "quiz"]
 
 
 def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
@@ -45,3 +45,27 @@ def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
         return View(figure=figure, text=text, result=run)
 
     return Explorer(controls, render, title="Your first widget: move the slider")
+
+
+def quiz():
+    """Lesson 00's check-yourself question."""
+    from accelkit.quiz import multiple_choice
+
+    return multiple_choice(
+        "You moved the slider from 256 down to 2. Why did the array's utilization fall?",
+        [
+            "The array runs at a lower clock speed for small matrices.",
+            "A small product cannot fill the 8×8 grid, and filling and draining the grid costs "
+            "cycles no matter how little work there is.",
+            "Small matrices need more memory bandwidth per multiply.",
+        ],
+        correct=1,
+        feedback=[
+            "The clock never changes in this model: every cycle is a cycle. Look at how the cycle "
+            "count compares with the number of multiply-accumulates.",
+            "A 2×2 product maps 4 of 64 cells, and the operands still have to travel across the "
+            "whole array. Lesson 04 measures exactly how much this wastes.",
+            "Bandwidth is not modelled in this widget (there are no stalls). The loss you saw is "
+            "in the cycles themselves.",
+        ],
+    )
