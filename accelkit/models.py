@@ -40,6 +40,7 @@ Counting conventions (the same for every model):
 
 from __future__ import annotations
 
+import builtins
 import json
 import math
 from dataclasses import dataclass
@@ -114,6 +115,56 @@ def by_kind(operations: tuple[Operation, ...]) -> tuple[Operation, ...]:
         entry[2] += op.count
     merged = (Operation(kind, kind, f, b, int(c)) for kind, (f, b, c) in totals.items())
     return tuple(sorted(merged, key=lambda op: (-op.flops, -op.bytes)))
+
+
+#: Kinds that are matrix products, the work a matrix unit (TPU MXU, GPU tensor cores) runs: a
+#: convolution is a matmul over image patches (im2col), attention's FLOPs are QKᵀ and A·V (its
+#: softmax adds 5 FLOPs per 4·head_dim, about 1% at head_dim 128), and a recurrent step is a
+#: matmul with only ``batch`` rows.
+MATRIX_KINDS = ("matmul", "conv", "recurrent-matmul", "attention")
+
+
+@dataclass(frozen=True)
+class KindShare:
+    """What fraction of a pass's FLOPs and of its bytes belongs to operations of ``kinds``."""
+
+    kinds: tuple[str, ...]
+    flops_fraction: float
+    bytes_fraction: float
+
+    def __repr__(self) -> str:
+        return (f"KindShare({'+'.join(self.kinds)}: {self.flops_fraction:.1%} of FLOPs, "
+                f"{self.bytes_fraction:.1%} of bytes)")
+
+
+def kind_share(operations: tuple[Operation, ...],
+               kinds: tuple[str, ...] | str = MATRIX_KINDS) -> KindShare:
+    """The share of FLOPs and bytes in operations whose kind is in ``kinds``.
+
+    Args:
+        operations: what :meth:`Model.operations` returned (at least one operation).
+        kinds: one kind or a tuple of kinds from :data:`KINDS`; default the matrix products.
+    Returns:
+        A :class:`KindShare`; a fraction is 0.0 when the pass has no FLOPs (or no bytes) at all.
+    Raises:
+        ValueError/TypeError: no operations, something that is not an Operation, unknown kind.
+    """
+    if isinstance(kinds, str):
+        kinds = (kinds,)
+    if not isinstance(kinds, tuple) or not kinds:
+        raise TypeError(f"kinds must be a kind or a non-empty tuple of kinds from {KINDS}, "
+                        f"got {kinds!r}")
+    chosen = tuple(_validate.choice("kinds", k, KINDS) for k in kinds)
+    operations = tuple(operations)
+    if not operations:
+        raise ValueError("operations must hold at least one Operation, got none")
+    if not builtins.all(isinstance(op, Operation) for op in operations):
+        raise TypeError("operations must be Operation objects (from Model.operations)")
+    flops = math.fsum(op.flops for op in operations)
+    moved = math.fsum(op.bytes for op in operations)
+    in_flops = math.fsum(op.flops for op in operations if op.kind in chosen)
+    in_bytes = math.fsum(op.bytes for op in operations if op.kind in chosen)
+    return KindShare(chosen, in_flops / flops if flops else 0.0, in_bytes / moved if moved else 0.0)
 
 
 def _matmul(name: str, tokens: float, d_in: int, d_out: int, wb: float, ab: float, count: int,
@@ -609,6 +660,6 @@ def names() -> tuple[str, ...]:
     return tuple(m.name for m in all())
 
 
-__all__ = ["DTYPE_BYTES", "KINDS", "PHASES", "ConvNet", "LSTMLanguageModel", "Model",
-           "Operation", "Recommender", "Transformer", "all", "by_kind", "dtype_bytes", "get",
-           "names"]
+__all__ = ["DTYPE_BYTES", "KINDS", "MATRIX_KINDS", "PHASES", "ConvNet", "KindShare",
+           "LSTMLanguageModel", "Model", "Operation", "Recommender", "Transformer", "all",
+           "by_kind", "dtype_bytes", "get", "kind_share", "names"]
