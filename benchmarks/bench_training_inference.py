@@ -1,0 +1,57 @@
+"""How long the cost models take: one estimate should cost microseconds, a widget's sweep of
+10,000 (chip, batch) points well under a second. Prints figures; asserts nothing about speed.
+
+    .venv/bin/python benchmarks/bench_training_inference.py
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import accelkit as ak
+
+
+def per_call_microseconds(fn: Callable[[], object], repeat: int = 2000) -> float:
+    fn()  # warm caches (catalog load, decode coefficients)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        best = min(best, (time.perf_counter() - start) / repeat)
+    return best * 1e6
+
+
+def main() -> None:
+    train = per_call_microseconds(lambda: ak.training.estimate(
+        model="llama-3-70b", tokens=15e12, chip="TPU v5p", n_chips=8960, mfu=0.4))
+    decode = per_call_microseconds(lambda: ak.inference.decode_step(
+        model="llama-3-70b", chip="TPU v5e", n_chips=16, batch=32, context_tokens=8192))
+    prefill = per_call_microseconds(lambda: ak.inference.prefill(
+        model="llama-3-70b", chip="TPU v5e", n_chips=16, batch=1, prompt_tokens=8192), 500)
+    print(f"training.estimate        {train:8.1f} us per call")
+    print(f"inference.decode_step    {decode:8.1f} us per call")
+    print(f"inference.prefill        {prefill:8.1f} us per call")
+
+    chip_names = [c.name for c in ak.chips.all()][:10]
+    batches = np.arange(1, 1001)
+    ak.inference.decode_sweep("llama-3-70b", chip_names, batches, n_chips=16,
+                              context_tokens=8192)  # warm
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        sweep = ak.inference.decode_sweep("llama-3-70b", chip_names, batches, n_chips=16,
+                                          context_tokens=8192)
+        best = min(best, time.perf_counter() - start)
+    points = sweep.seconds.size
+    print(f"inference.decode_sweep   {points:,} points ({len(chip_names)} chips x "
+          f"{batches.size} batches) in {best * 1e3:.2f} ms "
+          f"({best / points * 1e9:.0f} ns per point; {decode * 1e-6 * points / best:,.0f}x "
+          f"faster than {points:,} decode_step calls)")
+
+
+if __name__ == "__main__":
+    main()
