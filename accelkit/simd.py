@@ -602,9 +602,11 @@ class SIMDMachine:
         flat = np.arange(warps * L, dtype=np.int64)
         ok = (flat < n).reshape(warps, L)
         q, d = np.divmod(np.minimum(flat, n - 1), dim)
+        # The table and the output are packed row after row (no pitch): neighbouring rows
+        # share segments when read in order, and random rows do not.
         idx_addr = (q * 4).reshape(warps, L)          # int32 index array, contiguous
-        tab_addr = (idx[q] * _pitch(dim, eb, S) + d * eb).reshape(warps, L)
-        out_addr = (q * _pitch(dim, eb, S) + d * eb).reshape(warps, L)
+        tab_addr = ((idx[q] * dim + d) * eb).reshape(warps, L)
+        out_addr = ((q * dim + d) * eb).reshape(warps, L)
         tx = sum(int(_distinct_segments(a, ok, S).sum()) for a in (idx_addr, tab_addr, out_addr))
         return self._finish(
             operation="gather", kernel="simt", issue=self._uniform_issue(warps, 3),
