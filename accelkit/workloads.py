@@ -291,8 +291,13 @@ WORKLOADS: dict[str, tuple[Operation, ...]] = {
 
 def workload(name: str) -> tuple[Operation, ...]:
     """A preset by name (spaces, dashes and case ignored)."""
+    if not isinstance(name, str):
+        raise TypeError(f"workload must be a name (str), got {type(name).__name__} {name!r}")
     table = {check.normalise_name(k): v for k, v in WORKLOADS.items()}
-    return check.lookup("workload", name, table)  # type: ignore[return-value]
+    key = check.normalise_name(name)
+    if key not in table:
+        raise ValueError(f"unknown workload {name!r}; the presets are {sorted(WORKLOADS)}")
+    return table[key]
 
 
 _preset = workload
