@@ -429,25 +429,28 @@ class SIMDMachine:
             block_cost = int(step_cost.sum()) + tail_cost
             instructions = blocks * block_cost
             issue = _ceil_div(blocks, self.cores) * block_cost
-            active = np.ones((nbm, nk), dtype=bool)
-        else:
+            # Dense: every block row runs every K-tile; closed forms, no (nbm × nk) arrays.
+            units_total = nbm * int(units.sum())
+            macs = M * N * K
+            dram_a, dram_b = nbn * M * K, nbm * K * N
+            active = None
+        if a_nonzero is not None:
             active = a_nonzero
             per_row = (active * step_cost[None, :]).sum(axis=1) + nk * check_cost + tail_cost
             per_block = np.repeat(per_row, nbn)            # block id = bi·nbn + bj
             instructions = int(per_block.sum())
             issue = int(np.bincount(np.arange(blocks) % self.cores, weights=per_block,
                                     minlength=self.cores).max())
-        steps_per_bi = active.sum(axis=1)                  # (nbm,)
-        units_per_bi = (active * units[None, :]).sum(axis=1)
-        mults = int(nbn * wpb * mult_per_unit * units_per_bi.sum())
-        rows_per_bi = np.minimum(T, M - np.arange(nbm) * T)
-        k_per_bi = (active * widths[None, :]).sum(axis=1)
-        macs = int(N * (rows_per_bi * k_per_bi).sum())
-        dram_a = int(nbn * (rows_per_bi * k_per_bi).sum())
-        cols_per_bj = np.minimum(T, N - np.arange(nbn) * T)
-        bi_per_t = active.sum(axis=0)                       # block rows that load K-tile t
-        dram_b = int(N * (bi_per_t * widths).sum())
+            units_total = int((active * units[None, :]).sum())
+            rows_per_bi = np.minimum(T, M - np.arange(nbm) * T)
+            k_per_bi = (active * widths[None, :]).sum(axis=1)
+            macs = int(N * (rows_per_bi * k_per_bi).sum())
+            dram_a = int(nbn * (rows_per_bi * k_per_bi).sum())
+            dram_b = int(N * (active.sum(axis=0) * widths).sum())  # block rows loading K-tile t
+        mults = nbn * wpb * mult_per_unit * units_total
         if traced:
+            if active is None:
+                active = np.ones((nbm, nk), dtype=bool)
             a_tx, b_tx, c_tx = self._tiled_trace(M, N, K, active, T)
         else:
             w = min(T, L)
@@ -461,8 +464,7 @@ class SIMDMachine:
             m, n, k = self.tensor_core
             a_elems, b_elems = m * k, k * n
         per_unit_reads = wpb * (loads_per_unit // 2)
-        sram_units = int(nbn * per_unit_reads * units_per_bi.sum())
-        del steps_per_bi, cols_per_bj
+        sram_units = nbn * per_unit_reads * units_total
         return self._finish(
             operation="matmul", kernel=("tensor_core" if self.tensor_core else "tiled") + f" {T}×{T}",
             issue=issue, instructions=instructions, warps=blocks * wpb, diverged=0,
