@@ -384,6 +384,9 @@ class SIMDMachine:
         """Transactions of the naive kernel from its lanes' addresses (rows chunked for memory)."""
         L, S, eb = self.lanes, self.transaction_bytes, self.element_bytes
         chunks = _ceil_div(N, L)
+        if M * K * chunks * L > 1 << 31:  # a minute or more of tracing: refuse up front
+            raise ValueError(f"the naive kernel would trace {M * K * chunks * L:,} lane addresses "
+                             f"for M={M}, N={N}, K={K}; use estimate() for shapes this large")
         cols = np.arange(chunks * L, dtype=np.int64).reshape(chunks, L)
         col_ok = cols < N
         pa, pb = _pitch(K, eb, S), _pitch(N, eb, S)
