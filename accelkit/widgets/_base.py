@@ -36,14 +36,34 @@ class View:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-def new_figure(width: float = 7.0, height: float = 3.6) -> Figure:
-    """A figure not managed by pyplot (no global state, no memory growth across renders)."""
-    return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+def new_figure(width: float = 7.0, height: float = 3.6, *, layout: str | None = None,
+               margins: dict[str, float] | None = None) -> Figure:
+    """A figure not managed by pyplot (no global state, no memory growth across renders).
+
+    By default the margins are fixed (``subplots_adjust``) rather than computed by a layout
+    engine: constrained layout costs an extra full draw, about half a widget's render budget.
+    Pass ``layout="constrained"`` for a multi-panel figure whose labels need it, or ``margins``
+    (keys of ``subplots_adjust``: left, right, bottom, top, wspace, hspace) to tune.
+    """
+    figure = Figure(figsize=(width, height), dpi=DPI, layout=layout)
+    if layout is None:
+        figure.subplots_adjust(**{**_MARGINS, **(margins or {})})
+    return figure
+
+
+_MARGINS = {"left": 0.1, "right": 0.97, "bottom": 0.17, "top": 0.88, "wspace": 0.3, "hspace": 0.45}
 
 
 def figure_png(figure: Figure) -> bytes:
+    """Draw with Agg and encode as PNG (fast zlib level: these images are small and short-lived)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI)
+    image.save(buffer, format="png", compress_level=1)
     return buffer.getvalue()
 
 
