@@ -35,13 +35,13 @@ def candidate_values(control: W.Widget) -> list:
         return [tuple(options[:k]) for k in (1, 2, 3) if k <= len(options)]
     if isinstance(control, W.Checkbox):
         return [not current, current]
-    if isinstance(control, (W.IntSlider, W.FloatSlider, W.IntLogSlider, W.FloatLogSlider,
+    if isinstance(control, (W.IntSlider, W.FloatSlider, W.FloatLogSlider,
                             W.BoundedIntText, W.BoundedFloatText, W.Play)):
         low, high = control.min, control.max
         if isinstance(control, W.FloatLogSlider):
             low, high = control.base ** control.min, control.base ** control.max
         span = [low + (high - low) * f for f in (0.1, 0.35, 0.6, 0.9)]
-        is_int = isinstance(control, (W.IntSlider, W.BoundedIntText, W.Play, W.IntLogSlider))
+        is_int = isinstance(control, (W.IntSlider, W.BoundedIntText, W.Play))
         return [int(round(v)) if is_int else v for v in span]
     return []
 
