@@ -1,0 +1,238 @@
+"""Lesson 01's widgets: where a network's FLOPs and bytes go, by kind of operation.
+
+Every number comes from :mod:`accelkit.models` (``Model.operations``, ``by_kind``,
+``kind_share``); this module only chooses what to ask for and draws it.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+import accelkit.models as models
+from accelkit.quiz import MultipleChoice, multiple_choice
+from matplotlib.figure import Figure
+
+from accelkit.widgets._base import DPI, Explorer, View, si, table_html
+
+__all__ = ["where_flops_go", "all_models_share", "why_matmul_worked_problem", "why_matmul_quiz"]
+
+# One colour per kind, the same in every picture: warm for matrix products (what a matrix unit
+# runs), cool greys and blues for the rest.
+KIND_COLOURS = {
+    "matmul": "#e65100", "conv": "#ff9800", "recurrent-matmul": "#c62828", "attention": "#8e24aa",
+    "elementwise": "#607d8b", "normalization": "#90a4ae", "gather": "#1e88e5", "pooling": "#80cbc4",
+}
+BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+CONTEXTS = [0, 512, 2048, 8192, 32768, 131072]
+PHASES = ["forward", "train", "prefill", "decode"]
+_STYLE = {"description_width": "initial"}
+
+
+def _figure(width: float, height: float) -> Figure:
+    # Like _base.new_figure but with fixed margins: the constrained layout costs ~20 ms a draw
+    # on this machine, too much for the 50 ms budget.
+    return Figure(figsize=(width, height), dpi=DPI)
+
+
+def _short(name: str) -> str:
+    """'DLRM (Criteo 1TB, TorchRec example)' -> 'DLRM': labels that fit beside a bar."""
+    return name.split(" (")[0]
+
+
+def _operations(values: dict) -> tuple[models.Model, tuple[models.Operation, ...]]:
+    model = models.get(values["model"])
+    phase = values["phase"]
+    context = values.get("context", 0) if phase in ("prefill", "decode") else 0
+    return model, model.operations(batch=values["batch"], phase=phase, context_tokens=context)
+
+
+def _kind_table(parts: tuple[models.Operation, ...], flops: float, moved: float) -> str:
+    head = ("<tr><th style='text-align:left'>kind</th><th>FLOPs</th><th>% of FLOPs</th>"
+            "<th>bytes</th><th>% of bytes</th><th>FLOPs per byte</th></tr>")
+    rows = []
+    for op in parts:
+        swatch = f"<span style='color:{KIND_COLOURS[op.kind]}'>■</span>"
+        rows.append(
+            f"<tr><td style='text-align:left'>{swatch} {op.kind}</td>"
+            f"<td>{si(op.flops, 'FLOP')}</td><td>{op.flops / flops:.1%}</td>"
+            f"<td>{si(op.bytes, 'B')}</td><td>{op.bytes / moved:.1%}</td>"
+            f"<td>{op.intensity:,.1f}</td></tr>")
+    return f"<table style='text-align:right'>{head}{''.join(rows)}</table>"
+
+
+def _stacked(ax, labels: list[str], fractions: list[dict[str, float]]) -> list:
+    """Horizontal 100% bars, one per label, segments coloured by kind; returns legend handles."""
+    lefts = [0.0] * len(labels)
+    handles = []
+    for kind, colour in KIND_COLOURS.items():
+        widths = [100 * f.get(kind, 0.0) for f in fractions]
+        if not any(widths):
+            continue
+        handles.append(ax.barh(range(len(labels)), widths, left=lefts, color=colour,
+                               height=0.6, label=kind))
+        for y, (left, width) in enumerate(zip(lefts, widths)):
+            if width >= 8:
+                ax.text(left + width / 2, y, f"{width:.0f}%", ha="center", va="center",
+                        color="white", fontsize=9, fontweight="bold")
+        lefts = [a + b for a, b in zip(lefts, widths)]
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xticks([0, 25, 50, 75, 100])
+    ax.set_xlim(0, 100)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    return handles
+
+
+def where_flops_go(model: str = "llama-3-8b", phase: str = "forward", batch: int = 1,
+                   context: int = 0) -> Explorer:
+    """Pick a model, phase, batch and KV-cache length; see its FLOPs and bytes split by kind.
+
+    ``context`` (tokens already in the KV cache) applies to the prefill and decode phases only.
+    """
+    controls = {
+        "model": W.Dropdown(options=[(m.display_name, m.name) for m in models.all()],
+                            value=models.get(model).name, description="model", style=_STYLE),
+        "phase": W.Dropdown(options=PHASES, value=phase, description="phase", style=_STYLE),
+        "batch": W.SelectionSlider(options=BATCHES, value=batch, description="batch",
+                                   continuous_update=False, style=_STYLE),
+        "context": W.SelectionSlider(options=CONTEXTS, value=context,
+                                     description="KV cache (prefill/decode)",
+                                     continuous_update=False, style=_STYLE),
+    }
+
+    def render(values: dict) -> View:
+        model_, ops = _operations(values)
+        parts = models.by_kind(ops)
+        share = models.kind_share(ops)
+        flops = sum(op.flops for op in parts)
+        moved = sum(op.bytes for op in parts)
+        figure = _figure(7.5, 1.9)
+        figure.subplots_adjust(left=0.15, right=0.77, top=0.86, bottom=0.26)
+        ax = figure.add_subplot()
+        handles = _stacked(ax, ["FLOPs", "bytes moved"],
+                           [{op.kind: op.flops / flops for op in parts},
+                            {op.kind: op.bytes / moved for op in parts}])
+        ax.set_xlabel("share of the pass (%)")
+        ax.set_title(f"{_short(model_.display_name)}, {values['phase']}, batch "
+                     f"{values['batch']}: where the work goes", fontsize=10)
+        ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8,
+                  frameon=False)
+        summary = table_html([
+            ("parameters", si(model_.params, "", 3)),
+            ("FLOPs of this pass", si(flops, "FLOP")),
+            ("bytes moved (no fusion)", si(moved, "B")),
+            ("matrix products (matmul, conv, recurrent, attention): share of FLOPs",
+             f"{share.flops_fraction:.1%}"),
+            ("matrix products: share of bytes", f"{share.bytes_fraction:.1%}"),
+        ])
+        return View(figure=figure, text=summary + _kind_table(parts, flops, moved), result=share,
+                    extras={"by_kind": parts, "operations": ops})
+
+    return Explorer(controls, render, title="Where do the FLOPs and the bytes go?")
+
+
+def all_models_share(batch: int = 1) -> Explorer:
+    """Every catalog model side by side: matrix products' share of FLOPs and of bytes."""
+    controls = {"batch": W.SelectionSlider(options=BATCHES, value=batch, description="batch",
+                                           continuous_update=False, style=_STYLE)}
+    catalog = models.all()
+
+    def render(values: dict) -> View:
+        shares = {m.name: models.kind_share(m.operations(batch=values["batch"]))
+                  for m in catalog}
+        figure = _figure(7.0, 3.4)
+        figure.subplots_adjust(left=0.30, right=0.97, top=0.88, bottom=0.14)
+        ax = figure.add_subplot()
+        ys = range(len(catalog))
+        ax.barh([y - 0.2 for y in ys], [100 * shares[m.name].flops_fraction for m in catalog],
+                height=0.4, color="#e65100", label="share of FLOPs")
+        ax.barh([y + 0.2 for y in ys], [100 * shares[m.name].bytes_fraction for m in catalog],
+                height=0.4, color="#607d8b", label="share of bytes")
+        ax.set_yticks(list(ys), [_short(m.display_name) for m in catalog], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_xticks([0, 25, 50, 75, 100])
+        ax.set_xlabel(f"matrix products' share of the forward pass at batch {values['batch']} (%)")
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8,
+                  frameon=False)
+        low = min(catalog, key=lambda m: shares[m.name].bytes_fraction)
+        text = table_html([
+            ("lowest share of FLOPs in matrix products",
+             f"{min(s.flops_fraction for s in shares.values()):.1%}"),
+            ("lowest share of bytes in matrix products",
+             f"{shares[low.name].bytes_fraction:.1%} ({low.display_name})"),
+        ])
+        return View(figure=figure, text=text, result=shares)
+
+    return Explorer(controls, render, title="Matrix products in every model")
+
+
+def worked_problem_numbers(name: str = "llama-3-8b") -> dict[str, float]:
+    """The worked problem's numbers, all from the library (shared by the widget and the tests)."""
+    model = models.get(name)
+    tokens = model.seq_len
+    ops = model.operations(batch=1, seq_len=tokens, phase="forward")
+    embedding_params = model.vocab * model.d_model  # looked up, not multiplied
+    return {
+        "tokens": tokens,
+        "params": model.params,
+        "rule_of_thumb_flops": 2.0 * model.params * tokens,
+        "library_flops": model.flops(batch=1, seq_len=tokens, phase="forward"),
+        "attention_fraction": models.kind_share(ops, "attention").flops_fraction,
+        "embedding_params": embedding_params,
+        "embedding_flops_in_rule": 2.0 * embedding_params * tokens,
+    }
+
+
+def why_matmul_worked_problem(name: str = "llama-3-8b") -> Explorer:
+    """A scaling-book-style worked problem; press the button to see the answer, computed."""
+    model = models.get(name)
+    question = (
+        f"<b>Worked problem.</b> {model.display_name} has {si(model.params, '', 3)} parameters. "
+        f"One forward pass over a single {model.seq_len:,}-token sequence: (a) estimate its "
+        "FLOPs with the rule of thumb 2 × parameters × tokens; (b) compare with the library's "
+        "count; (c) explain the gap. Work it out, then press the button.")
+    controls = {"show": W.ToggleButton(value=False, description="Show the answer",
+                                       button_style="info")}
+
+    def render(values: dict) -> View:
+        if not values["show"]:
+            return View(text=question)
+        n = worked_problem_numbers(name)
+        gap = n["library_flops"] / n["rule_of_thumb_flops"] - 1
+        answer = (
+            f"{question}<br><br>(a) 2 × {si(n['params'], '', 3)} × {n['tokens']:,} = "
+            f"<b>{si(n['rule_of_thumb_flops'], 'FLOP')}</b>.<br>"
+            f"(b) The library counts <b>{si(n['library_flops'], 'FLOP')}</b>, {gap:+.1%}.<br>"
+            f"(c) Two corrections pull in opposite directions. Attention's QKᵀ and A·V have no "
+            f"weights, so the rule misses them: {n['attention_fraction']:.1%} of the pass. "
+            f"The input embedding ({si(n['embedding_params'], '', 3)} parameters) is a table "
+            f"lookup, not a matmul, so the rule over-counts "
+            f"{si(n['embedding_flops_in_rule'], 'FLOP')}. At longer sequences attention grows "
+            f"as tokens², and the rule falls further behind.")
+        return View(text=answer, result=n)
+
+    return Explorer(controls, render, title="")
+
+
+def why_matmul_quiz() -> MultipleChoice:
+    """Check yourself: does 'matrix products are ~all the FLOPs' mean 'the matrix unit is busy'?"""
+    lowest = min(models.kind_share(m.operations()).flops_fraction for m in models.all())
+    recurrent = models.kind_share(models.get("lstm").operations(), "recurrent-matmul")
+    return multiple_choice(
+        f"Matrix products are at least {lowest:.0%} of the FLOPs of every catalog model "
+        "(forward pass, batch 1). Does that mean a big matrix unit will be kept busy by every "
+        "one of them?",
+        ["Yes: FLOPs are what a matrix unit does, so FLOPs decide.",
+         f"No: the LSTM's recurrent matmul is {recurrent.flops_fraction:.0%} of its FLOPs but "
+         f"{recurrent.bytes_fraction:.0%} of its bytes; it multiplies a few rows by a weight "
+         "matrix it re-reads every step, so it waits on memory.",
+         "No: the elementwise operations have most of the FLOPs in every model."],
+        correct=1,
+        feedback=[
+            "FLOPs only tell you what there is to do. How fast it gets done also depends on how "
+            "many bytes each FLOP needs: look at the bytes bar for the LSTM and the recommender.",
+            "Being a matrix product is not enough: what counts is how often each weight byte is "
+            "reused. Lesson 05 turns that into a number (FLOPs per byte) and a chip's ridge.",
+            "Look at the FLOPs bar again: elementwise and normalization are a sliver of FLOPs. "
+            "They are a large share of the bytes, which is a different thing.",
+        ])
