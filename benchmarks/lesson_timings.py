@@ -1,0 +1,75 @@
+"""Measure each lesson and exercise notebook, for the instructor's workshop plan.
+
+Run: ``python benchmarks/lesson_timings.py`` (about a minute). For every notebook it measures
+what a script can measure honestly:
+
+* ``run s``: wall time to execute it top to bottom in a fresh kernel on this machine (what a
+  learner waits for in total when running every cell; Binder's shared CPUs are slower);
+* ``words``, ``code cells``, ``widgets``, ``questions``: counted from the notebook itself.
+
+From those it derives a planned learner time with stated rates (reading 150 words per minute for
+technical prose, 30 s per code cell to read and run, 2 minutes per widget to explore, 1 minute per
+check-yourself question, 4 minutes per exercise task). These rates are assumptions, printed with
+the table; replace them with the times you observe in your own first session.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.notebook_runner import execute, load  # noqa: E402
+
+WORDS_PER_MINUTE = 150
+MINUTES_PER_CODE_CELL = 0.5
+MINUTES_PER_WIDGET = 2.0
+MINUTES_PER_QUESTION = 1.0
+MINUTES_PER_EXERCISE_TASK = 4.0
+
+WIDGET_CALL = re.compile(r"widgets\.\w+\(")
+QUIZ_CALL = re.compile(r"quiz\(|multiple_choice\(")
+
+
+def measure(path: Path) -> dict:
+    notebook = load(path)
+    words = sum(len(c.source.split()) for c in notebook.cells if c.cell_type == "markdown")
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    widgets = sum(len(WIDGET_CALL.findall(c.source)) for c in code) - \
+        sum(len(re.findall(r"widgets\.\w*quiz\w*\(", c.source)) for c in code)
+    questions = sum(len(QUIZ_CALL.findall(c.source)) for c in code)
+    tasks = sum(1 for c in code for t in c.get("metadata", {}).get("tags", []) if t.startswith("answer:"))
+    started = time.perf_counter()
+    execute(notebook, path.parent)
+    seconds = time.perf_counter() - started
+    minutes = (words / WORDS_PER_MINUTE + len(code) * MINUTES_PER_CODE_CELL
+               + widgets * MINUTES_PER_WIDGET + questions * MINUTES_PER_QUESTION
+               + tasks * MINUTES_PER_EXERCISE_TASK)
+    return {"notebook": str(path.relative_to(ROOT)), "run_seconds": round(seconds, 1), "words": words,
+            "code_cells": len(code), "widgets": widgets, "questions": questions, "tasks": tasks,
+            "planned_minutes": round(minutes)}
+
+
+def main() -> None:
+    paths = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb")) + \
+        sorted((ROOT / "exercises").glob("[0-9][0-9]_*.ipynb"))
+    rows = [measure(p) for p in paths]
+    print(f"{'notebook':<44}{'run s':>7}{'words':>7}{'code':>6}{'widgets':>8}{'quiz':>6}{'tasks':>6}"
+          f"{'plan min':>9}")
+    for r in rows:
+        print(f"{r['notebook']:<44}{r['run_seconds']:>7}{r['words']:>7}{r['code_cells']:>6}"
+              f"{r['widgets']:>8}{r['questions']:>6}{r['tasks']:>6}{r['planned_minutes']:>9}")
+    print(f"\nrates: {WORDS_PER_MINUTE} words/min, {MINUTES_PER_CODE_CELL} min/code cell, "
+          f"{MINUTES_PER_WIDGET} min/widget, {MINUTES_PER_QUESTION} min/question, "
+          f"{MINUTES_PER_EXERCISE_TASK} min/exercise task")
+    if "--json" in sys.argv:
+        print(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
