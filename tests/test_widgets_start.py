@@ -17,9 +17,9 @@ def test_first_widget_follows_its_slider():
 
 
 def test_start_quiz_gives_feedback_for_each_option():
-    from accelkit.widgets import quiz
+    from accelkit.widgets import start_quiz
 
-    q = quiz()
+    q = start_quiz()
     assert q.check() == (False, "Pick an option first.")
     q.select(0)
     right, message = q.check()
@@ -28,3 +28,20 @@ def test_start_quiz_gives_feedback_for_each_option():
     q._radio.index = 1
     right, message = q.check()
     assert right and "Lesson 04" in message and "Correct" in q._out.value
+
+
+def test_widget_names_are_unique_across_topic_modules():
+    """``from accelkit.widgets import name`` must be unambiguous."""
+    import importlib
+    import pkgutil
+
+    import accelkit.widgets as package
+
+    seen: dict[str, str] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"accelkit.widgets.{info.name}")
+        for name in getattr(module, "__all__", ()):
+            assert name not in seen, f"{name} is exported by both {seen[name]} and {info.name}"
+            seen[name] = info.name

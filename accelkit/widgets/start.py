@@ -7,7 +7,7 @@ import ipywidgets as W
 from accelkit.systolic import SystolicArray
 from accelkit.widgets._base import Explorer, View, new_figure, table_html
 
-__all__ = ["first_widget", "quiz"]
+__all__ = ["first_widget", "start_quiz"]
 
 
 def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
@@ -47,7 +47,7 @@ def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
     return Explorer(controls, render, title="Your first widget: move the slider")
 
 
-def quiz():
+def start_quiz():
     """Lesson 00's check-yourself question."""
     from accelkit.quiz import multiple_choice
 
