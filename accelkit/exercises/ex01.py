@@ -1,0 +1,92 @@
+"""Exercises for lesson 01 (why matmul): count a matmul, read the catalog, write a share
+function, and explain what the LSTM shows.
+
+Every expected value is computed from :mod:`accelkit.models`, independently of the solution
+strings (which CI runs in place of the learner's answers).
+"""
+
+from __future__ import annotations
+
+import accelkit.models as models
+from accelkit.exercises._core import ExplainQuestion, FunctionQuestion, NumberQuestion
+
+
+def _mlp_down_flops_each() -> float:
+    ops = models.get("llama-2-7b").operations(batch=1, seq_len=2048, phase="forward")
+    return next(op for op in ops if op.name == "mlp_down").flops_each
+
+
+q1 = NumberQuestion(
+    "q1",
+    "Llama 2 7B's MLP ends with a 'down' projection from d_ff = 11,008 back to d_model = 4,096. "
+    "How many FLOPs does ONE layer's down projection do over one sequence of 2,048 tokens? "
+    "(Within 1%.)",
+    expected=_mlp_down_flops_each, rel_tol=0.01,
+    hints=["A matmul of an M×K matrix by a K×N matrix is 2·M·N·K FLOPs.",
+           "Here M is the number of tokens, K = d_ff and N = d_model."],
+    solution="q1_answer = 2 * 2048 * 11008 * 4096",
+    too_high="Too high: count one layer, not all 32.",
+    too_low="Too low: did you count 2 FLOPs (multiply and add) per multiply-accumulate?")
+
+
+def _embedding_fraction() -> float:
+    dlrm = models.get("dlrm")
+    return dlrm.embedding_params / dlrm.params
+
+
+q2 = NumberQuestion(
+    "q2",
+    "What fraction (between 0 and 1) of DLRM's parameters are embedding-table rows? Use the "
+    "catalog: ak.models.get('dlrm'). (Within 0.01%.)",
+    expected=_embedding_fraction, rel_tol=1e-4,
+    hints=["The recommender model has .embedding_params and .params.",
+           "A fraction is a part over the whole: give a number like 0.5, not 50."],
+    solution='dlrm = ak.models.get("dlrm")\nq2_answer = dlrm.embedding_params / dlrm.params',
+    too_high="Too high: a fraction is at most 1 (did you give a percentage?).")
+
+
+def _flops_share_reference(operations: tuple, kind: str) -> float:
+    return models.kind_share(operations, kind).flops_fraction
+
+
+def _flops_share_cases(rng) -> list[dict]:
+    cases = []
+    names = models.names()
+    for _ in range(6):
+        model = models.get(names[int(rng.integers(len(names)))])
+        ops = model.operations(batch=int(rng.integers(1, 65)))
+        kinds = sorted({op.kind for op in ops})
+        cases.append({"operations": ops, "kind": kinds[int(rng.integers(len(kinds)))]})
+    return cases
+
+
+q3 = FunctionQuestion(
+    "q3",
+    "Write flops_share(operations, kind): the fraction of the total FLOPs of `operations` (a "
+    "tuple of Operation, as model.operations() returns) that belongs to operations of that "
+    "`kind` (e.g. 'matmul').",
+    reference=_flops_share_reference, cases=_flops_share_cases, rel_tol=1e-9,
+    hints=["Each Operation has .kind and .flops.",
+           "Sum the FLOPs of the operations whose kind matches, and divide by the sum of all."],
+    solution='''def flops_share(operations, kind):
+    total = sum(op.flops for op in operations)
+    return sum(op.flops for op in operations if op.kind == kind) / total''')
+
+q4 = ExplainQuestion(
+    "q4",
+    "In the lesson's widget, pick the 2-layer LSTM. Its recurrent matmul is about a third of "
+    "the FLOPs but nearly all the bytes. Explain why, in two or three sentences.",
+    concepts={
+        "that the weight matrix is read again at every time step":
+            ("every step", "each step", "every time step", "each time step", "re-read",
+             "reread", "again", "per step"),
+        "how few rows (the batch) each step multiplies":
+            ("batch", "few rows", "one row", "small", "vector"),
+    },
+    hints=["What must an LSTM finish before it can start time step t + 1?",
+           "How many rows does the recurrent matmul multiply at once, and how often does it "
+           "read W_hh?"],
+    solution='q4_answer = ("Each time step depends on the previous one, so the recurrent '
+             'matmul multiplies only batch rows at a time and must re-read the whole weight '
+             'matrix W_hh at every step. Few FLOPs per weight byte: the bytes dominate.")')
+
