@@ -1,0 +1,94 @@
+"""Every quantitative claim in lessons/06_energy_power_price.ipynb, recomputed with the library."""
+
+import numpy as np
+
+import accelkit as ak
+from accelkit import SIMDMachine, SystolicArray
+
+
+def _runs(n=128, side=32):
+    rng = np.random.default_rng(6)
+    A = rng.integers(-4, 5, size=(n, n))
+    B = rng.integers(-4, 5, size=(n, n))
+    return (SystolicArray(side, side, "ws").matmul(A, B), SIMDMachine(shared_memory=False).matmul(A, B),
+            SIMDMachine().matmul(A, B))
+
+
+def test_one_dram_read_costs_about_a_thousand_macs():
+    """"Roughly a thousand multiply-accumulates for one trip to DRAM" (Horowitz 45 nm: 1.3-2.6 nJ
+    per 64-bit read against 1.1 + 0.9 pJ per bf16 MAC)."""
+    ratio = ak.energy.access_picojoules("dram") / ak.energy.mac_picojoules("bf16")
+    assert 500 <= ratio <= 1500
+    assert ak.energy.access_picojoules("sram_32kb") > ak.energy.mac_picojoules("bf16")
+
+
+def test_energy_break_even_is_near_the_speed_ridges():
+    """"The energy break-even lands in the same range as the speed ridge points of lesson 05"."""
+    break_even_flops = 2 * ak.energy.access_picojoules("dram", bytes=1) / ak.energy.mac_picojoules("bf16")
+    ridges = [c.ridge_flops_per_byte() for c in ak.chips.all()]
+    assert min(ridges) <= break_even_flops <= max(ridges)
+    assert 0.5 < break_even_flops / ak.chips.get("v5e").ridge_flops_per_byte() < 2
+
+
+def test_naive_kernel_spends_hundreds_of_times_more_per_mac_mostly_on_dram():
+    """"Same MACs, same 2 pJ each — yet the naive kernel spends hundreds of times more per MAC,
+    almost all of it on DRAM"."""
+    systolic, naive, tiled = (ak.energy.of_run(r) for r in _runs())
+    assert systolic.macs == naive.macs == tiled.macs
+    assert systolic.compute_joules == naive.compute_joules
+    assert naive.picojoules_per_useful_mac / systolic.picojoules_per_useful_mac > 100
+    assert naive.dram_joules / naive.total_joules > 0.95
+    assert systolic.picojoules_per_useful_mac < tiled.picojoules_per_useful_mac < naive.picojoules_per_useful_mac
+
+
+def test_systolic_engine_counts_no_dram_and_the_floor_exceeds_its_on_chip_energy():
+    """"its run has no DRAM reads at all" and "Even the floor is larger than everything the array
+    spends on chip" at n = 128."""
+    systolic = _runs()[0]
+    assert not hasattr(systolic, "dram_reads")
+    floor = ak.energy.access_picojoules("dram", bytes=3 * 128 * 128 * 2) * 1e-12
+    assert floor > ak.energy.of_run(systolic).total_joules
+
+
+def test_dram_share_shrinks_as_the_gemm_grows():
+    """"watch the DRAM share shrink as n³ MACs outgrow 3n² elements" (and the worked problem:
+    at n = 4096 reading each operand once costs less than the arithmetic)."""
+    def share(n):
+        e = n ** 3 * ak.energy.mac_picojoules("bf16")
+        d = ak.energy.access_picojoules("dram", bytes=3 * n * n * 2)
+        return d / (d + e)
+    shares = [share(n) for n in (128, 512, 4096)]
+    assert shares == sorted(shares, reverse=True) and shares[0] > 0.5 > shares[-1]
+
+
+def test_tensor_cores_reuse_operands_too():
+    """"their tensor cores are small matrix units that reuse operands just as a systolic array does"
+    (fewer SRAM reads per MAC than the tiled SIMD kernel)."""
+    tiled = SIMDMachine().estimate(M=128, N=128, K=128)
+    tc = SIMDMachine(tensor_core=(4, 4, 4)).estimate(M=128, N=128, K=128)
+    assert sum(tc.sram_reads.values()) < sum(tiled.sram_reads.values())
+
+
+def test_recent_tpus_have_no_published_power():
+    """"Google publishes no per-chip power for its recent TPUs"."""
+    unpowered = {c.name for c in ak.chips.all() if c.watts is None}
+    assert unpowered == {ak.chips.get(n).name for n in ("v5e", "v5p", "v6e", "TPU7x")}
+
+
+def test_b200_leads_perf_per_watt_and_v4_keeps_pace_with_h100():
+    """"The newest GPU with a published figure, the B200, leads; TPU v4 keeps pace with the
+    younger H100, but its 192 W is a measured maximum"."""
+    rated = {c.name: c.peak_flops() / c.watts for c in ak.chips.all() if c.watts}
+    assert max(rated, key=rated.get) == ak.chips.get("B200").name
+    v4, h100 = ak.chips.get("v4"), ak.chips.get("H100")
+    assert abs(rated[v4.name] / rated[h100.name] - 1) < 0.1
+    assert "measured" in v4.source("watts")
+
+
+def test_flops_per_dollar_flips_between_price_sources():
+    """"The answer flips": at catalog prices TPU v5p buys more FLOPs per dollar than an H100; at
+    the cheapest sourced H100 price the H100 buys more."""
+    v5p = ak.price.flops_per_dollar("v5p", mfu=0.4)
+    assert v5p > ak.price.flops_per_dollar("H100", mfu=0.4)
+    cheapest = min(p.usd_per_hour for p in ak.price.alternatives("H100"))
+    assert ak.price.flops_per_dollar("H100", mfu=0.4, usd_per_hour=cheapest) > v5p
