@@ -1,0 +1,144 @@
+"""Decision scenarios: each Outcome is the cost models' own answer, recombined openly."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import accelkit as ak
+from accelkit import scenarios as sc
+
+
+def test_every_scenario_prices_every_default_chip():
+    for key in sc.SCENARIOS:
+        rows = sc.compare(key)
+        assert [r.chip for r in rows] == [ak.chips.get(c).name for c in sc.DEFAULT_CHIPS]
+        for r in rows:
+            assert isinstance(r, sc.Outcome)
+            assert r.seconds > 0 and 0 < r.utilization <= 1
+            assert r.bound in ("compute", "memory", "communication")
+
+
+def test_training_outcome_is_the_training_estimate():
+    o = sc.evaluate("pretrain", "TPU v5p", n_chips=8960, mfu=0.4)
+    t = ak.training.estimate(model="llama-3-70b", tokens=15e12, chip="TPU v5p", n_chips=8960,
+                             mfu=0.4, batch_tokens=16e6)
+    assert o.seconds == pytest.approx(t.seconds)
+    assert o.usd == pytest.approx(t.usd)
+    # the scaling book's LLaMA-3-70B example: about 44 days (applied-training.md)
+    assert o.days == pytest.approx(44, rel=0.05)
+
+
+def test_finetune_runs_multiply_time_and_cost():
+    one = ak.training.estimate(model="llama-3-8b", tokens=1e9, chip="H100", n_chips=8, mfu=0.3,
+                               batch_tokens=1e6)
+    o = sc.evaluate("finetune", "H100")
+    assert o.seconds == pytest.approx(50 * one.seconds)
+    assert o.usd == pytest.approx(50 * one.usd)
+    assert o.joules == pytest.approx(700 * 8 * o.seconds)
+
+
+def test_serving_outcome_adds_prefill_and_decode_steps():
+    s = sc.SCENARIOS["chatbot"]
+    o = sc.evaluate("chatbot", "H100", n_chips=8)
+    pre = ak.inference.prefill(s.model, "H100", 8, s.batch, s.prompt_tokens)
+    dec = ak.inference.decode_step(s.model, "H100", 8, s.batch,
+                                   s.prompt_tokens + s.output_tokens // 2)
+    per_batch = pre.seconds + s.output_tokens * dec.seconds
+    assert o.seconds == pytest.approx(s.work / (s.batch * s.output_tokens) * per_batch)
+    assert o.latency_seconds == dec.seconds and o.first_token_seconds == pre.seconds
+    assert o.usd_per_million == pytest.approx(10.8 * 8 * o.seconds / 3600 / s.work * 1e6)
+    assert o.meets_latency is (dec.seconds <= 0.05)
+
+
+def test_offline_batch_zero_means_largest_that_fits():
+    s = sc.SCENARIOS["offline"]
+    o = sc.evaluate("offline", "H200")
+    assert o.batch == ak.inference.max_batch(s.model, "H200", o.n_chips,
+                                             s.prompt_tokens + s.output_tokens) and o.fits
+
+
+def test_replica_chips_is_the_smallest_power_of_two_that_holds_the_weights():
+    weights = ak.models.get("llama-3-70b").weight_bytes("bf16")
+    for chip in ak.chips.all():
+        n = sc.replica_chips("llama-3-70b", chip, headroom=1.5)
+        assert n & (n - 1) == 0
+        assert n * chip.hbm_bytes >= 1.5 * weights
+        assert n == 1 or (n // 2) * chip.hbm_bytes < 1.5 * weights
+
+
+def test_recommender_tables_set_the_chip_count():
+    m = ak.models.get("dlrm")
+    o = sc.evaluate("recommender", "TPU v5e")
+    assert o.memory_bytes == pytest.approx(m.params * (4 + 4))
+    assert o.fits and o.hbm_bytes >= o.memory_bytes
+    small = sc.evaluate("recommender", "TPU v5e", n_chips=2)
+    assert not small.fits and "does not fit" in small.note
+
+
+def test_lowest_price_is_never_dearer():
+    for key in sc.SCENARIOS:
+        for chip in sc.DEFAULT_CHIPS:
+            a = sc.evaluate(key, chip)
+            b = sc.evaluate(key, chip, price_source="lowest")
+            assert b.usd <= a.usd
+    h = sc.evaluate("offline", "H100", price_source="lowest")
+    assert h.usd_per_hour == 3.99  # Lambda, HARDWARE_SOURCES.md
+
+
+def test_chip_without_power_has_no_energy_and_without_price_no_cost():
+    assert sc.evaluate("chatbot", "TPU v5e").joules is None
+    o = sc.evaluate("chatbot", "TPU7x")
+    assert o.usd is None and o.usd_per_million is None
+
+
+def test_compare_marks_a_missing_precision_unavailable():
+    rows = sc.compare("pretrain", ["TPU v5e", "H100"], precision="fp8")
+    assert isinstance(rows[0], sc.Unavailable) and "fp8" in rows[0].reason
+    assert isinstance(rows[1], sc.Outcome)
+
+
+@pytest.mark.parametrize("kwargs", [dict(n_chips=0), dict(mfu=0.0), dict(mfu=1.5),
+                                    dict(precision="fp4"), dict(latency_ms=-1),
+                                    dict(price_source="spot"), dict(batch=-1)])
+def test_bad_knobs_are_refused_by_name(kwargs):
+    name = next(iter(kwargs))
+    with pytest.raises(ValueError, match=name):
+        sc.evaluate("chatbot", "H100", **kwargs)
+
+
+def test_unknown_scenario_and_chip():
+    with pytest.raises(ValueError, match="scenario"):
+        sc.evaluate("mining", "H100")
+    with pytest.raises(ValueError):
+        sc.evaluate("chatbot", "H1000")
+
+
+def test_decision_lab_records_in_memory_and_summarises():
+    lab = sc.DecisionLab()
+    assert "no choice yet" in lab.summary()
+    lab.record("chatbot", "H100", "lowest latency", sc.evaluate("chatbot", "H100"))
+    lab.record("chatbot", "B200", "cheaper and faster")  # replaces
+    lab.record("pretrain", "v5p", "pods of thousands of chips")
+    assert [d.scenario for d in lab.decisions] == ["pretrain", "chatbot"]
+    text = lab.summary()
+    assert "NVIDIA B200 (HGX) because cheaper and faster" in text and "H100" not in text
+    with pytest.raises(ValueError, match="reason"):
+        lab.record("chatbot", "H100", "   ")
+    with pytest.raises(TypeError, match="reason"):
+        lab.record("chatbot", "H100", 3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(key=st.sampled_from(list(sc.SCENARIOS)), chip=st.sampled_from(sc.DEFAULT_CHIPS),
+       n=st.sampled_from([1, 2, 8, 64]))
+def test_more_chips_never_slower_for_serving_and_cost_is_consistent(key, chip, n):
+    o = sc.evaluate(key, chip, n_chips=n)
+    assert math.isfinite(o.seconds) and o.seconds > 0
+    assert o.usd == pytest.approx(o.usd_per_hour * o.n_chips * o.seconds / 3600)
+    if sc.SCENARIOS[key].kind == "serve":
+        more = sc.evaluate(key, chip, n_chips=2 * n, batch=o.batch)
+        assert more.latency_seconds < o.latency_seconds
