@@ -1,0 +1,307 @@
+"""Lesson 08's widgets: prefill vs decode, the KV cache, batch vs latency and throughput, cost.
+
+Every number comes from :mod:`accelkit.inference` (and :mod:`accelkit.scenarios` for the chip
+count a replica needs); these functions only gather inputs and draw.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as W
+import numpy as np
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+from accelkit import chips, inference, models, price, roofline, scenarios
+from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+
+__all__ = ["batch_latency_explorer", "inference_quiz", "kv_cache_explorer",
+           "prefill_decode_explorer", "serving_cost_explorer"]
+
+LANGUAGE_MODELS = ("llama-3-8b", "llama-2-13b", "llama-3-70b", "llama-3.1-405b")
+SERVING_CHIPS = ("TPU v5e", "TPU v6e (Trillium)", "TPU v5p", "NVIDIA L4", "NVIDIA A100 (SXM 80GB)",
+                 "NVIDIA H100 (SXM)", "NVIDIA H200 (SXM)", "NVIDIA B200 (HGX)")
+#: Batches swept by the plots: powers of two and the steps between them.
+BATCHES = np.unique(np.round(np.logspace(0, 11, 45, base=2)).astype(int))
+_STYLE = {"description_width": "initial"}
+_TPU, _GPU = "#1565c0", "#2e7d32"
+
+
+def _colour(chip_name: str) -> str:
+    return _TPU if chips.get(chip_name).kind == "tpu" else _GPU
+
+
+def _short(x: float, _pos: object = None) -> str:
+    # plain-text tick labels: mathtext (10^x) and minor ticks cost ~100 ms a render
+    for scale, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale:
+            return f"{x / scale:g}{suffix}"
+    return f"{x:g}"
+
+
+def _log(ax, axes: str = "xy") -> None:
+    """Log scale on the named axes with a few plain labelled ticks and no minor ticks."""
+    for name in axes:
+        axis = ax.xaxis if name == "x" else ax.yaxis
+        (ax.set_xscale if name == "x" else ax.set_yscale)("log")
+        axis.set_major_locator(LogLocator(base=10, numticks=5))
+        axis.set_minor_locator(NullLocator())
+        axis.set_major_formatter(FuncFormatter(_short))
+
+
+def _label(chip_name: str) -> str:
+    """'NVIDIA H100 (SXM)' -> 'H100', 'TPU v6e (Trillium)' -> 'v6e': short legend text renders fast."""
+    return chips.get(chip_name).name.replace("NVIDIA ", "").replace("TPU ", "").split(" (")[0]
+
+
+def _dropdown(options, value, description):
+    return W.Dropdown(options=options, value=value, description=description, style=_STYLE)
+
+
+def prefill_decode_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 (SXM)") -> Explorer:
+    """Prefill and one decode step of the same model on a chip's roofline: where each lands."""
+    controls = {
+        "model": _dropdown(LANGUAGE_MODELS, model, "model"),
+        "chip": _dropdown(SERVING_CHIPS, chips.get(chip).name, "chip"),
+        "prompt": W.SelectionSlider(options=[128, 256, 512, 1024, 2048, 4096, 8192], value=2048,
+                                    description="prompt tokens", continuous_update=False,
+                                    style=_STYLE),
+        "batch": W.SelectionSlider(options=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512], value=1,
+                                   description="batch", continuous_update=False, style=_STYLE),
+    }
+    intensities = np.logspace(-1, 4.5, 60)
+
+    def render(v: dict) -> View:
+        n = scenarios.replica_chips(v["model"], v["chip"], headroom=1.5)
+        p = inference.prefill(v["model"], v["chip"], n, v["batch"], v["prompt"])
+        d = inference.decode_step(v["model"], v["chip"], n, v["batch"], v["prompt"])
+        peak = n * chips.get(v["chip"]).peak_flops("bf16")
+        figure = new_figure(6.4, 3.0)
+        ax = figure.add_subplot()
+        _log(ax)
+        ax.plot(intensities, n * roofline.curve(v["chip"], "bf16", intensities), color="#455a64",
+                  label=f"{n} x {_label(v['chip'])}")
+        for r, colour, label in ((p, "#e65100", "prefill"), (d, "#6a1b9a", "decode step")):
+            ax.plot([r.arithmetic_intensity], [r.flops / r.seconds], "o", markersize=10,
+                      color=colour, label=f"{label}")
+        ax.axhline(peak, color="#9e9e9e", linestyle=":", linewidth=1)
+        ax.set_xlabel("arithmetic intensity (FLOPs per byte)")
+        ax.set_ylabel("achieved FLOP/s")
+        ax.set_title(f"{v['model']}, batch {v['batch']}", fontsize=9)
+        ax.legend(loc="lower right", fontsize=8)
+        text = table_html([
+            ("chips in the replica (weights fit 1.5x)", f"{n}"),
+            ("prefill: time to first token", f"{p.seconds * 1e3:,.1f} ms ({p.bound}-bound)"),
+            ("prefill: intensity", f"{p.arithmetic_intensity:,.0f} FLOPs/byte"),
+            ("decode: time per generated token", f"{d.seconds * 1e3:,.2f} ms ({d.bound}-bound)"),
+            ("decode: intensity", f"{d.arithmetic_intensity:,.1f} FLOPs/byte"),
+            ("decode: share of peak used", f"{d.flops / d.seconds / peak:.1%}"),
+        ])
+        return View(figure=figure, text=text, result=(p, d), extras={"n_chips": n})
+
+    return Explorer(controls, render, title="Prefill vs decode on the roofline")
+
+
+def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)") -> Explorer:
+    """Weights plus KV cache against the HBM of n chips, as the context and batch grow."""
+    controls = {
+        "model": _dropdown(LANGUAGE_MODELS, model, "model"),
+        "chip": _dropdown(SERVING_CHIPS, chips.get(chip).name, "chip"),
+        "n_chips": W.SelectionSlider(options=[1, 2, 4, 8, 16, 32, 64], value=8,
+                                     description="chips", continuous_update=False, style=_STYLE),
+        "context": W.SelectionSlider(options=[512, 1024, 2048, 4096, 8192, 16384, 32768, 131072],
+                                     value=8192, description="context tokens",
+                                     continuous_update=False, style=_STYLE),
+        "batch": W.SelectionSlider(options=[1, 4, 16, 32, 64, 128, 256, 512], value=32,
+                                   description="batch", continuous_update=False, style=_STYLE),
+        "kv_dtype": _dropdown(("bf16", "fp8", "int8", "int4"), "bf16", "KV format"),
+    }
+
+    def render(v: dict) -> View:
+        m = models.get(v["model"])
+        d = inference.decode_step(m, v["chip"], v["n_chips"], v["batch"], v["context"],
+                                  kv_dtype=v["kv_dtype"])
+        limit = inference.max_batch(m, v["chip"], v["n_chips"], v["context"],
+                                    kv_dtype=v["kv_dtype"])
+        figure = new_figure(6.4, 2.4)
+        ax = figure.add_subplot()
+        ax.barh([0], [d.weight_bytes / 1e9], color="#546e7a", label="weights")
+        ax.barh([0], [d.kv_cache_bytes / 1e9], left=[d.weight_bytes / 1e9], color="#ef6c00",
+                label="KV cache")
+        ax.axvline(d.hbm_bytes / 1e9, color="#b00020", linewidth=2,
+                   label=f"HBM of {v['n_chips']} chips")
+        ax.set_yticks([])
+        ax.set_xlabel("gigabytes (10^9 bytes)")
+        ax.set_title("fits" if d.fits else "does NOT fit", color="#1b5e20" if d.fits else "#b00020")
+        ax.legend(loc="lower right", fontsize=8)
+        text = table_html([
+            ("KV cache per token", f"{m.kv_cache_bytes_per_token(v['kv_dtype']) / 1024:,.0f} KiB"),
+            ("KV cache per sequence", si(d.kv_cache_bytes / v["batch"], "B")),
+            ("KV cache for the batch", si(d.kv_cache_bytes, "B")),
+            ("weights", si(d.weight_bytes, "B")),
+            ("largest batch that fits", f"{limit:,}"),
+            ("time per decode step", f"{d.seconds * 1e3:,.1f} ms"),
+        ], caption=d.message)
+        return View(figure=figure, text=text, result=d, extras={"max_batch": limit})
+
+    return Explorer(controls, render, title="The KV cache against memory", columns=3)
+
+
+def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
+                           n_chips: int = 16) -> Explorer:
+    """Decode latency and throughput against batch on twin axes, with a latency target."""
+    controls = {
+        "model": _dropdown(LANGUAGE_MODELS, model, "model"),
+        "chip": _dropdown(SERVING_CHIPS, chips.get(chip).name, "chip"),
+        "n_chips": W.SelectionSlider(options=[1, 2, 4, 8, 16, 32, 64], value=n_chips,
+                                     description="chips", continuous_update=False, style=_STYLE),
+        "context": W.SelectionSlider(options=[0, 512, 2048, 8192, 32768], value=2048,
+                                     description="context tokens", continuous_update=False,
+                                     style=_STYLE),
+        "target_ms": W.SelectionSlider(options=[5, 10, 15, 20, 30, 50, 100], value=30,
+                                       description="latency target (ms/token)",
+                                       continuous_update=False, style=_STYLE),
+        "weights": _dropdown(("bf16", "int8"), "bf16", "weights"),
+    }
+    # One figure, built once; each render only moves its lines (building axes costs ~40 ms).
+    figure = new_figure(6.6, 3.2)
+    ax = figure.add_subplot()
+    right = ax.twinx()
+    _log(ax)
+    _log(right, "y")
+    art = {"figure": figure}
+    art["lat"], = ax.plot([], [], "-", color="#6a1b9a", label="latency (ms/token)")
+    art["lat_no"], = ax.plot([], [], ":", color="#6a1b9a", alpha=0.5)
+    art["target"] = ax.axhline(1, color="#b00020", linestyle="--", linewidth=1.2,
+                               label="latency target")
+    art["best"], = ax.plot([], [], "o", color="#b00020", markersize=9,
+                           label="best batch under target")
+    art["turn"] = ax.axvline(1, color="#757575", linestyle=":", linewidth=1)
+    art["turn_text"] = ax.text(1, 0.98, " matmuls compute-bound", fontsize=7, va="top",
+                               color="#424242", transform=ax.get_xaxis_transform())
+    art["rate"], = right.plot([], [], "-", color="#00838f", label="throughput")
+    art["rate_no"], = right.plot([], [], ":", color="#00838f", alpha=0.5)
+    ax.set_xlim(BATCHES[0], BATCHES[-1])
+    ax.set_xlabel("batch (sequences decoded together)")
+    ax.set_ylabel("latency per token (ms)", color="#6a1b9a")
+    right.set_ylabel("throughput (tokens/s)", color="#00838f")
+    handles = [art["lat"], art["rate"], art["target"], art["best"]]
+    ax.legend(handles, [h.get_label() for h in handles], loc="upper left", fontsize=7)
+
+    def render(v: dict) -> View:
+        kv = v["weights"]
+        sweep = inference.decode_sweep(v["model"], [v["chip"]], BATCHES, v["n_chips"],
+                                       v["context"], weight_dtype=v["weights"], kv_dtype=kv)
+        ms, rate, fits = sweep.seconds[0] * 1e3, sweep.tokens_per_second[0], sweep.fits[0]
+        turn = inference.compute_bound_batch(v["model"], v["chip"], v["n_chips"], v["context"],
+                                             weight_dtype=v["weights"], kv_dtype=kv)
+        turn_mm = inference.compute_bound_batch(v["model"], v["chip"], v["n_chips"], v["context"],
+                                                weight_dtype=v["weights"], kv_dtype=kv,
+                                                kinds=("matmul",))
+        try:
+            best = inference.best_batch(v["model"], v["chip"], v["n_chips"], max(v["context"], 1),
+                                        v["target_ms"] / 1e3, weight_dtype=v["weights"],
+                                        kv_dtype=kv)
+            best_text = (f"batch {best.batch:,}: {best.seconds * 1e3:,.1f} ms/token, "
+                         f"{best.tokens_per_second:,.0f} tokens/s")
+        except ValueError as error:
+            best, best_text = None, str(error)
+        art["lat"].set_data(BATCHES[fits], ms[fits])
+        art["lat_no"].set_data(BATCHES[~fits], ms[~fits])
+        art["rate"].set_data(BATCHES[fits], rate[fits])
+        art["rate_no"].set_data(BATCHES[~fits], rate[~fits])
+        art["target"].set_ydata([v["target_ms"], v["target_ms"]])
+        for axis, values in ((ax, np.append(ms, v["target_ms"])), (right, rate)):
+            axis.set_ylim(values.min() / 1.5, values.max() * 1.5)
+        art["turn"].set_visible(bool(np.isfinite(turn_mm)))
+        art["turn_text"].set_visible(bool(np.isfinite(turn_mm)))
+        if np.isfinite(turn_mm):
+            art["turn"].set_xdata([turn_mm, turn_mm])
+            art["turn_text"].set_x(turn_mm)
+        art["best"].set_data([best.batch] if best else [], [best.seconds * 1e3] if best else [])
+        ax.set_title(f"{v['model']} on {v['n_chips']} x {_label(v['chip'])} "
+                     "(dotted: does not fit)", fontsize=9)
+        text = table_html([
+            ("largest batch under the target", best_text),
+            ("batch where the matmuls turn compute-bound", "never" if not np.isfinite(turn_mm)
+             else f"{turn_mm:,.0f}"),
+            ("batch where the whole step turns compute-bound",
+             "never (KV-cache reads grow with batch)" if not np.isfinite(turn) else f"{turn:,.0f}"),
+            ("largest batch that fits", f"{int(BATCHES[fits].max()) if fits.any() else 0:,}+"
+             if fits.all() else f"{int(BATCHES[fits].max()) if fits.any() else 0:,}"),
+        ])
+        return View(figure=art["figure"], text=text, result=best,
+                    extras={"sweep": sweep, "compute_bound_batch": turn,
+                            "matmul_compute_bound_batch": turn_mm})
+
+    return Explorer(controls, render, title="Batch against latency and throughput", columns=3)
+
+
+def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
+    """Dollars per million generated tokens against batch, one line per chip."""
+    controls = {
+        "model": _dropdown(LANGUAGE_MODELS[:3], model, "model"),
+        "context": W.SelectionSlider(options=[512, 2048, 8192], value=2048,
+                                     description="context tokens", continuous_update=False,
+                                     style=_STYLE),
+        "price": _dropdown((("catalog list price", "list"), ("lowest sourced price", "lowest")),
+                           "list", "price"),
+    }
+    priced = [c for c in SERVING_CHIPS if chips.get(c).usd_per_hour is not None]
+
+    # One figure, built once; renders move the lines (new axes cost ~30 ms).
+    figure = new_figure(6.6, 3.2)
+    ax = figure.add_subplot()
+    _log(ax)
+    lines = {name: ax.plot([], [], color=_colour(name), label=_label(name),
+                           linestyle="-" if chips.get(name).kind == "tpu" else "--")[0]
+             for name in priced}
+    ax.set_xlim(BATCHES[0], BATCHES[-1])
+    ax.set_xlabel("batch")
+    ax.set_ylabel("USD per million tokens")
+    ax.set_title("solid: TPU, dashed: GPU", fontsize=9)
+    ax.legend(fontsize=7, ncol=2, loc="lower left")
+
+    def render(v: dict) -> View:
+        rows, result, low, high = [], {}, np.inf, 0.0
+        for name in priced:
+            chip = chips.get(name)
+            n = scenarios.replica_chips(v["model"], chip, headroom=1.5)
+            sweep = inference.decode_sweep(v["model"], [chip], BATCHES, n, v["context"])
+            hourly = min(p.usd_per_hour for p in price.price_points(chip)) \
+                if v["price"] == "lowest" else chip.usd_per_hour
+            fits = sweep.fits[0]
+            if not fits.any():
+                lines[name].set_data([], [])
+                continue
+            usd = np.array([price.usd_per_million_tokens(chip, r, n, usd_per_hour=hourly)
+                            for r in sweep.tokens_per_second[0][fits]])
+            lines[name].set_data(BATCHES[fits], usd)
+            low, high = min(low, usd.min()), max(high, usd.max())
+            result[chip.name] = (n, hourly, BATCHES[fits], usd)
+            rows.append((f"{n} x {chip.name} at ${hourly:g}/h", f"batch 1: ${usd[0]:,.2f}; "
+                         f"batch {BATCHES[fits][-1]:,}: ${usd[-1]:,.3f}"))
+        ax.set_ylim(low / 1.5, high * 1.5)
+        return View(figure=figure, text=table_html(rows, caption="cost per million generated "
+                                                   "tokens, batch 1 and the largest batch that "
+                                                   "fits"), result=result)
+
+    return Explorer(controls, render, title="Cost per million tokens", columns=3)
+
+
+def inference_quiz() -> MultipleChoice:
+    """Check yourself: why does a bigger batch make decode cheaper per token?"""
+    return multiple_choice(
+        "Decoding at batch 64 instead of batch 1 costs far less per token on every chip. Why?",
+        ["Bigger batches make each FLOP cheaper on the matrix unit.",
+         "Each step reads all the weights once, whatever the batch, so more sequences share "
+         "that read.",
+         "The KV cache shrinks as the batch grows.",
+         "Prefill happens less often at large batch."],
+        correct=1,
+        feedback=["A FLOP costs the same; at small batch the matrix unit mostly waits for "
+                  "memory, so FLOPs are not what you pay for.",
+                  "Yes: decode is memory-bound, and the weight read is shared by the batch "
+                  "until the step turns compute-bound (or the KV cache fills HBM).",
+                  "The opposite: each sequence brings its own KV cache, which grows with "
+                  "batch and context.",
+                  "Prefill is per request whatever the batch; the saving is in decode."])

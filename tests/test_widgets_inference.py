@@ -1,0 +1,84 @@
+"""Lesson 08's widgets, driven without a kernel: move a control, read what is shown."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import accelkit as ak
+from accelkit import inference, scenarios
+from accelkit.widgets import (batch_latency_explorer, inference_quiz, kv_cache_explorer,
+                              prefill_decode_explorer, serving_cost_explorer)
+
+
+def test_prefill_decode_explorer_shows_the_library_results():
+    w = prefill_decode_explorer()
+    p, d = w.view.result
+    n = w.view.extras["n_chips"]
+    assert n == scenarios.replica_chips("llama-3-8b", "H100", headroom=1.5)
+    assert p == inference.prefill("llama-3-8b", "H100", n, 1, 2048)
+    assert d == inference.decode_step("llama-3-8b", "H100", n, 1, 2048)
+    assert f"{p.seconds * 1e3:,.1f} ms" in w.html.value and p.bound == "compute"
+    w.controls["batch"].value = 256
+    p2, d2 = w.view.result
+    assert d2.batch == 256 and d2.tokens_per_second > 40 * d.tokens_per_second
+    assert w.image.value and w.renders == 2
+
+
+def test_kv_cache_explorer_follows_context_and_format():
+    w = kv_cache_explorer()
+    d = w.view.result
+    assert d == inference.decode_step("llama-3-70b", "H100", 8, 32, 8192)
+    assert w.view.extras["max_batch"] == inference.max_batch("llama-3-70b", "H100", 8, 8192)
+    assert "320 KiB" in w.html.value  # 2 x 80 layers x 8 KV heads x 128 x 2 bytes
+    w.controls["kv_dtype"].value = "int8"
+    assert w.view.result.kv_cache_bytes == pytest.approx(d.kv_cache_bytes / 2)
+    w.controls["context"].value = 131072
+    w.controls["batch"].value = 512
+    assert not w.view.result.fits and "NOT fit" in str(w.view.figure.axes[0].get_title())
+
+
+def test_batch_latency_explorer_marks_the_best_batch_and_turning_point():
+    w = batch_latency_explorer()
+    best = w.view.result
+    assert best == inference.best_batch("llama-3-70b", "TPU v5e", 16, 2048, 0.030)
+    assert f"batch {best.batch:,}" in w.html.value
+    assert w.view.extras["matmul_compute_bound_batch"] == pytest.approx(
+        inference.compute_bound_batch("llama-3-70b", "TPU v5e", 16, 2048, kinds=("matmul",)))
+    sweep = w.view.extras["sweep"]
+    ms = sweep.seconds[0] * 1e3
+    assert np.all(np.diff(ms) >= 0) and np.all(np.diff(sweep.tokens_per_second[0]) > 0)
+    w.controls["target_ms"].value = 100
+    assert w.view.result.batch >= best.batch
+    w.controls["target_ms"].value = 5  # below the weight-loading floor: explained, not raised
+    assert w.view.result is None and "even batch 1" in w.html.value
+    w.controls["weights"].value = "int8"
+    assert w.view.extras["matmul_compute_bound_batch"] < 200  # half the bf16 batch
+
+
+def test_serving_cost_explorer_prices_each_chip_and_price_source():
+    w = serving_cost_explorer()
+    n, hourly, batches, usd = w.view.result["NVIDIA H100 (SXM)"]
+    sweep = inference.decode_sweep("llama-3-70b", ["H100"], batches, n, 2048)
+    assert hourly == 10.8
+    assert usd == pytest.approx(sweep.usd_per_million_tokens[0])
+    w.controls["price"].value = "lowest"
+    n2, hourly2, _, usd2 = w.view.result["NVIDIA H100 (SXM)"]
+    assert hourly2 == 3.99 and usd2[0] == pytest.approx(usd[0] * 3.99 / 10.8)
+    assert "$3.99/h" in w.html.value
+
+
+def test_inference_quiz_feedback():
+    q = inference_quiz()
+    q.select(0)
+    right, message = q.check()
+    assert not right and "memory" in message
+    q.select(1)
+    assert q.check()[0]
+
+
+@pytest.mark.parametrize("factory", [prefill_decode_explorer, kv_cache_explorer,
+                                     batch_latency_explorer, serving_cost_explorer])
+def test_every_widget_has_a_picture_and_no_error_at_defaults(factory):
+    w = factory()
+    assert w.image.value and "⚠" not in w.html.value
