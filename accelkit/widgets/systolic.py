@@ -1,0 +1,417 @@
+"""Lesson 03's widgets: watch a systolic array multiply, cycle by cycle, and count memory reads.
+
+Every state drawn comes from :meth:`accelkit.systolic.SystolicArray.steps` (the cycle-by-cycle
+walk the reference simulator makes) and every count from ``SystolicArray.matmul`` /
+``estimate`` and :class:`accelkit.simd.SIMDMachine`; this module only chooses what to ask for
+and draws it.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import ipywidgets as W
+import numpy as np
+from matplotlib.figure import Figure
+
+from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.simd import SIMDMachine
+from accelkit.systolic import DATAFLOW_NAMES, SystolicArray, SystolicRun
+from accelkit.widgets._base import DPI, Explorer, View, table_html
+from accelkit.widgets._worked import WorkedProblem
+
+__all__ = ["systolic_animation", "reuse_comparison", "systolic_quiz", "systolic_worked_problem"]
+
+_STYLE = {"description_width": "initial"}
+#: What moves and what stays, per dataflow (the table in accelkit.systolic's docstring, in words).
+FLOW_STORY = {
+    "ws": "B (the weights) is shifted into the cells and stays; rows of A stream in from the "
+          "left; partial sums flow down and leave at the bottom.",
+    "os": "each cell owns one output C[m, n]; A streams in from the left, B from the top; the "
+          "sums stay in the cells.",
+    "is": "A (the input) is shifted into the cells and stays; columns of B stream in from the "
+          "left; partial sums flow down and leave at the bottom.",
+}
+# Cell colours: did a useful MAC this cycle / holds an operand but idle / holds nothing.
+_ACTIVE, _HOLDING, _EMPTY = (0.98, 0.55, 0.0), (0.82, 0.90, 0.97), (0.97, 0.97, 0.97)
+_WRITTEN, _PENDING = (0.78, 0.92, 0.78), (0.97, 0.97, 0.97)
+_MOVIES_KEPT = 12  # cached (dataflow, shape, double-buffer) choices: each holds its own figure
+
+
+def _figure(width: float, height: float) -> Figure:
+    # Fixed margins, not the constrained layout: a re-layout per frame costs more than the
+    # whole 50 ms budget on a 2-core machine.
+    return Figure(figsize=(width, height), dpi=DPI)
+
+
+def _freeze_background(figure: Figure, dynamic: list) -> None:
+    """Render everything but ``dynamic`` once and paste it back as one image on later draws.
+
+    Axes, ticks and labels cost more to draw than the whole 50 ms budget allows when a frame
+    is redrawn many times a second (text layout dominates); the picture they make never
+    changes, so it is drawn once, kept as pixels, and the axes are then switched off so that
+    each frame draws only the artists that change (their data transforms stay valid).
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    for artist in dynamic:
+        artist.set_visible(False)
+    canvas.draw()
+    background = np.asarray(canvas.buffer_rgba()).copy()
+    for artist in dynamic:
+        artist.set_visible(True)
+    for ax in figure.axes:
+        ax.set_axis_off()
+        ax.title.set_visible(False)
+    figure.figimage(background, xo=0, yo=0, origin="upper", zorder=-10)
+
+
+def _operands(M: int, N: int, K: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Small positive integers, so every product and sum fits in a cell's label."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(1, 10, (M, K)), rng.integers(1, 10, (K, N))
+
+
+def _value(x: float) -> str:
+    return "·" if np.isnan(x) else f"{x:.0f}"
+
+
+def _matrix_html(name: str, X: np.ndarray) -> str:
+    cells = "".join("<tr>" + "".join(f"<td style='padding:0 4px'>{v}</td>" for v in row) + "</tr>"
+                    for row in X)
+    return (f"<table style='display:inline-block;margin-right:1.5em;font-family:monospace'>"
+            f"<caption>{name} ({X.shape[0]}×{X.shape[1]})</caption>{cells}</table>")
+
+
+@dataclass
+class _Movie:
+    """One (dataflow, shape, double-buffer) choice: its steps, its run and a figure to redraw."""
+
+    steps: list
+    run: SystolicRun
+    macs_so_far: np.ndarray
+    figure: Figure
+    array_mesh: object
+    array_texts: list
+    output_mesh: object
+    title: object
+    operands: tuple
+
+
+def _grid(ax, rows: int, cols: int, colours: tuple) -> object:
+    """A rows × cols mesh of cells coloured by code (0, 1, 2 -> colours), row 0 at the top."""
+    from matplotlib.colors import ListedColormap
+
+    mesh = ax.pcolormesh(np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5,
+                         np.zeros((rows, cols)), cmap=ListedColormap(colours), vmin=-0.5,
+                         vmax=len(colours) - 0.5, edgecolors="white", linewidth=2)
+    ax.set_xlim(-0.5, cols - 0.5)
+    ax.set_ylim(rows - 0.5, -0.5)
+    ax.set_aspect("equal")
+    ax.set_xticks(range(cols))
+    ax.set_yticks(range(rows))
+    return mesh
+
+
+def _build_movie(rows: int, cols: int, flow: str, M: int, N: int, K: int, double_buffer: bool,
+                 seed: int) -> _Movie:
+    A, B = _operands(M, N, K, seed)
+    array = SystolicArray(rows, cols, flow, double_buffer=double_buffer)
+    steps = list(array.steps(A, B))
+    run = array.matmul(A, B)
+    macs_so_far = np.cumsum([s.active_macs for s in steps])
+    figure = _figure(8.2, 3.6)
+    left = figure.add_axes((0.08, 0.14, 0.5, 0.72))
+    right = figure.add_axes((0.66, 0.14, 0.31, 0.72))
+    array_mesh = _grid(left, rows, cols, (_EMPTY, _HOLDING, _ACTIVE))
+    left.set_xlabel("array column (cell)")
+    left.set_ylabel("array row (cell)")
+    size = 7 if max(rows, cols) <= 4 else 5
+    array_texts = [[left.text(c, r, "", ha="center", va="center", fontsize=size)
+                    for c in range(cols)] for r in range(rows)]
+    output_mesh = _grid(right, M, N, (_PENDING, _WRITTEN, _ACTIVE))
+    right.set_xlabel("n (column of C)")
+    right.set_ylabel("m (row of C)")
+    right.set_title("C = A·B: green = written to the buffer,\norange = written this cycle",
+                    fontsize=8)
+    title = figure.text(0.33, 0.92, "", ha="center", fontsize=9)
+    dynamic = [array_mesh, output_mesh, title] + [t for row in array_texts for t in row]
+    _freeze_background(figure, dynamic)
+    return _Movie(steps, run, macs_so_far, figure, array_mesh, array_texts, output_mesh, title,
+                  (A, B))
+
+
+def _draw_step(movie: _Movie, index: int, flow: str) -> None:
+    step = movie.steps[index]
+    holding = ~np.isnan(step.a) | ~np.isnan(step.b)
+    movie.array_mesh.set_array((holding.astype(int) + step.active).ravel())
+    for r, row in enumerate(movie.array_texts):
+        for c, text in enumerate(row):
+            if not holding[r, c]:
+                text.set_text("")
+                continue
+            ai, bi = step.a_index[r, c], step.b_index[r, c]
+            a = f"a[{ai[0]},{ai[1]}]={_value(step.a[r, c])}" if ai[0] >= 0 else "a –"
+            b = f"b[{bi[0]},{bi[1]}]={_value(step.b[r, c])}" if bi[0] >= 0 else "b –"
+            text.set_text(f"{a}\n{b}\nΣ={_value(step.psum[r, c])}")
+    written = ~np.isnan(step.output)
+    before = ~np.isnan(movie.steps[index - 1].output) if index else np.zeros_like(written)
+    movie.output_mesh.set_array((written.astype(int) + (written & ~before)).ravel())
+    phase = "loading the stationary tile" if step.phase == "load" else "computing"
+    movie.title.set_text(
+        f"{flow}: cycle {step.cycle + 1} of {len(movie.steps)}, fold {step.fold + 1} of "
+        f"{movie.run.folds}, {phase}; {step.active_macs} useful MACs")
+
+
+def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> Explorer:
+    """Watch a ``rows × cols`` systolic array multiply A (M×K) by B (K×N), cycle by cycle.
+
+    Controls: the dataflow (ws / os / is), M, N, K (1..8), double buffering, and the cycle
+    (a slider, a Play button linked to it, and step buttons). Each cell shows the A and B values
+    it holds (with their indices) and its partial sum; orange cells did a useful MAC this cycle;
+    the right panel is C as written to the output buffer so far. The step list of each choice
+    is computed once and cached, so scrubbing only redraws.
+
+    Args:
+        rows, cols: the array (small: every cell is labelled).
+        seed: seeds the random small-integer operands.
+    """
+    movies: OrderedDict[tuple, _Movie] = OrderedDict()
+
+    def movie_for(values: dict) -> _Movie:
+        key = (values["dataflow"], values["M"], values["N"], values["K"], values["double_buffer"])
+        if key in movies:
+            movies.move_to_end(key)
+        else:
+            movies[key] = _build_movie(rows, cols, *key, seed=seed)
+            if len(movies) > _MOVIES_KEPT:
+                movies.popitem(last=False)
+        return movies[key]
+
+    sizes = list(range(1, 9))
+    controls = {
+        "dataflow": W.ToggleButtons(options=[(f"{k} ({DATAFLOW_NAMES[k]})", k)
+                                             for k in ("ws", "os", "is")], value="ws",
+                                    description="dataflow", style=_STYLE),
+        "double_buffer": W.Checkbox(value=False, description="double buffering", indent=False),
+        "M": W.Dropdown(options=sizes, value=4, description="M", layout=W.Layout(width="9em")),
+        "N": W.Dropdown(options=sizes, value=4, description="N", layout=W.Layout(width="9em")),
+        "K": W.Dropdown(options=sizes, value=4, description="K", layout=W.Layout(width="9em")),
+        "cycle": W.IntSlider(value=0, min=0, max=1, description="cycle", continuous_update=True,
+                             style=_STYLE, layout=W.Layout(width="28em")),
+    }
+    slider = controls["cycle"]
+    first = movie_for({name: c.value for name, c in controls.items()})
+    slider.max = len(first.steps) - 1
+    slider.value = min(len(first.steps) - 1, 5)
+    play = W.Play(value=slider.value, min=0, max=slider.max, interval=500, description="play")
+    W.jslink((play, "value"), (slider, "value"))
+    holder: dict[str, Explorer] = {}
+
+    def set_last_cycle(last: int) -> None:
+        """Resize the cycle range without a nested render (the clamp would trigger one)."""
+        if slider.max == last:
+            return
+        explorer = holder.get("explorer")
+        if explorer is not None:
+            slider.unobserve(explorer._changed, names="value")
+        try:
+            slider.max = last
+            play.max = last
+        finally:
+            if explorer is not None:
+                slider.observe(explorer._changed, names="value")
+
+    def render(values: dict) -> View:
+        movie = movie_for(values)
+        set_last_cycle(len(movie.steps) - 1)
+        index = min(values["cycle"], len(movie.steps) - 1)
+        _draw_step(movie, index, values["dataflow"])
+        step, run = movie.steps[index], movie.run
+        M, N, K = run.M, run.N, run.K
+        text = (
+            f"<p><b>{values['dataflow']}</b> ({DATAFLOW_NAMES[values['dataflow']]}): "
+            f"{FLOW_STORY[values['dataflow']]}</p>"
+            + table_html([
+                ("cycle (of the whole run)", f"{step.cycle + 1} of {run.cycles}"),
+                ("fold, phase", f"{step.fold + 1} of {run.folds}, {step.phase}"),
+                ("useful MACs this cycle", f"{step.active_macs} of {rows * cols} cells"),
+                ("MACs done so far", f"{int(movie.macs_so_far[index])} of {run.macs}"),
+                ("utilization of the whole run", f"{run.utilization:.1%}"),
+                ("buffer reads: A, B", f"{run.sram_reads['A']} ({run.sram_reads['A'] / (M * K):g}"
+                                       f" per A value), {run.sram_reads['B']} "
+                                       f"({run.sram_reads['B'] / (K * N):g} per B value)"),
+            ])
+            + "<div style='margin-top:0.5em'>" + _matrix_html("A", movie.operands[0])
+            + _matrix_html("B", movie.operands[1])
+            + _matrix_html("C so far", np.where(np.isnan(step.output), "·",
+                                                np.nan_to_num(step.output).astype(int).astype(str)))
+            + "</div>"
+        )
+        return View(figure=movie.figure, text=text, result=step,
+                    extras={"run": run, "steps": len(movie.steps)})
+
+    explorer = Explorer(controls, render, title=f"A {rows}×{cols} systolic array, cycle by cycle")
+    holder["explorer"] = explorer
+
+    def nudge(delta: int) -> None:
+        slider.value = max(slider.min, min(slider.max, slider.value + delta))
+
+    back = W.Button(description="◀ step", layout=W.Layout(width="6em"))
+    forward = W.Button(description="step ▶", layout=W.Layout(width="6em"))
+    back.on_click(lambda _: nudge(-1))
+    forward.on_click(lambda _: nudge(+1))
+    explorer.play, explorer.back, explorer.forward = play, back, forward
+    header = list(explorer.widget.children[:1]) if explorer.title else []
+    explorer.widget.children = header + [
+        W.HBox([controls["dataflow"], controls["double_buffer"]]),
+        W.HBox([controls["M"], controls["N"], controls["K"]]),
+        W.HBox([play, back, forward, slider]),
+        explorer.image, explorer.html,
+    ]
+    return explorer
+
+
+# --------------------------------------------------------------------------------------------
+# How often each value is read: systolic buffer vs the SIMD machine's memories
+# --------------------------------------------------------------------------------------------
+
+#: The GPU-like machines compared (accelkit.simd defaults: 4 cores × 32 lanes, 8 resident warps).
+SIMD_MACHINES = {
+    "SIMD, naive kernel": dict(shared_memory=False),
+    "SIMD, tiled kernel": dict(),
+    "SIMD + 16×8×16 tensor core": dict(tensor_core=(16, 8, 16)),
+}
+
+
+def _simd_runs(n: int) -> dict[str, object]:
+    """The SIMD machines' runs of an n×n×n GEMM (they do not depend on the systolic array)."""
+    return {label: SIMDMachine(**options).estimate(M=n, N=n, K=n)
+            for label, options in SIMD_MACHINES.items()}
+
+
+def reuse_comparison() -> Explorer:
+    """How many times each value of A and B is read from memory, per machine, for an n×n×n GEMM.
+
+    Systolic: reads from the array's on-chip buffer (``run.sram_reads``); inside the array a
+    value is passed from cell to cell, not re-read. SIMD: reads from global memory
+    (``dram_reads``) and from shared memory (``sram_reads``).
+    """
+    controls = {
+        "n": W.Dropdown(options=[16, 32, 64, 128, 256], value=128, description="M = N = K",
+                        style=_STYLE),
+        "side": W.Dropdown(options=[4, 8, 16, 32, 64, 128], value=16, description="array side",
+                           style=_STYLE),
+        "dataflow": W.ToggleButtons(options=["ws", "os", "is"], value="ws",
+                                    description="dataflow", style=_STYLE),
+    }
+    figure = _figure(8.2, 3.3)
+    ax = figure.add_axes((0.08, 0.3, 0.62, 0.6))
+    machines = ["systolic"] + list(SIMD_MACHINES)
+    x = np.arange(len(machines))
+    width = 0.2
+    series = [("global", "A", -1.5, "A from global memory (DRAM)", "#1565c0", ""),
+              ("global", "B", -0.5, "B from global memory (DRAM)", "#64b5f6", ""),
+              ("sram", "A", 0.5, "A from on-chip SRAM", "#e65100", "//"),
+              ("sram", "B", 1.5, "B from on-chip SRAM", "#ffb74d", "//")]
+    bars = {}
+    for level, operand, offset, name, colour, hatch in series:
+        bars[level, operand] = ax.bar(x + offset * width, np.ones(len(x)), width, bottom=0.5,
+                                      label=name, color=colour, hatch=hatch, edgecolor="white")
+    ax.set_yscale("log", base=2)
+    ax.set_ylim(0.5, 512)  # fixed: every n offered reads each value at most n = 256 times
+    ax.set_yticks([1, 4, 16, 64, 256], ["1", "4", "16", "64", "256"])
+    ax.minorticks_off()
+    ax.set_xticks(x, [""] + [m.replace(", ", ",\n").replace(" + ", "\n+ ") for m in machines[1:]],
+                  fontsize=8)
+    ax.set_ylabel("reads per value (log scale)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    systolic_label = ax.text(0, -0.08, "", transform=ax.get_xaxis_transform(), ha="center",
+                             va="top", fontsize=8)
+    title = figure.text(0.39, 0.93, "", ha="center", fontsize=9)
+    _freeze_background(figure, [p for group in bars.values() for p in group]
+                       + [systolic_label, title])
+    simd_cache: dict[int, dict] = {}
+
+    def render(values: dict) -> View:
+        n, side, flow = values["n"], values["side"], values["dataflow"]
+        if n not in simd_cache:  # the SIMD runs do not depend on the array: compute once per n
+            simd_cache[n] = _simd_runs(n)
+        label = f"systolic {side}×{side} ({flow})"
+        runs = {label: SystolicArray(side, side, flow).estimate(M=n, N=n, K=n), **simd_cache[n]}
+        elements = n * n
+        rows = []
+        for i, run in enumerate(runs.values()):
+            reads = {"sram": run.sram_reads, "global": getattr(run, "dram_reads", {})}
+            for (level, operand), group in bars.items():
+                per_value = reads[level].get(operand, 0) / elements
+                group[i].set_height(max(per_value - 0.5, 0.0))
+                group[i].set_visible(per_value > 0)
+            rows.append((list(runs)[i],
+                         f"on-chip SRAM {reads['sram']['A'] / elements:g} / "
+                         f"{reads['sram']['B'] / elements:g}, global memory "
+                         f"{reads['global'].get('A', 0) / elements:g} / "
+                         f"{reads['global'].get('B', 0) / elements:g}; {run.cycles:,} cycles"))
+        systolic_label.set_text(f"systolic {side}×{side}\n({flow})")
+        title.set_text(f"How many times each value of A and B is read, M = N = K = {n}")
+        text = table_html(rows, caption="Reads per value of A / B (the bars). The systolic engine "
+                          "models only the array's own buffer, not the DRAM behind it.")
+        return View(figure=figure, text=text, result=runs)
+
+    return Explorer(controls, render, title="Reuse: how often each operand value is read",
+                    columns=3)
+
+
+# --------------------------------------------------------------------------------------------
+# Check yourself, and the worked problem
+# --------------------------------------------------------------------------------------------
+
+
+def systolic_quiz() -> MultipleChoice:
+    """Check yourself: in a weight-stationary array, how often is each weight read per fold?"""
+    return multiple_choice(
+        "A 128×128 weight-stationary array multiplies A (M×128) by a 128×128 weight tile B. "
+        "During that one fold, how many times is each value of B read from the buffer?",
+        ["once, whatever M is", "M times, once per row of A", "128 times, once per array column",
+         "twice: once to load, once to drain"],
+        correct=0,
+        feedback=[
+            "B is shifted into the cells once and stays; all M rows of A stream past it. That "
+            "is the whole point: reuse by holding, not by re-reading.",
+            "That is what a processor without reuse would do. Here the weight stays in its cell "
+            "while the M rows of A flow past it.",
+            "Values move between cells through wires, not through the buffer: a weight reaches "
+            "its cell by being passed down, and is read from the buffer only once.",
+            "Nothing is drained from the B side: what leaves the bottom are partial sums of C.",
+        ])
+
+
+def systolic_worked_problem(M: int = 512, N: int = 384, K: int = 256, side: int = 128
+                            ) -> WorkedProblem:
+    """Folds, cycles, utilization and reads of one GEMM on a weight-stationary array."""
+    def answer() -> str:
+        plain = SystolicArray(side, side, "ws").estimate(M=M, N=N, K=K)
+        doubled = SystolicArray(side, side, "ws", double_buffer=True).estimate(M=M, N=N, K=K)
+        per_fold = plain.cycles // plain.folds  # every fold lasts the same
+        return (
+            f"<ol><li>ws maps B (K×N = {K}×{N}) on the array: ⌈{K}/{side}⌉ × ⌈{N}/{side}⌉ = "
+            f"{plain.row_folds} × {plain.col_folds} = <b>{plain.folds} folds</b>.</li>"
+            f"<li>Each fold: load {side} rows of weights, then stream M = {M} rows of A with the "
+            f"skew: 2R + C + M − 2 = {per_fold} cycles; {plain.folds} folds → "
+            f"<b>{plain.cycles:,} cycles</b>.</li>"
+            f"<li>Utilization = M·N·K / (R·C·cycles) = {plain.macs:,} / ({side * side:,} × "
+            f"{plain.cycles:,}) = <b>{plain.utilization:.1%}</b>.</li>"
+            f"<li>Each A value is read once per column fold: {plain.sram_reads['A']:,} reads / "
+            f"{M * K:,} values = <b>{plain.sram_reads['A'] / (M * K):g}</b>; each weight once: "
+            f"{plain.sram_reads['B'] / (K * N):g}.</li>"
+            f"<li>Double buffering hides the {side}-cycle load of every fold but the first: "
+            f"{doubled.cycles:,} cycles, utilization {doubled.utilization:.1%} "
+            f"(saves {plain.cycles - doubled.cycles:,} cycles).</li></ol>")
+
+    return WorkedProblem(
+        f"A {side}×{side} weight-stationary array computes A·B with A {M}×{K} and B {K}×{N}. "
+        "How many folds? How many cycles (no double buffering)? What utilization? How many "
+        "times is each value of A read from the array's buffer? What does double buffering "
+        "save?", answer)
