@@ -1,0 +1,344 @@
+"""Lesson 07's widgets: plan a training run, see when gradient communication sets the pace, and
+hold the model against published runs.
+
+Every number comes from :func:`accelkit.training.estimate`; this module gathers inputs and draws.
+The published figures the lesson compares with live in :data:`PUBLISHED_RUNS`, each with its source.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import NamedTuple
+
+import ipywidgets as W
+from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+
+from accelkit import chips, models, price, training
+from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._worked import WorkedProblem
+
+__all__ = ["training_planner", "communication_explorer", "published_runs", "training_quiz",
+           "training_worked_problem"]
+
+_STYLE = {"description_width": "initial"}
+
+#: Scale-out bandwidth per GPU beyond the NVLink domain: one 400 Gb/s NDR InfiniBand NIC per H100
+#: (DGX H100: "Each H100 GPU in the system is connected to an NVIDIA CX-7 Infiniband 400 NDR NIC",
+#: mlcommons/inference_results_v3.1 closed/NVIDIA/documentation/start_from_device/dgx-h100.md),
+#: i.e. 50 GB/s each way, counted bidirectionally (100 GB/s) like the catalog's interconnect figures.
+INFINIBAND_BYTES_PER_SECOND = 100e9
+
+
+class PublishedRun(NamedTuple):
+    """A training run's stated inputs and the figures its authors reported, with sources."""
+
+    name: str
+    model: str
+    tokens: float
+    chip: str
+    n_chips: int
+    mfu: float
+    inputs_source: str
+    reported_flops: float | None
+    reported_days: float | None
+    reported_chip_hours: float | None
+    reported_source: str
+    note: str
+
+
+PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
+    PublishedRun(
+        "Scaling book: LLaMA-3-70B on a TPU v5p pod", "llama-3-70b", 15e12, "TPU v5p", 8960, 0.40,
+        "jax-ml/scaling-book applied-training.md: 15T tokens, 8960 TPU v5p chips, 40% MFU",
+        6.3e24, 44.0, None,
+        "jax-ml/scaling-book applied-training.md: 6.3e24 FLOPs, about 44 days",
+        "a worked estimate, not a measured run: it shows the arithmetic agrees, not wall-clock"),
+    PublishedRun(
+        "Llama 3.1 405B on 16k H100", "llama-3.1-405b", 15.6e12, "H100", 16384, 0.40,
+        "Llama Team 2024, 'The Llama 3 Herd of Models', arXiv:2407.21783: 15.6T tokens, 16,384 "
+        "H100 GPUs, BF16 MFU 38-43% (Table 4); 40% used here",
+        3.8e25, None, 30.84e6,
+        "FLOPs: arXiv:2407.21783 (3.8e25); GPU-hours: meta-llama/llama-models "
+        "models/llama3_1/MODEL_CARD.md (30.84M H100-80GB GPU hours, TDP 700 W)",
+        "reported GPU-hours include failures and restarts (466 job interruptions in a 54-day "
+        "snapshot, arXiv:2407.21783 §3.3.4), long-context and annealing stages, and checkpoints"),
+    PublishedRun(
+        "Llama 3.1 70B on H100", "llama-3-70b", 15e12, "H100", 16384, 0.40,
+        "meta-llama/llama-models models/llama3_1/MODEL_CARD.md: ~15T tokens on H100-80GB; chip "
+        "count and MFU for the 70B are not published (16,384 and 40% assumed, as for the 405B)",
+        None, None, 7.0e6,
+        "meta-llama/llama-models models/llama3_1/MODEL_CARD.md (7.0M H100-80GB GPU hours)",
+        "the MFU of a 70B run on many GPUs is likely below the 405B's: less work per GPU per step"),
+    PublishedRun(
+        "GPT-3 175B", "gpt-3-175b", 300e9, "V100", 1024, 0.30,
+        "Brown et al. 2020, arXiv:2005.14165, section 2.2: 300B training tokens; trained on V100s "
+        "(chip count and MFU not published: 1024 and 30% are placeholders)",
+        3.14e23, None, None,
+        "Brown et al. 2020, arXiv:2005.14165, Table D.1 (3.14e23 total training FLOPs)",
+        "only the FLOPs can be checked: no chip count or wall-clock was published"),
+)
+
+_TRANSFORMERS = tuple(n for n in models.names() if isinstance(models.get(n), models.Transformer))
+_TOKENS = (1e10, 3e10, 1e11, 3e11, 1e12, 3e12, 1e13, 1.5e13, 3e13)
+_CHIP_COUNTS = (1, 8, 64, 256, 1024, 2048, 4096, 8192, 8960, 16384, 32768)
+
+
+def _frame(width: float, height: float, left: float = 0.12, bottom: float = 0.2):
+    """A figure with fixed margins and no layout engine: the layout pass would cost more than the
+    rest of a render."""
+    figure = new_figure(width, height)
+    figure.set_layout_engine("none")
+    figure.subplots_adjust(left=left, right=0.97, bottom=bottom, top=0.88)
+    return figure
+
+
+def _log_ticks(axis, ticks: list[float], labels: list[str]) -> None:
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_major_formatter(FixedFormatter(labels))
+    axis.set_minor_locator(NullLocator())
+
+
+def _network_bandwidth(chip: chips.Chip, n_chips: int, network: str) -> float | None:
+    """The all-reduce bandwidth to pass to ``training.estimate``: the catalog's interconnect inside
+    the chip's domain (ICI pod, NVLink node); beyond a GPU's NVLink domain, InfiniBand if asked."""
+    beyond = chip.max_domain_chips is not None and n_chips > chip.max_domain_chips
+    if network == "infiniband" and chip.kind == "gpu" and beyond:
+        return INFINIBAND_BYTES_PER_SECOND
+    return None
+
+
+# -- 1. plan a run ------------------------------------------------------------------------------
+
+def training_planner() -> Explorer:
+    """Pick model, tokens, chip, chip count and MFU; see FLOPs, days, chip-hours, dollars, energy,
+    memory per chip and whether the gradient all-reduce hides behind the backward pass."""
+    controls = {
+        "model": W.Dropdown(options=_TRANSFORMERS, value="llama-3-70b", description="model",
+                            style=_STYLE),
+        "tokens": W.SelectionSlider(options=[(f"{t:.3g}", t) for t in _TOKENS], value=1.5e13,
+                                    description="tokens D", continuous_update=False, style=_STYLE),
+        "chip": W.Dropdown(options=chips.names(), value=chips.get("v5p").name,
+                           description="chip", style=_STYLE),
+        "n_chips": W.SelectionSlider(options=_CHIP_COUNTS, value=8960, description="chips",
+                                     continuous_update=False, style=_STYLE),
+        "mfu": W.FloatSlider(value=0.4, min=0.05, max=0.8, step=0.05, description="MFU",
+                             readout_format=".0%", continuous_update=False, style=_STYLE),
+        "batch": W.SelectionSlider(options=[(f"{b / 1e6:g}M", b) for b in (1e6, 4e6, 16e6, 64e6)],
+                                   value=4e6, description="global batch (tokens)",
+                                   continuous_update=False, style=_STYLE),
+        "network": W.ToggleButtons(options=[("catalog interconnect", "catalog"),
+                                            ("GPUs: InfiniBand beyond the node", "infiniband")],
+                                   value="infiniband", description="all-reduce over",
+                                   style=_STYLE),
+    }
+    figure = _frame(6.4, 2.4, left=0.3)
+    ax = figure.add_subplot()
+    bars = ax.barh(["compute (6·N·D)", "exposed all-reduce"], [1.0, 1.0],
+                   color=["#2e7d32", "#c62828"])
+    labels = [ax.text(1, i, "", va="center", fontsize=8) for i in range(2)]
+    ax.invert_yaxis()
+    ax.set_xlabel("days")
+    title = ax.set_title("")
+
+    def render(values: dict) -> View:
+        chip = chips.get(values["chip"])
+        n = values["n_chips"]
+        est = training.estimate(
+            model=values["model"], tokens=values["tokens"], chip=chip, n_chips=n,
+            mfu=values["mfu"], batch_tokens=values["batch"],
+            interconnect_bytes_per_second=_network_bandwidth(chip, n, values["network"]))
+        days = [est.compute_seconds / training.SECONDS_PER_DAY,
+                est.communication_seconds / training.SECONDS_PER_DAY]
+        for bar, text, value in zip(bars, labels, days):
+            bar.set_width(value)
+            text.set_x(value)
+            text.set_text(f" {value:,.3g}")
+        ax.set_xlim(0, max(days) * 1.25 or 1)
+        title.set_text(f"{est.model} on {n:,} × {chip.name}: {est.days:,.1f} days")
+        bound = ("n/a (one chip)" if est.communication_bound is None else
+                 "communication" if est.communication_bound else "compute (all-reduce hidden)")
+        rows = [("FLOPs (6·N·D)", f"{est.flops:.3g}"), ("days", f"{est.days:,.1f}"),
+                ("chip-hours", f"{est.chip_hours:,.0f}"),
+                ("dollars (list price)", "no published price" if est.usd is None
+                 else f"${est.usd:,.0f}"),
+                ("energy at TDP", "no published power" if est.joules is None
+                 else f"{est.joules / 3.6e9:,.0f} MWh"),
+                ("memory per chip (sharded)", f"{est.memory_bytes_per_chip / 1e9:,.1f} GB of "
+                 f"{est.hbm_bytes / 1e9:,.0f} GB" + ("" if est.fits else " — does NOT fit")),
+                ("what sets the pace", bound)]
+        if est.critical_tokens_per_chip is not None:
+            rows.append(("tokens per chip per step / critical",
+                         f"{est.tokens_per_chip:,.0f} / {est.critical_tokens_per_chip:,.0f}"))
+        bandwidth = _network_bandwidth(chip, n, values["network"])
+        shown = [note for note in est.notes if "fit" in note
+                 or ("domain" in note and bandwidth is None)]
+        if bandwidth is not None:
+            shown.append(f"beyond the {chip.max_domain_chips}-GPU NVLink node the all-reduce runs "
+                         f"over InfiniBand at {bandwidth / 1e9:g} GB/s per GPU (400 Gb/s NDR, "
+                         "bidirectional)")
+        notes = "".join(f"<br><small>⚠ {note}</small>" for note in shown)
+        return View(figure=figure, text=table_html(rows) + notes, result=est)
+
+    return Explorer(controls, render, title="Plan a training run", columns=2)
+
+
+# -- 2. when communication sets the pace --------------------------------------------------------
+
+def communication_explorer() -> Explorer:
+    """Per optimizer step, the data-parallel gradient all-reduce over the backward pass, as the
+    chip count grows at a fixed global batch: a TPU v5p pod (ICI torus up to 8,960 chips) against
+    H100s (NVLink inside an 8-GPU node, InfiniBand beyond). Above 1, communication sets the pace."""
+    controls = {
+        "model": W.Dropdown(options=_TRANSFORMERS, value="llama-3-70b", description="model",
+                            style=_STYLE),
+        "batch": W.SelectionSlider(options=[(f"{b / 1e6:g}M", b) for b in (1e6, 4e6, 16e6, 64e6)],
+                                   value=4e6, description="global batch (tokens)",
+                                   continuous_update=False, style=_STYLE),
+        "mfu": W.FloatSlider(value=0.4, min=0.05, max=0.8, step=0.05, description="MFU",
+                             readout_format=".0%", continuous_update=False, style=_STYLE),
+    }
+    counts = [8, 16, 64, 256, 1024, 4096, 8960, 16384]
+    systems = {"TPU v5p (ICI pod)": (chips.get("v5p"), "catalog", "#1565c0"),
+               "H100 (NVLink 8, then IB)": (chips.get("H100"), "infiniband", "#2e7d32"),
+               "H100 (all NVLink, hypothetical)": (chips.get("H100"), "catalog", "#a5d6a7")}
+    figure = _frame(6.2, 2.8, left=0.12)
+    ax = figure.add_subplot()
+    lines = {name: ax.plot(counts, [1.0] * len(counts), "o-", color=colour, label=name,
+                           markersize=4)[0] for name, (_, _, colour) in systems.items()}
+    ax.axhline(1.0, color="#555", linestyle="--", linewidth=1)
+    ax.text(counts[0], 1.3, "comm.-bound ↑", fontsize=8, color="#555")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _log_ticks(ax.xaxis, [8, 64, 1024, 8960], ["8", "64", "1,024", "8,960"])
+    _log_ticks(ax.yaxis, [0.01, 0.1, 1, 10, 100], ["0.01", "0.1", "1", "10", "100"])
+    ax.set_ylim(0.003, 300)
+    ax.set_xlabel("chips (data parallel, fixed global batch)")
+    ax.set_ylabel("all-reduce ÷ backward time")
+    ax.legend(loc="lower right", fontsize=7)
+    title = ax.set_title("")
+
+    def render(values: dict) -> View:
+        ratios, crossing = {}, {}
+        for name, (chip, network, _) in systems.items():
+            series = []
+            for n in counts:
+                est = training.estimate(
+                    model=values["model"], tokens=values["batch"], chip=chip, n_chips=n,
+                    mfu=values["mfu"], batch_tokens=values["batch"],
+                    interconnect_bytes_per_second=_network_bandwidth(chip, n, network))
+                series.append(est.allreduce_seconds_per_step / est.backward_seconds_per_step)
+            lines[name].set_ydata(series)
+            ratios[name] = dict(zip(counts, series))
+            crossing[name] = next((n for n, r in zip(counts, series) if r > 1), None)
+        title.set_text(f"{values['model']}, {values['batch'] / 1e6:g}M-token batch")
+        rows = [(f"{name}: communication-bound from",
+                 f"{crossing[name]:,} chips" if crossing[name] else "never, up to 16,384")
+                for name in systems]
+        return View(figure=figure, text=table_html(rows),
+                    result=SimpleNamespace(ratios=ratios, first_communication_bound=crossing))
+
+    return Explorer(controls, render, title="When does gradient communication set the pace?",
+                    columns=3)
+
+
+# -- 3. published runs --------------------------------------------------------------------------
+
+def _estimate_run(run: PublishedRun) -> training.TrainingEstimate:
+    return training.estimate(model=run.model, tokens=run.tokens, chip=run.chip,
+                             n_chips=run.n_chips, mfu=run.mfu)
+
+
+def published_runs() -> Explorer:
+    """Pick a published run: its stated inputs go into ``training.estimate``; the chart puts our
+    compute-only figure beside the one its authors reported."""
+    controls = {"run": W.Dropdown(options=[(r.name, i) for i, r in enumerate(PUBLISHED_RUNS)],
+                                  value=1, description="published run", style=_STYLE,
+                                  layout=W.Layout(width="420px"))}
+    estimates = [_estimate_run(r) for r in PUBLISHED_RUNS]
+    figure = _frame(6.4, 2.4, left=0.3)
+    ax = figure.add_subplot()
+    bars = ax.barh(["ours: compute only", "reported"], [1.0, 1.0], color=["#1565c0", "#ef6c00"])
+    labels = [ax.text(1, i, "", va="center", fontsize=8) for i in range(2)]
+    ax.invert_yaxis()
+    title = ax.set_title("")
+
+    def render(values: dict) -> View:
+        run, est = PUBLISHED_RUNS[values["run"]], estimates[values["run"]]
+        if run.reported_chip_hours is not None:
+            ours, theirs, unit = est.chip_hours / 1e6, run.reported_chip_hours / 1e6, "million chip-hours"
+        elif run.reported_days is not None:
+            ours, theirs, unit = est.days, run.reported_days, "days"
+        else:
+            ours, theirs, unit = est.flops, run.reported_flops, "FLOPs"
+        for bar, text, value in zip(bars, labels, (ours, theirs)):
+            bar.set_width(value)
+            text.set_x(value)
+            text.set_text(f" {value:,.3g}")
+        ax.set_xlim(0, max(ours, theirs) * 1.3)
+        ax.set_xlabel(unit)
+        title.set_text(f"{run.name}: reported ÷ ours = {theirs / ours:.2f}")
+        rows = [("inputs", f"{run.model}, {run.tokens:.3g} tokens, {run.n_chips:,} × "
+                           f"{est.chip}, MFU {run.mfu:.0%}"),
+                ("FLOPs: ours / reported", f"{est.flops:.3g} / "
+                 + (f"{run.reported_flops:.3g}" if run.reported_flops else "not reported")),
+                ("compute-only days (ours)", f"{est.days:,.1f}"),
+                ("compute-only chip-hours (ours)", f"{est.chip_hours:,.3g}"),
+                ("reported", f"{theirs:,.3g} {unit}"),
+                ("why they differ", run.note),
+                ("inputs from", run.inputs_source), ("reported figure from", run.reported_source)]
+        result = SimpleNamespace(run=run, estimate=est, ours=ours, reported=theirs, unit=unit,
+                                 ratio=theirs / ours)
+        return View(figure=figure, text=table_html(rows), result=result)
+
+    return Explorer(controls, render, title="Published training runs against the model", columns=1)
+
+
+# -- check yourself and the worked problem ------------------------------------------------------
+
+def training_quiz() -> MultipleChoice:
+    """What happens to a data-parallel run's step when the chip count grows at a fixed batch."""
+    return multiple_choice(
+        "You keep the global batch fixed and go from 1,024 to 16,384 H100s (beyond the NVLink node, "
+        "over InfiniBand). What happens to each optimizer step?",
+        ["Both the backward pass and the gradient all-reduce get 16× shorter.",
+         "The backward pass gets about 16× shorter; the all-reduce does not, so it can stop "
+         "hiding behind the backward pass and set the pace.",
+         "The all-reduce gets 16× longer because there are 16× more chips.",
+         "Nothing changes: the model FLOPs are the same."],
+        correct=1,
+        feedback=["Each chip still sends about 2× the gradient bytes in a ring all-reduce, however "
+                  "many chips share the work.",
+                  "Per-chip compute shrinks with the tokens per chip; the ring all-reduce moves "
+                  "2(n−1)/n × the gradients per chip, nearly constant. Fewer tokens per chip than "
+                  "the critical number and communication wins.",
+                  "A ring all-reduce's per-chip traffic is 2(n−1)/n of the gradients: it barely "
+                  "grows with n.",
+                  "Total FLOPs are the same, but they are spread over more chips: per-step compute "
+                  "time falls while communication does not."])
+
+
+def training_worked_problem() -> WorkedProblem:
+    """Llama-3-8B on 15T tokens on 1,024 H100s at 40% MFU: FLOPs, days, GPU-hours and dollars at
+    two price sources — computed with ``training.estimate`` and ``price`` when revealed."""
+    question = ("Train llama-3-8b (take N from the catalog) on 15 trillion tokens with 1,024 H100s "
+                "at 40% MFU. (1) How many FLOPs? (2) How many days, compute only? (3) How many "
+                "GPU-hours, and what do they cost at the catalog (Google Cloud) price and at "
+                "Lambda's? (4) Would the run still fit in time if MFU fell to 30%?")
+
+    def answer() -> str:
+        est = training.estimate(model="llama-3-8b", tokens=15e12, chip="H100", n_chips=1024,
+                                mfu=0.4)
+        lambda_price = min(p.usd_per_hour for p in price.alternatives("H100"))
+        lambda_usd = price.usd("H100", est.seconds, 1024, usd_per_hour=lambda_price)
+        slower = training.estimate(model="llama-3-8b", tokens=15e12, chip="H100", n_chips=1024,
+                                   mfu=0.3)
+        return (f"<ol><li>6·N·D = 6 × {est.params:.3g} × 1.5e13 = <b>{est.flops:.3g} FLOPs</b>."
+                f"</li><li>{est.flops:.3g} / (1,024 × {si(est.peak_flops_per_chip, 'FLOP/s')} × "
+                f"0.4) = {est.seconds:.3g} s = <b>{est.days:,.1f} days</b>.</li>"
+                f"<li>{est.chip_hours:,.0f} GPU-hours: <b>${est.usd:,.0f}</b> at the catalog "
+                f"price, <b>${lambda_usd:,.0f}</b> at ${lambda_price:.2f}/h — the price source "
+                f"moves the bill {est.usd / lambda_usd:.1f}×, more than any MFU tuning.</li>"
+                f"<li>At 30% MFU: {slower.days:,.1f} days (time scales as 1/MFU).</li></ol>")
+
+    return WorkedProblem(question, answer)
