@@ -82,3 +82,15 @@ def test_inference_quiz_feedback():
 def test_every_widget_has_a_picture_and_no_error_at_defaults(factory):
     w = factory()
     assert w.image.value and "⚠" not in w.html.value
+
+
+def test_worked_problem_hides_then_computes_its_answer():
+    from accelkit.widgets import inference_worked_problem
+
+    w = inference_worked_problem()
+    assert not w.revealed and w.answer_html.value == ""
+    text = w.reveal()
+    limit = inference.max_batch("llama-3-70b", "H100", 8, 4096)
+    full = inference.decode_step("llama-3-70b", "H100", 8, limit, 4096)
+    assert f"<b>{limit}</b>" in text and f"${full.usd_per_million_tokens:.2f}" in text
+    assert w.revealed and w.answer_html.value == text

@@ -13,9 +13,10 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 from accelkit import chips, inference, models, price, roofline, scenarios
 from accelkit.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._worked import WorkedProblem
 
-__all__ = ["batch_latency_explorer", "inference_quiz", "kv_cache_explorer",
-           "prefill_decode_explorer", "serving_cost_explorer"]
+__all__ = ["batch_latency_explorer", "inference_quiz", "inference_worked_problem",
+           "kv_cache_explorer", "prefill_decode_explorer", "serving_cost_explorer"]
 
 LANGUAGE_MODELS = ("llama-3-8b", "llama-2-13b", "llama-3-70b", "llama-3.1-405b")
 SERVING_CHIPS = ("TPU v5e", "TPU v6e (Trillium)", "TPU v5p", "NVIDIA L4", "NVIDIA A100 (SXM 80GB)",
@@ -305,3 +306,40 @@ def inference_quiz() -> MultipleChoice:
                   "The opposite: each sequence brings its own KV cache, which grows with "
                   "batch and context.",
                   "Prefill is per request whatever the batch; the saving is in decode."])
+
+
+def inference_worked_problem() -> WorkedProblem:
+    """Llama-3-70B on 8 H100s: latency floor, B*, the batch that fits, and the price of a token."""
+    model, chip, n, context = "llama-3-70b", "H100", 8, 4096
+
+    def answer() -> str:
+        m, c = models.get(model), chips.get(chip)
+        one = inference.decode_step(model, chip, n, 1, context)
+        floor = m.weight_bytes("bf16") / (n * c.hbm_bytes_per_second)
+        b_star = inference.compute_bound_batch(model, chip, n, kinds=("matmul",))
+        limit = inference.max_batch(model, chip, n, context)
+        full = inference.decode_step(model, chip, n, limit, context)
+        capped = (" — fewer than B*: memory caps the batch before the matmuls are busy"
+                  if limit < b_star else " — more than B*, yet attention over the cache keeps "
+                  "the whole step memory-bound")
+        return (
+            f"<ol><li>Batch 1 reads every weight once: {m.weight_bytes('bf16') / 1e9:,.0f} GB over "
+            f"{n} × {c.hbm_bytes_per_second / 1e12:.2f} TB/s = <b>{floor * 1e3:.2f} ms</b>; the "
+            f"library, which reads only the embedding rows it needs but adds the KV cache, says "
+            f"{one.seconds * 1e3:.2f} ms."
+            f"</li><li>B* ≈ ridge × 2 bytes / 2 = ridge = {c.ridge_flops_per_byte():,.0f}; the "
+            f"library solves it over every operation: <b>{b_star:,.0f}</b>.</li>"
+            f"<li>HBM {n * c.hbm_bytes / 1e9:,.0f} GB − weights {m.weight_bytes('bf16') / 1e9:,.0f}"
+            f" GB, over {(context + 1) * m.kv_cache_bytes_per_token() / 1e9:.2f} GB of cache per "
+            f"sequence: <b>{limit}</b> sequences fit{capped}.</li><li>At batch {limit} a step takes "
+            f"{full.seconds * 1e3:.1f} ms ({full.bound}-bound) and yields "
+            f"{full.tokens_per_second:,.0f} tokens/s; {n} chips at ${c.usd_per_hour:g}/h cost "
+            f"<b>${full.usd_per_million_tokens:.2f} per million tokens</b>, against "
+            f"${one.usd_per_million_tokens:,.0f} at batch 1.</li></ol>")
+
+    return WorkedProblem(
+        f"Serve {model} in bf16 on {n} H100s (catalog figures) with {context:,}-token contexts. "
+        "(1) What is the shortest possible time per generated token at batch 1? (2) At what "
+        "batch do the decode matmuls turn compute-bound? (3) How many sequences fit in HBM "
+        "beside the weights? (4) At that batch, how long is a step and what does a million "
+        "generated tokens cost?", answer)
