@@ -1,0 +1,87 @@
+"""Exercises for lesson 08 · inference. Expected values come from the library."""
+
+from __future__ import annotations
+
+from accelkit import inference, models, price
+from accelkit.exercises._core import ChoiceQuestion, ExplainQuestion, FunctionQuestion, NumberQuestion
+
+q1 = NumberQuestion(
+    "q1",
+    "How many bytes of KV cache does one token of Llama-3-70B leave behind, in bf16? "
+    "(80 layers, 8 KV heads, head_dim 128; ±1%)",
+    expected=lambda: models.get("llama-3-70b").kv_cache_bytes_per_token("bf16"),
+    rel_tol=0.01,
+    hints=["A key and a value per layer per KV head, each head_dim numbers wide.",
+           "2 × layers × kv_heads × head_dim × bytes per number."],
+    solution="import accelkit as ak\n"
+             "m = ak.models.get('llama-3-70b')\n"
+             "q1_answer = 2 * m.layers * m.kv_heads * m.head_dim * 2",
+    too_high="Too high: grouped-query attention stores 8 KV heads, not all 64 query heads.",
+    too_low="Too low: count both keys and values, in every layer, 2 bytes each.")
+
+q2 = NumberQuestion(
+    "q2",
+    "At what batch do Llama-3-70B's decode matmuls turn compute-bound on one H100 with bf16 "
+    "weights? Use the closed form of section 2. (±10%)",
+    expected=lambda: inference.compute_bound_batch("llama-3-70b", "H100", kinds=("matmul",)),
+    rel_tol=0.10,
+    hints=["The matmuls' intensity is 2B FLOPs per b_w bytes of weight: set it equal to the ridge.",
+           "B* ≈ ridge × bytes per weight / 2; the ridge is ak.chips.get('H100').ridge_flops_per_byte()."],
+    solution="import accelkit as ak\n"
+             "q2_answer = ak.chips.get('H100').ridge_flops_per_byte('bf16') * 2 / 2",
+    too_high="Too high: bf16 weights are 2 bytes, and each weight does 2 FLOPs per sequence.",
+    too_low="Too low: divide peak FLOP/s by bandwidth in bytes/s, not bits or GB.")
+
+
+def _usd_per_million_tokens(usd_per_hour: float, n_chips: int, step_seconds: float,
+                            batch: int) -> float:
+    return price.usd_per_million_tokens("H100", batch / step_seconds, n_chips,
+                                        usd_per_hour=usd_per_hour)
+
+
+q3 = FunctionQuestion(
+    "q3",
+    "Write usd_per_million_tokens(usd_per_hour, n_chips, step_seconds, batch): the dollars per "
+    "million generated tokens when n_chips chips, each rented at usd_per_hour, take step_seconds "
+    "per decode step for batch sequences (one new token per sequence per step).",
+    reference=_usd_per_million_tokens,
+    cases=lambda rng: [{"usd_per_hour": float(rng.uniform(0.3, 12.0)),
+                        "n_chips": int(rng.integers(1, 65)),
+                        "step_seconds": float(rng.uniform(0.002, 0.2)),
+                        "batch": int(rng.integers(1, 1025))} for _ in range(6)],
+    rel_tol=1e-6,
+    hints=["Throughput is batch / step_seconds tokens per second.",
+           "Dollars per second are n_chips × usd_per_hour / 3600; divide by tokens per second, "
+           "times a million."],
+    solution="def usd_per_million_tokens(usd_per_hour, n_chips, step_seconds, batch):\n"
+             "    usd_per_second = n_chips * usd_per_hour / 3600\n"
+             "    tokens_per_second = batch / step_seconds\n"
+             "    return usd_per_second / tokens_per_second * 1e6")
+
+q4 = ChoiceQuestion(
+    "q4",
+    "Llama-3-70B decodes on 8 H100s at batch 512 with 2,048 tokens of context (bf16). Is the "
+    "whole step 'compute'-bound or 'memory'-bound?",
+    options=["compute", "memory"],
+    expected=lambda: inference.decode_step("llama-3-70b", "H100", 8, 512, 2048).bound,
+    hints=["Batch 512 is past the matmuls' B*; what else does a decode step read?",
+           "inference.decode_step(...).bound, or compare compute_seconds and memory_seconds."],
+    solution="import accelkit as ak\n"
+             "q4_answer = ak.inference.decode_step('llama-3-70b', 'H100', 8, 512, 2048).bound",
+    nudges={"compute": "The matmuls are compute-bound at this batch, but attention reads every "
+                       "sequence's KV cache each step, and that grows with the batch."})
+
+q5 = ExplainQuestion(
+    "q5",
+    "In batch_latency_explorer, set 16 × TPU v5e, bf16 weights, a 30 ms target, then move the "
+    "context from 2,048 to 32,768 tokens. Explain why the best batch collapses.",
+    concepts={"the KV cache": ("kv", "cache", "keys and values"),
+              "memory capacity (what fits)": ("fit", "capacity", "hbm", "memory"),
+              "bytes read per step": ("read", "bandwidth", "bytes", "memory-bound", "load")},
+    hints=["How does the KV cache of one sequence scale with the context?",
+           "Two limits: what fits in HBM, and how long it takes to read it every step."],
+    solution='q5_answer = ("Each sequence\'s KV cache grows with its context, 16 times larger at '
+             '32k tokens. The cache must fit in HBM beside the weights, so far fewer sequences '
+             'fit, and every decode step reads the whole cache, so each extra sequence adds more '
+             'bytes and step time: the latency target and the memory capacity both cap the '
+             'batch much earlier.")')
