@@ -1,0 +1,345 @@
+"""Lesson 05's widgets: the roofline of real chips, operations dropped on it, and ridge points.
+
+Every number comes from :mod:`accelkit.roofline`, :mod:`accelkit.chips` and
+:mod:`accelkit.models`; this module only gathers inputs and draws.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as W
+from matplotlib.ticker import NullLocator
+
+import accelkit.models as models
+from accelkit import chips, roofline
+from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+
+__all__ = ["roofline_explorer", "batch_intensity", "ridge_points", "roofline_worked_problem",
+           "roofline_quiz"]
+
+_STYLE = {"description_width": "initial"}
+OPERATIONS = ("matmul", "decode-step matmul", "decode attention", "elementwise add")
+POWERS = [2**i for i in range(0, 17)]  # 1 ... 65,536
+BATCHES = [2**i for i in range(0, 15)]  # 1 ... 16,384
+CONTEXTS = [512, 2048, 8192, 32768, 131072]
+DTYPES = ("bf16", "fp8", "int8")
+#: The model whose decode-time attention the explorer drops on the roofline.
+ATTENTION_MODEL = "llama-3-8b"
+# Intensities spanned by the x axis, FLOPs per byte.
+_X_MIN, _X_MAX = 0.1, 1e4
+_PALETTE = ["#1b5e20", "#2e7d32", "#388e3c", "#0277bd", "#0288d1", "#00838f", "#4527a0",
+            "#e65100", "#ef6c00", "#f57c00", "#c62828", "#ad1457", "#6d4c41", "#f9a825"]
+
+
+def _short(name: str) -> str:
+    """'NVIDIA H100 (SXM)' -> 'H100', 'TPU v6e (Trillium)' -> 'TPU v6e'."""
+    return name.replace("NVIDIA ", "").split(" (")[0]
+
+
+def _colour(chip: chips.Chip) -> str:
+    return _PALETTE[chips.names().index(chip.name) % len(_PALETTE)]
+
+
+def _log_axes(ax, xticks: list[float], yticks: list[float]) -> None:
+    # Fixed ticks: matplotlib's automatic log locators dominate the cost of a redraw.
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(xticks, [f"{t:g}" for t in xticks])
+    ax.set_yticks(yticks, [f"{t:g}" for t in yticks])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_locator(NullLocator())
+
+
+def _operation(chip: chips.Chip, values: dict) -> roofline.RooflineResult:
+    """The roofline result of the operation the controls describe, on one chip."""
+    op, dtype = values["operation"], values["dtype"]
+    if op == "matmul":
+        return roofline.matmul(chip, M=values["M"], N=values["N"], K=values["K"], dtype=dtype)
+    if op == "decode-step matmul":
+        # [B, K] activations times a [K, N] weight: one token per sequence, batch B.
+        return roofline.matmul(chip, M=values["B"], N=values["N"], K=values["K"], dtype=dtype)
+    if op == "elementwise add":
+        return roofline.elementwise(chip, n_elements=values["M"] * values["N"], dtype=dtype)
+    attention = _decode_attention(values["B"], values["context"])
+    return roofline.estimate(chip, flops=attention.flops_each, bytes=attention.bytes_each,
+                             dtype=dtype)
+
+
+def _decode_attention(batch: int, context: int) -> models.Operation:
+    """One layer's attention in one decode step (from the model catalog's own count)."""
+    ops = models.get(ATTENTION_MODEL).operations(batch=batch, phase="decode",
+                                                 context_tokens=context)
+    return next(op for op in ops if op.kind == "attention")
+
+
+def _describe(values: dict) -> str:
+    op = values["operation"]
+    if op == "matmul":
+        return f"matmul M={values['M']:,} N={values['N']:,} K={values['K']:,}"
+    if op == "decode-step matmul":
+        return f"decode-step matmul [B={values['B']:,}, {values['K']:,}]×[{values['K']:,}, " \
+               f"{values['N']:,}]"
+    if op == "elementwise add":
+        return f"elementwise add over {values['M']:,}×{values['N']:,} elements"
+    return (f"decode attention, one layer of {models.get(ATTENTION_MODEL).display_name}, "
+            f"B={values['B']:,}, {values['context']:,} cached tokens")
+
+
+def roofline_explorer(chip_names: tuple[str, ...] = ("TPU v5e", "H100"),
+                      operation: str = "decode-step matmul") -> Explorer:
+    """Roofline of any catalog chips (multi-select); drop an operation on it; see which bound holds.
+
+    Operations: a matmul of chosen M, N, K; a decode-step matmul [B, K]×[K, N]; one layer of
+    decode-time attention (Llama 3 8B, batch B, a KV cache of chosen length); an elementwise add
+    over M×N elements. Chips lacking the chosen precision are skipped and listed.
+    """
+    catalog = chips.all()
+    controls = {
+        "chips": W.SelectMultiple(options=[(_short(c.name), c.name) for c in catalog],
+                                  value=tuple(chips.get(n).name for n in chip_names), rows=6,
+                                  description="chips", style=_STYLE),
+        "operation": W.Dropdown(options=OPERATIONS, value=operation, description="operation",
+                                style=_STYLE),
+        "dtype": W.Dropdown(options=DTYPES, value="bf16", description="precision",
+                            style=_STYLE),
+        "B": W.SelectionSlider(options=BATCHES, value=64, description="batch B (decode)",
+                               continuous_update=False, style=_STYLE),
+        "M": W.SelectionSlider(options=POWERS, value=4096, description="M (matmul, add)",
+                               continuous_update=False, style=_STYLE),
+        "N": W.SelectionSlider(options=POWERS, value=8192, description="N",
+                               continuous_update=False, style=_STYLE),
+        "K": W.SelectionSlider(options=POWERS, value=8192, description="K (= D for decode)",
+                               continuous_update=False, style=_STYLE),
+        "context": W.SelectionSlider(options=CONTEXTS, value=8192,
+                                     description="KV cache (attention)",
+                                     continuous_update=False, style=_STYLE),
+    }
+    curves: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+
+    def curve(chip: chips.Chip, dtype: str) -> tuple[list[float], list[float]]:
+        # The roof is two straight lines on log axes, so its ends and the ridge draw it exactly.
+        key = (chip.name, dtype)
+        if key not in curves:
+            xs = [_X_MIN, chip.ridge_flops_per_byte(dtype), _X_MAX]
+            curves[key] = (xs, list(roofline.curve(chip, dtype, xs) / 1e12))
+        return curves[key]
+
+    def render(values: dict) -> View:
+        picked = [chips.get(n) for n in values["chips"]]
+        if not picked:
+            return View(text="Pick one or more chips (ctrl/cmd-click for several).")
+        dtype = values["dtype"]
+        usable = [c for c in picked if dtype in c.dtypes]
+        skipped = [_short(c.name) for c in picked if dtype not in c.dtypes]
+        if not usable:
+            return View(text=f"None of the chosen chips has a published dense {dtype} peak.")
+        results = tuple(_operation(c, values) for c in usable)
+        figure = new_figure(7.0, 3.5,
+                            margins=dict(left=0.11, right=0.75, top=0.90, bottom=0.14))
+        ax = figure.add_subplot()
+        for chip, result in zip(usable, results):
+            colour = _colour(chip)
+            xs, ys = curve(chip, dtype)
+            ax.plot(xs, ys, color=colour, lw=2, label=_short(chip.name))
+            ax.plot([xs[1]], [ys[1]], "o", color=colour, mfc="white", ms=6)
+            ax.plot([result.arithmetic_intensity], [result.achieved_flops_per_second / 1e12],
+                    "*", color=colour, ms=13, mec="black", mew=0.5)
+        intensity = results[0].arithmetic_intensity
+        ax.axvline(intensity, color="black", ls="--", lw=1)
+        _log_axes(ax, [0.1, 1, 10, 100, 1000, 10000], [0.1, 10, 1000])
+        ax.set_xlim(_X_MIN, _X_MAX)
+        ax.set_ylim(0.05, 2e4)
+        ax.set_xlabel("arithmetic intensity (FLOPs per byte)")
+        ax.set_ylabel(f"attainable {dtype} TFLOP/s")
+        ax.set_title(_describe(values), fontsize=9)
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False,
+                  title="○ ridge  ★ your op", title_fontsize=8)
+        head = ("<tr><th style='text-align:left'>chip</th><th>ridge (FLOPs/byte)</th>"
+                "<th>time</th><th>bound</th><th>achieved</th><th>of peak</th></tr>")
+        rows = "".join(
+            f"<tr><td style='text-align:left'>{_short(r.chip)}</td>"
+            f"<td>{r.ridge_flops_per_byte:,.0f}</td><td>{si(r.seconds, 's')}</td>"
+            f"<td><b>{r.bound}</b></td><td>{si(r.achieved_flops_per_second, 'FLOP/s')}</td>"
+            f"<td>{r.fraction_of_peak:.0%}</td></tr>" for r in results)
+        text = (f"<b>{_describe(values)}</b>: {si(results[0].flops, 'FLOP')}, "
+                f"{si(results[0].bytes, 'B')} moved, intensity "
+                f"<b>{intensity:,.1f} FLOPs/byte</b>"
+                f"<table style='text-align:right'>{head}{rows}</table>")
+        if skipped:
+            text += f"<i>No published dense {dtype} peak, so not drawn: {', '.join(skipped)}.</i>"
+        return View(figure=figure, text=text, result=results)
+
+    return Explorer(controls, render, title="The roofline: which bound holds?")
+
+
+def batch_intensity(chip: str = "TPU v5e", d_model: int = 8192, d_ff: int = 8192) -> Explorer:
+    """Intensity of a decode-step matmul [B, D]×[D, F] against B, with the chip's ridge.
+
+    Shows that intensity ≈ B while B ≪ D, F (bf16), so the ridge *is* the batch a decode step
+    needs to be compute-bound (:func:`accelkit.roofline.critical_batch`).
+    """
+    controls = {
+        "chip": W.Dropdown(options=[(_short(c.name), c.name) for c in chips.all()],
+                           value=chips.get(chip).name, description="chip", style=_STYLE),
+        "D": W.SelectionSlider(options=POWERS[9:], value=d_model, description="D = d_model",
+                               continuous_update=False, style=_STYLE),
+        "F": W.SelectionSlider(options=POWERS[9:], value=d_ff, description="F = d_ff",
+                               continuous_update=False, style=_STYLE),
+    }
+    sweeps: dict[tuple[int, int], list[float]] = {}
+
+    def render(values: dict) -> View:
+        the_chip = chips.get(values["chip"])
+        d, f = values["D"], values["F"]
+        if (d, f) not in sweeps:  # intensity does not depend on the chip: one sweep per shape
+            sweeps[(d, f)] = [roofline.matmul(the_chip, M=b, N=f, K=d).arithmetic_intensity
+                              for b in BATCHES]
+        intensities = sweeps[(d, f)]
+        ridge = the_chip.ridge_flops_per_byte("bf16")
+        critical = roofline.critical_batch(the_chip)
+        near = max(1, round(critical))
+        at_critical = roofline.matmul(the_chip, M=near, N=f, K=d)
+        figure = new_figure(6.5, 3.2,
+                            margins=dict(left=0.12, right=0.97, top=0.90, bottom=0.15))
+        ax = figure.add_subplot()
+        ax.plot(BATCHES, BATCHES, ":", color="#9e9e9e", label="intensity = B")
+        ax.plot(BATCHES, intensities, "o-", color="#0277bd", ms=4,
+                label=f"[B, {d:,}]×[{d:,}, {f:,}] bf16")
+        ax.axhline(ridge, color="#e65100", lw=1.5, label=f"{_short(the_chip.name)} ridge")
+        ax.axvline(critical, color="#e65100", ls="--", lw=1)
+        _log_axes(ax, [1, 10, 100, 1000, 10000], [1, 100, 10000])
+        ax.set_xlabel("batch B (tokens per decode step)")
+        ax.set_ylabel("FLOPs per byte")
+        ax.set_title("A decode step is memory-bound until B reaches the ridge", fontsize=10)
+        ax.legend(loc="upper left", fontsize=8)
+        text = table_html([
+            (f"{_short(the_chip.name)} ridge (bf16 peak ÷ HBM bandwidth)",
+             f"{ridge:,.0f} FLOPs/byte"),
+            ("critical batch (ridge × 2 bytes ÷ 2 FLOPs)", f"{critical:,.0f}"),
+            (f"actual intensity at B = {near:,}",
+             f"{at_critical.arithmetic_intensity:,.0f} FLOPs/byte ({at_critical.bound}-bound)"),
+        ])
+        return View(figure=figure, text=text,
+                    result={"critical_batch": critical, "ridge_flops_per_byte": ridge,
+                            "intensities": dict(zip(BATCHES, intensities))})
+
+    return Explorer(controls, render, title="Intensity ≈ batch: the critical batch of decode")
+
+
+def ridge_points(dtype: str = "bf16") -> Explorer:
+    """Every catalog chip's ridge point (peak FLOP/s ÷ HBM bytes/s), TPUs and GPUs, by year."""
+    controls = {"dtype": W.Dropdown(options=DTYPES, value=dtype, description="precision",
+                                    style=_STYLE)}
+
+    catalog = chips.all()
+    ys = range(len(catalog))
+    # One figure, built once; a render only resizes the bars and relabels the chips (rebuilding
+    # 14 tick labels each time would cost ~15 ms of the 50 ms budget).
+    figure = new_figure(7.0, 3.3, margins=dict(left=0.27, right=0.97, top=0.92, bottom=0.14))
+    ax = figure.add_subplot()
+    bars = ax.barh(list(ys), [0.0] * len(catalog),
+                   color=["#2e7d32" if c.kind == "tpu" else "#e65100" for c in catalog])
+    ax.set_ylim(len(catalog) - 0.5, -0.5)
+    ax.set_title("Green: TPUs. Orange: GPUs.", fontsize=9)
+
+    def render(values: dict) -> View:
+        dt = values["dtype"]
+        have = [c for c in catalog if dt in c.dtypes]
+        ridges = {c.name: c.ridge_flops_per_byte(dt) for c in have}
+        labels = []
+        for bar, chip in zip(bars, catalog):
+            bar.set_width(ridges.get(chip.name, 0.0))
+            value = f"{ridges[chip.name]:,.0f}" if chip.name in ridges else f"no {dt} peak"
+            labels.append(f"{_short(chip.name)} ({chip.year}): {value}")
+        # The value goes into the tick label: one text per chip instead of two.
+        ax.set_yticks(list(ys), labels, fontsize=8)
+        top = 1.05 * max(ridges.values())
+        ax.set_xlim(0, top)
+        ax.set_xticks(range(0, int(top) + 1, 200))
+        ax.set_xlabel(f"ridge point, {dt} (FLOPs per byte of HBM traffic)")
+        low = min(have, key=lambda c: ridges[c.name])
+        high = max(have, key=lambda c: ridges[c.name])
+        text = table_html([
+            ("lowest ridge", f"{_short(low.name)}: {ridges[low.name]:,.0f} FLOPs/byte"),
+            ("highest ridge", f"{_short(high.name)}: {ridges[high.name]:,.0f} FLOPs/byte"),
+        ])
+        return View(figure=figure, text=text, result=ridges)
+
+    return Explorer(controls, render, title="Ridge points of real chips")
+
+
+def worked_problem_numbers(chip: str = "TPU v5e", d_model: int = 4096,
+                           d_ff: int = 14336) -> dict[str, float]:
+    """The worked problem's numbers, all from the library (shared by the widget and tests)."""
+    the_chip = chips.get(chip)
+    small = roofline.matmul(the_chip, M=8, N=d_ff, K=d_model)
+    big = roofline.matmul(the_chip, M=512, N=d_ff, K=d_model)
+    return {
+        "peak_flops_per_second": the_chip.peak_flops("bf16"),
+        "hbm_bytes_per_second": the_chip.hbm_bytes_per_second,
+        "ridge": the_chip.ridge_flops_per_byte("bf16"),
+        "critical_batch": roofline.critical_batch(the_chip),
+        "intensity_b8": small.arithmetic_intensity, "seconds_b8": small.seconds,
+        "bound_b8": small.bound,
+        "intensity_b512": big.arithmetic_intensity, "seconds_b512": big.seconds,
+        "bound_b512": big.bound,
+    }
+
+
+def roofline_worked_problem(chip: str = "TPU v5e", d_model: int = 4096,
+                            d_ff: int = 14336) -> Explorer:
+    """A scaling-book-style worked problem; press the button to see the answer, computed."""
+    the_chip = chips.get(chip)
+    question = (
+        f"<b>Worked problem.</b> A {_short(the_chip.name)} does "
+        f"{si(the_chip.peak_flops('bf16'), 'FLOP/s')} in bf16 and reads HBM at "
+        f"{si(the_chip.hbm_bytes_per_second, 'B/s')}. One decode step multiplies a batch of B "
+        f"token vectors [B, {d_model:,}] by an MLP weight [{d_model:,}, {d_ff:,}], in bf16. "
+        "(a) What is the chip's ridge point? (b) About what B makes the step compute-bound? "
+        "(c) How long does the matmul take at B = 8 and at B = 512, and what bounds each? "
+        "Work it out, then press the button.")
+    controls = {"show": W.ToggleButton(value=False, description="Show the answer",
+                                       button_style="info")}
+
+    def render(values: dict) -> View:
+        if not values["show"]:
+            return View(text=question)
+        n = worked_problem_numbers(chip, d_model, d_ff)
+        answer = (
+            f"{question}<br><br>(a) ridge = {si(n['peak_flops_per_second'], 'FLOP/s')} ÷ "
+            f"{si(n['hbm_bytes_per_second'], 'B/s')} = <b>{n['ridge']:,.0f} FLOPs/byte</b>.<br>"
+            f"(b) FLOPs 2·B·D·F; bytes ≈ 2·D·F (the bf16 weight dominates while B ≪ D, F), so "
+            f"intensity ≈ B and the step turns compute-bound near "
+            f"<b>B ≈ {n['critical_batch']:,.0f}</b>. (The activations add a few bytes, so the "
+            f"exact crossing is a little higher.)<br>"
+            f"(c) B = 8: intensity {n['intensity_b8']:,.1f}, {n['bound_b8']}-bound, "
+            f"<b>{si(n['seconds_b8'], 's')}</b>, the time to read the weight. "
+            f"B = 512: intensity {n['intensity_b512']:,.0f}, {n['bound_b512']}-bound, "
+            f"<b>{si(n['seconds_b512'], 's')}</b>. 64× the tokens for "
+            f"{n['seconds_b512'] / n['seconds_b8']:.1f}× the time: batching decode is almost "
+            "free until the ridge.")
+        return View(text=answer, result=n)
+
+    return Explorer(controls, render, title="")
+
+
+def roofline_quiz() -> MultipleChoice:
+    """Check yourself: does a bigger batch help decode-time attention the way it helps matmuls?"""
+    return multiple_choice(
+        "Raising the decode batch B from 1 to 256 moves a decode-step matmul from memory-bound "
+        "towards compute-bound. What does it do to decode-time attention's arithmetic "
+        "intensity?",
+        ["It rises with B too, just like the matmul's.",
+         "It stays about the same: each sequence reads its own keys and values, so there is no "
+         "shared weight for the batch to reuse.",
+         "It falls, because the KV cache grows with B."],
+        correct=1,
+        feedback=[
+            "Try it in the explorer: pick 'decode attention' and move B. The matmul's intensity "
+            "grows because B rows share one weight matrix; what would attention's B rows share?",
+            "Attention's bytes grow with B exactly as its FLOPs do, so the ratio does not move: "
+            "decode attention stays memory-bound at any batch (one reason long-context serving "
+            "is bandwidth-hungry).",
+            "The cache does grow with B, but so do the FLOPs, in the same proportion. Look at "
+            "the intensity in the explorer as you move B.",
+        ])

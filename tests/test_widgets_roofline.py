@@ -1,0 +1,97 @@
+"""Lesson 05's widgets, driven without a kernel: move a control, check that what is shown is the
+library's own answer."""
+
+from __future__ import annotations
+
+import pytest
+
+import accelkit as ak
+from accelkit.widgets import (batch_intensity, ridge_points, roofline_explorer, roofline_quiz,
+                              roofline_worked_problem)
+from accelkit.widgets._base import si
+
+
+def test_explorer_default_is_a_decode_step_matmul_on_two_chips():
+    w = roofline_explorer()
+    assert w.image.value
+    v5e, h100 = w.view.result
+    assert v5e == ak.roofline.matmul("TPU v5e", M=64, N=8192, K=8192)
+    assert h100 == ak.roofline.matmul("H100", M=64, N=8192, K=8192)
+    assert v5e.bound == "memory" and "<b>memory</b>" in w.html.value
+
+
+def test_explorer_batch_moves_the_bound():
+    w = roofline_explorer()
+    w.controls["B"].value = 1024
+    (v5e, _) = w.view.result
+    assert v5e == ak.roofline.matmul("TPU v5e", M=1024, N=8192, K=8192)
+    assert v5e.bound == "compute" and "<b>compute</b>" in w.html.value
+    assert f"{v5e.arithmetic_intensity:,.1f} FLOPs/byte" in w.html.value
+
+
+def test_explorer_each_operation_matches_the_library():
+    w = roofline_explorer(chip_names=("TPU v5e",))
+    w.controls["operation"].value = "matmul"
+    w.controls["M"].value = 256
+    assert w.view.result[0] == ak.roofline.matmul("TPU v5e", M=256, N=8192, K=8192)
+    w.controls["operation"].value = "elementwise add"
+    assert w.view.result[0] == ak.roofline.elementwise("TPU v5e", n_elements=256 * 8192)
+    w.controls["operation"].value = "decode attention"
+    w.controls["context"].value = 32768
+    ops = ak.models.get("llama-3-8b").operations(batch=64, phase="decode", context_tokens=32768)
+    attention = next(op for op in ops if op.kind == "attention")
+    expected = ak.roofline.estimate("TPU v5e", flops=attention.flops_each,
+                                    bytes=attention.bytes_each)
+    assert w.view.result[0] == expected and expected.bound == "memory"
+
+
+def test_explorer_chip_selection_and_missing_precision():
+    w = roofline_explorer()
+    w.controls["chips"].value = ("TPU v2", "NVIDIA H100 (SXM)", "TPU v6e (Trillium)")
+    assert [r.chip for r in w.view.result] == ["TPU v2", "NVIDIA H100 (SXM)",
+                                               "TPU v6e (Trillium)"]
+    w.controls["dtype"].value = "fp8"
+    assert [r.chip for r in w.view.result] == ["NVIDIA H100 (SXM)", "TPU v6e (Trillium)"]
+    assert "not drawn: TPU v2" in w.html.value
+    w.controls["chips"].value = ()
+    assert w.view.result is None and "Pick one or more chips" in w.html.value
+
+
+def test_batch_intensity_shows_critical_batch_and_intensity_near_batch():
+    w = batch_intensity()
+    assert w.view.result["critical_batch"] == pytest.approx(ak.roofline.critical_batch("v5e"))
+    assert f"{ak.roofline.critical_batch('v5e'):,.0f}" in w.html.value
+    w.controls["chip"].value = "NVIDIA H100 (SXM)"
+    assert w.view.result["critical_batch"] == pytest.approx(ak.roofline.critical_batch("H100"))
+    w.controls["D"].value = 16384
+    w.controls["F"].value = 16384
+    shown = w.view.result["intensities"]
+    assert shown[8] == ak.roofline.matmul("H100", M=8, N=16384, K=16384).arithmetic_intensity
+    assert shown[8] == pytest.approx(8, rel=0.01)
+
+
+def test_ridge_points_follow_precision():
+    w = ridge_points()
+    assert w.view.result == {c.name: c.ridge_flops_per_byte() for c in ak.chips.all()}
+    w.controls["dtype"].value = "fp8"
+    assert set(w.view.result) == {c.name for c in ak.chips.all() if "fp8" in c.dtypes}
+    assert w.view.result["NVIDIA H100 (SXM)"] == ak.chips.get("H100").ridge_flops_per_byte("fp8")
+
+
+def test_worked_problem_hidden_until_asked():
+    w = roofline_worked_problem()
+    ridge = ak.chips.get("v5e").ridge_flops_per_byte()
+    assert f"{ridge:,.0f} FLOPs/byte" not in w.html.value
+    w.controls["show"].value = True
+    assert f"{ridge:,.0f} FLOPs/byte" in w.html.value
+    at_8 = ak.roofline.matmul("v5e", M=8, N=14336, K=4096)
+    assert si(at_8.seconds, "s") in w.html.value and w.view.result["bound_b8"] == "memory"
+    assert w.view.result["bound_b512"] == "compute"
+
+
+def test_quiz():
+    q = roofline_quiz()
+    q.select(1)
+    assert q.check()[0]
+    q.select(0)
+    assert not q.check()[0]
