@@ -60,11 +60,18 @@ def _freeze_background(figure: Figure, dynamic: list) -> None:
         artist.set_visible(False)
     canvas.draw()
     background = np.asarray(canvas.buffer_rgba()).copy()
-    for artist in dynamic:
-        artist.set_visible(True)
+    keep = {id(artist) for artist in dynamic}
+    # From now on only the dynamic artists draw: hide every other one (legends, colour bars,
+    # titles, grid lines, spines), each already in the background's pixels.
+    for owner in [figure, *figure.axes]:
+        for artist in owner.get_children():
+            if id(artist) not in keep and artist is not figure.patch \
+                    and artist not in figure.axes:
+                artist.set_visible(False)
     for ax in figure.axes:
         ax.set_axis_off()
-        ax.title.set_visible(False)
+    for artist in dynamic:
+        artist.set_visible(True)
     figure.figimage(background, xo=0, yo=0, origin="upper", zorder=-10)
 
 

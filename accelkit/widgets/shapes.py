@@ -1,0 +1,371 @@
+"""Lesson 04's widgets: folds, padding, fill and drain, and utilization as a map.
+
+Every number comes from :meth:`accelkit.systolic.SystolicArray.estimate` and
+:meth:`accelkit.simd.SIMDMachine.estimate`; this module only chooses what to ask for and draws
+it. Sweeps that do not depend on a control are computed once and cached.
+"""
+
+from __future__ import annotations
+
+import math
+
+import ipywidgets as W
+import numpy as np
+from matplotlib.figure import Figure
+
+from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.simd import SIMDMachine
+from accelkit.systolic import DATAFLOW_NAMES, SystolicArray, SystolicRun
+from accelkit.widgets._base import DPI, Explorer, View, table_html
+from accelkit.widgets._worked import WorkedProblem
+from accelkit.widgets.systolic import _freeze_background
+
+__all__ = ["fold_explorer", "utilization_map", "tile_comparison", "shapes_quiz",
+           "shapes_worked_problem"]
+
+_STYLE = {"description_width": "initial"}
+#: Which problem dimensions a dataflow maps on the array's rows and columns, and which streams
+#: (the table in accelkit.systolic's docstring).
+MAPPED = {"os": ("M", "N"), "ws": ("K", "N"), "is": ("K", "M")}
+STREAMED = {"os": "K", "ws": "M", "is": "N"}
+_USEFUL, _PADDING, _IDLE = "#2e7d32", "#e57373", "#ffcc80"
+
+
+def _figure(width: float, height: float) -> Figure:
+    # Fixed margins: the constrained layout alone costs ~20 ms a draw here.
+    return Figure(figsize=(width, height), dpi=DPI)
+
+
+def cell_cycles(run: SystolicRun) -> dict[str, float]:
+    """Where an array's cell-cycles (rows · cols · cycles) went, as shares that sum to 1:
+    ``useful`` MACs, ``padding`` (cells a fold leaves unmapped) and ``load, fill and drain``
+    (mapped cells waiting for data). Exact without double buffering; with it, padding is
+    weighted by the average fold."""
+    total = run.rows * run.cols * run.cycles
+    useful = run.macs / total
+    padding = 1.0 - run.mapping_efficiency
+    return {"useful": useful, "padding": padding, "load, fill and drain": 1.0 - useful - padding}
+
+
+# --------------------------------------------------------------------------------------------
+# Folds and padding of one GEMM
+# --------------------------------------------------------------------------------------------
+
+
+def fold_explorer() -> Explorer:
+    """Vary M, N, K, the array side and the dataflow; see the folds, the padding, and where the
+    array's time goes (useful work, padding, load/fill/drain)."""
+    controls = {
+        "M": W.IntSlider(value=300, min=1, max=1024, description="M", continuous_update=False),
+        "N": W.IntSlider(value=200, min=1, max=1024, description="N", continuous_update=False),
+        "K": W.IntSlider(value=129, min=1, max=1024, description="K", continuous_update=False),
+        "side": W.Dropdown(options=[8, 16, 32, 64, 128, 256], value=128,
+                           description="array side", style=_STYLE),
+        "dataflow": W.ToggleButtons(options=["ws", "os", "is"], value="ws",
+                                    description="dataflow", style=_STYLE),
+    }
+    from matplotlib.collections import LineCollection
+    from matplotlib.patches import Rectangle
+
+    figure = _figure(8.2, 3.3)
+    left = figure.add_axes((0.08, 0.14, 0.4, 0.7))
+    right = figure.add_axes((0.6, 0.3, 0.37, 0.4))
+    padded_patch = left.add_patch(Rectangle((0, 0), 1, 1, facecolor=_PADDING, alpha=0.5,
+                                            hatch="//", edgecolor="white", label="padding"))
+    problem_patch = left.add_patch(Rectangle((0, 0), 1, 1, facecolor="#64b5f6",
+                                             label="the problem"))
+    fold_lines = left.add_collection(LineCollection([], colors="black", linewidths=1.2))
+    left.legend(handles=[problem_patch, padded_patch], fontsize=7, loc="lower right")
+    segments = []
+    labels = ["useful MACs", "padding", "load, fill\nand drain"]
+    colours = [_USEFUL, _PADDING, _IDLE]
+    for label, colour in zip(labels, colours):
+        segments.append(right.barh([0], [0.0], color=colour, label=label)[0])
+    right.set_xlim(0, 100)
+    right.set_yticks([])
+    right.set_xlabel("share of the array's cell-cycles (%)")
+    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=3,
+                 frameon=False)
+    right.set_title("where the array's time goes", fontsize=9)
+
+    def render(values: dict) -> View:
+        M, N, K, side, flow = (values[k] for k in ("M", "N", "K", "side", "dataflow"))
+        run = SystolicArray(side, side, flow).estimate(M=M, N=N, K=K)
+        dims = {"M": M, "N": N, "K": K}
+        row_name, col_name = MAPPED[flow]
+        rows_total, cols_total = dims[row_name], dims[col_name]
+        padded_rows, padded_cols = run.row_folds * side, run.col_folds * side
+        padded_patch.set_bounds(0, 0, padded_cols, padded_rows)
+        problem_patch.set_bounds(0, 0, cols_total, rows_total)
+        lines = [[(c * side, 0), (c * side, padded_rows)] for c in range(1, run.col_folds)]
+        lines += [[(0, r * side), (padded_cols, r * side)] for r in range(1, run.row_folds)]
+        fold_lines.set_segments(lines)
+        extent = max(padded_rows, padded_cols)
+        left.set_xlim(0, extent)
+        left.set_ylim(extent, 0)
+        left.set_xlabel(f"{col_name} (mapped on array columns)")
+        left.set_ylabel(f"{row_name} (mapped on array rows)")
+        left.set_title(f"{flow} on a {side}×{side} array: {run.row_folds} × {run.col_folds} = "
+                       f"{run.folds} folds; {STREAMED[flow]} = {dims[STREAMED[flow]]} streams",
+                       fontsize=9)
+        shares = cell_cycles(run)
+        start = 0.0
+        for bar, share in zip(segments, shares.values()):
+            bar.set_x(start)
+            bar.set_width(100 * share)
+            start += 100 * share
+        text = table_html([
+            ("dataflow", f"{flow} ({DATAFLOW_NAMES[flow]}): {row_name} × {col_name} mapped, "
+                         f"{STREAMED[flow]} streamed"),
+            ("folds (row × column)", f"{run.folds:,} ({run.row_folds} × {run.col_folds})"),
+            ("cycles, fill and drain included", f"{run.cycles:,}"),
+            ("mapping efficiency (1 − padding)", f"{run.mapping_efficiency:.1%}"),
+            ("utilization", f"{run.utilization:.1%}"),
+            ("share lost to load, fill and drain", f"{shares['load, fill and drain']:.1%}"),
+        ])
+        return View(figure=figure, text=text, result=run, extras={"shares": shares})
+
+    return Explorer(controls, render, title="Folds, padding, fill and drain", columns=3)
+
+
+# --------------------------------------------------------------------------------------------
+# Utilization as a map over M × N
+# --------------------------------------------------------------------------------------------
+
+#: The map's grid: M and N every 16 up to 384 (three 128-wide arrays), 24 × 24 estimates.
+MAP_SIZES = np.arange(16, 385, 16)
+#: The line beside it: every N from 1 to 384, so the drop just past each multiple shows.
+LINE_SIZES = np.arange(1, 385)
+
+
+def utilization_grid(side: int, K: int, dataflow: str) -> np.ndarray:
+    """Utilization over the map's grid (rows: M in MAP_SIZES, columns: N in MAP_SIZES)."""
+    array = SystolicArray(side, side, dataflow)
+    return np.array([[array.estimate(M=int(m), N=int(n), K=K).utilization for n in MAP_SIZES]
+                     for m in MAP_SIZES])
+
+
+def utilization_line(side: int, K: int, dataflow: str, M: int) -> np.ndarray:
+    """Utilization for every N in LINE_SIZES at fixed M and K."""
+    array = SystolicArray(side, side, dataflow)
+    return np.array([array.estimate(M=M, N=int(n), K=K).utilization for n in LINE_SIZES])
+
+
+def utilization_map() -> Explorer:
+    """A heatmap of utilization over M × N (fixed K) for one array, with your (M, N) marked, and
+    beside it utilization against N at your M, one value per N, to show the 129 cliff."""
+    controls = {
+        "side": W.Dropdown(options=[16, 32, 64, 128, 256], value=128, description="array side",
+                           style=_STYLE),
+        "K": W.Dropdown(options=[16, 128, 1024, 8192], value=1024, description="K", style=_STYLE),
+        "dataflow": W.ToggleButtons(options=["ws", "os", "is"], value="ws",
+                                    description="dataflow", style=_STYLE),
+        "M": W.IntSlider(value=128, min=1, max=int(LINE_SIZES[-1]), description="M",
+                         continuous_update=False),
+        "N": W.IntSlider(value=129, min=1, max=int(LINE_SIZES[-1]), description="N",
+                         continuous_update=False),
+    }
+    grids: dict[tuple, np.ndarray] = {}
+    lines: dict[tuple, np.ndarray] = {}
+    figure = _figure(8.4, 3.5)
+    heat_ax = figure.add_axes((0.07, 0.14, 0.36, 0.72))
+    line_ax = figure.add_axes((0.58, 0.14, 0.4, 0.72))
+    step = MAP_SIZES[1] - MAP_SIZES[0]
+    edges = (MAP_SIZES[0] - step / 2, MAP_SIZES[-1] + step / 2)
+    image = heat_ax.imshow(np.zeros((len(MAP_SIZES), len(MAP_SIZES))), origin="lower",
+                           extent=(*edges, *edges), vmin=0, vmax=1, cmap="viridis",
+                           interpolation="nearest", aspect="auto")
+    colourbar = figure.colorbar(image, ax=heat_ax, fraction=0.06, pad=0.02)
+    colourbar.set_label("utilization", fontsize=8)
+    heat_ax.set_xlabel("N (columns of C)")
+    heat_ax.set_ylabel("M (rows of C)")
+    (marker,) = heat_ax.plot([0], [0], "o", color="#e65100", markersize=8, markeredgecolor="white")
+    from matplotlib.collections import LineCollection
+
+    heat_ax.set_xlim(*edges)
+    heat_ax.set_ylim(*edges)
+    # Dotted guides at multiples of 128 (a TPU MXU's side), drawn over the image each frame.
+    guides = heat_ax.add_collection(LineCollection(
+        [[(x, edges[0]), (x, edges[1])] for x in range(128, int(edges[1]), 128)]
+        + [[(edges[0], y), (edges[1], y)] for y in range(128, int(edges[1]), 128)],
+        colors="white", linewidths=0.8, linestyles=":"))
+    (curve,) = line_ax.plot(LINE_SIZES, np.zeros(len(LINE_SIZES)), color="#37474f", linewidth=1.2)
+    (point,) = line_ax.plot([0], [0], "o", color="#e65100", markersize=8)
+    line_ax.set_xlim(0, LINE_SIZES[-1] + 1)
+    line_ax.set_ylim(0, 1)
+    line_ax.set_xlabel("N (columns of C), every value")
+    line_ax.set_ylabel("utilization")
+    line_ax.grid(alpha=0.3)
+    heat_title = figure.text(0.25, 0.92, "", ha="center", fontsize=9)
+    line_title = figure.text(0.78, 0.92, "", ha="center", fontsize=9)
+    _freeze_background(figure, [image, guides, marker, curve, point, heat_title, line_title])
+
+    def render(values: dict) -> View:
+        side, K, flow, M, N = (values[k] for k in ("side", "K", "dataflow", "M", "N"))
+        key = (side, K, flow)
+        if key not in grids:
+            grids[key] = utilization_grid(side, K, flow)
+        if key + (M,) not in lines:
+            lines[key + (M,)] = utilization_line(side, K, flow, M)
+        array = SystolicArray(side, side, flow)
+        run = array.estimate(M=M, N=N, K=K)
+        image.set_data(grids[key])
+        marker.set_data([N], [M])
+        curve.set_ydata(lines[key + (M,)])
+        point.set_data([N], [run.utilization])
+        heat_title.set_text(f"{flow}, {side}×{side} array, K = {K}")
+        line_title.set_text(f"utilization against N at M = {M}")
+        neighbours = [(label, array.estimate(M=m, N=n, K=K)) for label, m, n in
+                      [("N + 1", M, N + 1), ("M + 1", M + 1, N)]]
+        text = table_html(
+            [(f"M = {M}, N = {N}, K = {K}", f"utilization {run.utilization:.1%}, "
+                                            f"{run.folds} folds, {run.cycles:,} cycles")]
+            + [(f"one more: {label}", f"utilization {r.utilization:.1%}, {r.folds} folds")
+               for label, r in neighbours])
+        return View(figure=figure, text=text, result=run,
+                    extras={"grid": grids[key], "line": lines[key + (M,)]})
+
+    return Explorer(controls, render, title="Utilization as a map", columns=3)
+
+
+# --------------------------------------------------------------------------------------------
+# Small tiles (a GPU's tensor cores) against one big array
+# --------------------------------------------------------------------------------------------
+
+TOKENS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
+#: A tensor-core-like tile: a 16×8×16 MMA, one MMA per warp per 16×16 thread-block tile, so the
+#: padding granularity is 16 (thread_tile=1, tile=16).
+TENSOR_CORE = dict(tensor_core=(16, 8, 16), thread_tile=1, tile=16)
+
+
+def tile_curves(width: int) -> dict[str, list[float]]:
+    """Useful shares for M in TOKENS against a width×width layer (N = K = width)."""
+    gpu = SIMDMachine(**TENSOR_CORE)
+    mxu = SystolicArray(128, 128, "ws")
+    mxu_db = SystolicArray(128, 128, "ws", double_buffer=True)
+    tile = SystolicArray(128, 128, "os")
+    return {
+        "16×16 tensor-core tiles (padding only)":
+            [gpu.estimate(M=m, N=width, K=width).lane_utilization for m in TOKENS],
+        "128×128 tile (padding only)":
+            [tile.estimate(M=m, N=width, K=width).mapping_efficiency for m in TOKENS],
+        "128×128 ws MXU (load, fill, drain too)":
+            [mxu.estimate(M=m, N=width, K=width).utilization for m in TOKENS],
+        "128×128 ws MXU, double-buffered":
+            [mxu_db.estimate(M=m, N=width, K=width).utilization for m in TOKENS],
+    }
+
+
+def tile_comparison() -> Explorer:
+    """How much of a matrix unit does useful work as the token count M grows, for small GPU-like
+    tiles and for one 128×128 array, multiplying by a width×width weight matrix."""
+    controls = {
+        "width": W.Dropdown(options=[1024, 4096, 4100], value=4096,
+                            description="layer width N = K", style=_STYLE),
+        "M": W.SelectionSlider(options=TOKENS, value=1, description="tokens M",
+                               continuous_update=False, style=_STYLE),
+    }
+    curves_by_width: dict[int, dict] = {}
+    figure = _figure(8.2, 3.4)
+    ax = figure.add_axes((0.08, 0.15, 0.5, 0.72))
+    styles = [("#7b1fa2", "-", "o"), ("#e57373", "--", "s"), ("#1565c0", "-", "^"),
+              ("#64b5f6", ":", "v")]
+    names = list(tile_curves(16))  # the labels only (a 16-wide layer is cheap)
+    artists = []
+    for name, (colour, dash, mark) in zip(names, styles):
+        (line,) = ax.plot(TOKENS, np.zeros(len(TOKENS)), dash, color=colour, marker=mark,
+                          markersize=4, label=name)
+        artists.append(line)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(TOKENS, [str(t) for t in TOKENS], fontsize=7)
+    ax.minorticks_off()
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("tokens in the batch, M (log scale)")
+    ax.set_ylabel("useful share")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    cursor = ax.axvline(1, color="#e65100", linewidth=1)
+    title = figure.text(0.33, 0.92, "", ha="center", fontsize=9)
+    _freeze_background(figure, artists + [cursor, title])
+
+    def render(values: dict) -> View:
+        width, M = values["width"], values["M"]
+        if width not in curves_by_width:
+            curves_by_width[width] = tile_curves(width)
+        curves = curves_by_width[width]
+        for line, ys in zip(artists, curves.values()):
+            line.set_ydata(ys)
+        cursor.set_xdata([M, M])
+        title.set_text(f"M × {width} times {width} × {width}")
+        i = TOKENS.index(M)
+        text = table_html([(name, f"{ys[i]:.1%}") for name, ys in curves.items()],
+                          caption=f"At M = {M}:")
+        return View(figure=figure, text=text, result={k: v[i] for k, v in curves.items()},
+                    extras={"curves": curves})
+
+    return Explorer(controls, render, title="Small tiles vs one big array")
+
+
+# --------------------------------------------------------------------------------------------
+# Check yourself, and the worked problem
+# --------------------------------------------------------------------------------------------
+
+
+def shapes_quiz() -> MultipleChoice:
+    """Check yourself: which dimension of a GEMM does a ws array care about?"""
+    return multiple_choice(
+        "A 128×128 weight-stationary array runs a GEMM with M = N = K = 1024 at good "
+        "utilization. Which one-element change hurts its utilization the most?",
+        ["M = 1025 (one more row of A)", "N = 1025 (one more column of the weights)",
+         "M = 1023", "none: one element out of a thousand cannot matter"],
+        correct=1,
+        feedback=[
+            "M is the streamed dimension in ws: one more row lengthens each fold's stream by "
+            "one cycle, nothing more.",
+            "N is mapped on the array's columns: 1025 needs a ninth column fold that maps one "
+            "column out of 128 and still pays the full load, fill and drain.",
+            "One row fewer in the stream costs nothing measurable — it saves a cycle per fold.",
+            "It can: a mapped dimension just past a multiple of 128 adds a whole fold.",
+        ])
+
+
+def _smallest_M_reaching(target: float, array: SystolicArray, width: int, limit: int = 4096) -> int:
+    """The smallest M with utilization >= target (utilization grows with M in ws)."""
+    low, high = 1, limit
+    while low < high:
+        mid = (low + high) // 2
+        if array.estimate(M=mid, N=width, K=width).utilization >= target:
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+def shapes_worked_problem(width: int = 4096, side: int = 128) -> WorkedProblem:
+    """Batch-1 decode on a big array, and the batch that fills it."""
+    def answer() -> str:
+        plain = SystolicArray(side, side, "ws")
+        buffered = SystolicArray(side, side, "ws", double_buffer=True)
+        one = plain.estimate(M=1, N=width, K=width)
+        half = _smallest_M_reaching(0.5, plain, width)
+        half_db = _smallest_M_reaching(0.5, buffered, width)
+        odd = plain.estimate(M=half, N=width + 1, K=width)
+        per_fold = one.cycles // one.folds
+        return (
+            f"<ol><li>M = 1: {one.folds:,} folds of {per_fold} cycles each, and each fold does "
+            f"{side}·{side} useful MACs (one row of A against its weight tile): utilization "
+            f"1·{side}²/({side}²·{per_fold}) = <b>{one.utilization:.2%}</b>.</li>"
+            f"<li>Each fold's cycles are 2R + C + M − 2 and only M of them are useful per cell, "
+            f"so utilization is M / (M + {per_fold - 1}) (the weight matrix is a multiple of "
+            f"{side}, so there is no padding). It reaches 50% at <b>M = {half}</b>; with double "
+            f"buffering (load hidden) at <b>M = {half_db}</b>.</li>"
+            f"<li>At M = {half}, a layer of width N = {width + 1}: {odd.folds:,} folds instead of "
+            f"{plain.estimate(M=half, N=width, K=width).folds:,}, utilization "
+            f"<b>{odd.utilization:.1%}</b> — one extra column costs a whole column of folds.</li></ol>")
+
+    return WorkedProblem(
+        f"Decode streams one token at a time through a {width}×{width} weight matrix on a "
+        f"{side}×{side} weight-stationary MXU. (1) What is the utilization at batch M = 1? "
+        "(2) What is the smallest batch M that reaches 50% utilization, without and with double "
+        f"buffering? (3) At that batch, what if the layer were {width + 1} wide (N = {width + 1})?",
+        answer)
