@@ -65,3 +65,16 @@ def test_decision_quiz():
     assert not q.check()[0]
     q.select(1)
     assert q.check()[0]
+
+
+def test_worked_problem_reveals_replicas_and_daily_cost():
+    from accelkit.widgets import decision_worked_problem
+
+    w = decision_worked_problem()
+    assert not w.revealed
+    text = w.reveal()
+    o = scenarios.evaluate("chatbot", "H100")
+    assert f"${o.usd_per_million * 2e9 / 1e6:,.0f} per day" in text
+    per_replica = scenarios.get("chatbot").work / o.seconds
+    replicas = -(-2e9 / 86_400 // per_replica)
+    assert f"<b>{int(replicas)} replicas</b>" in text

@@ -15,8 +15,9 @@ import ipywidgets as W
 from accelkit import chips, scenarios
 from accelkit.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure
+from accelkit.widgets._worked import WorkedProblem
 
-__all__ = ["decision_explorer", "decision_quiz"]
+__all__ = ["decision_explorer", "decision_quiz", "decision_worked_problem"]
 
 _STYLE = {"description_width": "initial"}
 _AUTO = "auto"
@@ -217,3 +218,33 @@ def decision_quiz() -> MultipleChoice:
                   "replica tensor parallelism does communicate, but the lab does not model it.",
                   "The prompt is processed once (prefill, the time to first token); every "
                   "later token costs a decode step."])
+
+
+def decision_worked_problem() -> WorkedProblem:
+    """The chatbot at 2 billion tokens a day: replicas and dollars per day on two chips."""
+    daily_tokens = 2e9
+
+    def answer() -> str:
+        items = []
+        for chip in ("TPU v5e", "NVIDIA H100 (SXM)"):
+            o = scenarios.evaluate("chatbot", chip)
+            s = scenarios.get("chatbot")
+            per_replica = s.work / o.seconds                  # tokens/s of one replica
+            replicas = int(-(-daily_tokens / 86_400 // per_replica))
+            items.append(
+                f"<li>{o.n_chips} × {o.chip} per replica: {o.latency_seconds * 1e3:.1f} ms per "
+                f"token (target {s.latency_ms:g} ms), {per_replica:,.0f} tokens/s per replica, "
+                f"so <b>{replicas} replicas</b> ({replicas * o.n_chips} chips) for "
+                f"{daily_tokens / 86_400:,.0f} tokens/s; at ${o.usd_per_million:,.2f} per million "
+                f"tokens, <b>${o.usd_per_million * daily_tokens / 1e6:,.0f} per day</b>.</li>")
+        return ("<ol>" + "".join(items) + "</ol>The cost per token does not depend on the "
+                "number of replicas, only on the chip, its price and the batch; the replica "
+                "count is what you must be able to rent. At batch 4 both chips sit mostly idle "
+                "(see the utilization column): raising the batch within the latency target is "
+                "worth more than the choice of chip.")
+
+    return WorkedProblem(
+        "Your chatbot (the lab's defaults: Llama-3-70B, batch 4, 1,000-token prompts, "
+        "250-token answers, 50 ms per token) must generate 2 billion tokens a day, spread "
+        "evenly. For 16-chip TPU v5e replicas and 4-chip H100 replicas at list prices: how "
+        "many replicas do you need, and what does a day cost?", answer)
