@@ -1,0 +1,112 @@
+"""Every quantitative claim in lessons/05_roofline.ipynb, recomputed with the library.
+
+If one of these fails, the lesson's prose no longer matches the code: fix the prose (or the
+library), not the test's threshold.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import accelkit as ak
+from accelkit.widgets.roofline import worked_problem_numbers
+
+
+def test_v5e_ridge_is_the_scaling_books_240():
+    """'That is the scaling book's critical intensity for the v5e' — jax-ml/scaling-book,
+    roofline.md: 1.97e14 / 8.2e11 ≈ 240 FLOPs/byte; and the source note names it."""
+    v5e = ak.chips.get("TPU v5e")
+    assert v5e.ridge_flops_per_byte("bf16") == pytest.approx(240, abs=2)
+    assert "240" in v5e.source("hbm_bytes_per_second")
+
+
+def test_roofline_time_is_the_max_and_the_sum_is_pessimistic():
+    """'T ≈ max(T_compute, T_memory) ... the max is optimistic; the sum is the pessimistic
+    bound' and, at the critical batch, the sum is about twice the max."""
+    v5e = ak.chips.get("TPU v5e")
+    step = ak.roofline.matmul(v5e, M=round(ak.roofline.critical_batch(v5e)), N=8192, K=8192)
+    assert step.seconds == max(step.compute_seconds, step.memory_seconds)
+    total = step.compute_seconds + step.memory_seconds
+    assert 1.8 < total / step.seconds <= 2.0  # near the ridge both clocks are about equal
+
+
+def test_big_matmul_compute_bound_add_memory_bound():
+    """'4096³ matmul ... compute-bound; elementwise add ... memory-bound'; 'an elementwise add
+    does 1 FLOP per 3 numbers moved'."""
+    square = ak.roofline.matmul("v5e", M=4096, N=4096, K=4096)
+    add = ak.roofline.elementwise("v5e", n_elements=4096 * 4096)
+    assert square.bound == "compute" and add.bound == "memory"
+    assert add.arithmetic_intensity == pytest.approx(1 / 6)  # 1 FLOP / (3 × 2 bytes)
+
+
+def test_elementwise_is_memory_bound_on_every_chip_even_on_a_vector_unit():
+    """'Such work is memory-bound either way' (matrix-unit peak or a much lower vector peak)."""
+    for chip in ak.chips.all():
+        assert ak.roofline.elementwise(chip, n_elements=1 << 24).bound == "memory"
+        vector_peak = chip.peak_flops("bf16") / 16
+        assert ak.roofline.elementwise(chip, n_elements=1 << 24,
+                                       peak_flops_per_second=vector_peak).bound == "memory"
+
+
+@pytest.mark.parametrize("batch", [1, 8, 64])
+def test_decode_intensity_is_about_batch(batch):
+    """'So intensity ≈ B' for B ≪ D, F (D = F = 8192, bf16): within 2% at B <= 64."""
+    r = ak.roofline.matmul("v5e", M=batch, N=8192, K=8192)
+    assert r.arithmetic_intensity == pytest.approx(batch, rel=0.02)
+
+
+def test_ridge_is_the_critical_batch_and_int8_halves_it():
+    """'the ridge point is the batch a decode step needs'; 'Quantizing the weights to int8
+    halves the bytes, so half the batch already reaches the ridge'."""
+    v5e = ak.chips.get("v5e")
+    critical = ak.roofline.critical_batch(v5e)
+    assert critical == pytest.approx(v5e.ridge_flops_per_byte("bf16"))
+    assert ak.roofline.critical_batch(v5e, weight_bytes_per_element=1) == pytest.approx(critical / 2)
+    assert ak.roofline.matmul(v5e, M=64, N=8192, K=8192).bound == "memory"
+    assert ak.roofline.matmul(v5e, M=512, N=8192, K=8192).bound == "compute"
+
+
+def test_decode_attention_intensity_is_flat_and_about_the_gqa_group():
+    """'FLOPs and bytes grow together and the intensity stays put ... about the number of
+    query heads that share each key/value head ... far below every chip's ridge'."""
+    llama = ak.models.get("llama-3-8b")
+    values = []
+    for batch in (1, 64, 256):
+        ops = llama.operations(batch=batch, phase="decode", context_tokens=8192)
+        values.append(next(op for op in ops if op.kind == "attention").intensity)
+    assert max(values) - min(values) < 1e-9
+    group = llama.heads // llama.kv_heads
+    assert values[0] == pytest.approx(group, rel=0.05)
+    assert values[0] < min(c.ridge_flops_per_byte("bf16") for c in ak.chips.all()) / 10
+
+
+def test_tpu_and_gpu_ridges_overlap_and_rose_over_generations():
+    """'The two ranges overlap ... Ridges have risen over the generations on both sides.'"""
+    ranges = {}
+    for kind in ("tpu", "gpu"):
+        members = sorted((c for c in ak.chips.all() if c.kind == kind), key=lambda c: c.year)
+        ridges = [c.ridge_flops_per_byte("bf16") for c in members]
+        ranges[kind] = (min(ridges), max(ridges))
+        assert ridges[-1] > ridges[0]  # newest above oldest
+    (t_lo, t_hi), (g_lo, g_hi) = ranges["tpu"], ranges["gpu"]
+    assert t_lo < g_hi and g_lo < t_hi
+
+
+def test_worked_problem():
+    """Worked problem (TPU v5e, [B, 4096]×[4096, 14336]): memory-bound at B = 8 in the time
+    to read the weight; compute-bound at B = 512; 64× the tokens for about 2× the time."""
+    n = worked_problem_numbers()
+    assert n["bound_b8"] == "memory" and n["bound_b512"] == "compute"
+    weight_seconds = 2 * 4096 * 14336 / n["hbm_bytes_per_second"]
+    assert n["seconds_b8"] == pytest.approx(weight_seconds, rel=0.01)
+    assert 1.5 < n["seconds_b512"] / n["seconds_b8"] < 3
+    assert n["critical_batch"] == pytest.approx(n["ridge"])
+
+
+def test_exact_crossing_is_a_little_above_the_critical_batch():
+    """Worked problem: 'The activations add a few bytes, so the exact crossing is a little
+    higher' than B ≈ ridge."""
+    n = worked_problem_numbers()
+    at = ak.roofline.matmul("v5e", M=round(n["critical_batch"]), N=14336, K=4096)
+    above = ak.roofline.matmul("v5e", M=round(1.2 * n["critical_batch"]), N=14336, K=4096)
+    assert at.bound == "memory" and above.bound == "compute"
