@@ -1,0 +1,312 @@
+"""Lesson 02's widgets: a toy GPU's warps, divergence, coalescing and tensor cores, by moving knobs.
+
+Every number comes from :class:`accelkit.simd.SIMDMachine` (and the seeded operations of
+:mod:`accelkit.workloads`); this module only gathers inputs and draws. Sizes are small (4,096
+elements) or go through ``estimate()``, so each render stays within the 50 ms budget.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import ipywidgets as W
+import numpy as np
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.simd import SIMDMachine, SIMDRun
+from accelkit.workloads import Branchy
+from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+
+__all__ = ["warp_lab", "divergence_lab", "tensor_core_lab", "simd_quiz", "simd_worked_problem"]
+
+_STYLE = {"description_width": "initial"}
+
+#: Elements per kernel launch in the lesson's small experiments: 128 warps of 32 lanes.
+ELEMENTS = 4096
+
+#: Kernels of the warp lab: one elementwise op and one indexed load in four access patterns.
+KERNELS = ("GELU, coalesced", "load, coalesced", "load, stride 2", "load, stride 8", "load, random")
+_WARPS = (1, 2, 4, 8, 16, 32)
+_LANES = (8, 16, 32, 64)
+_FRACTIONS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 1.0)
+_SIDES = (4, 16, 64, 256)
+
+#: Matmul kernels of the tensor-core lab: label -> (shared_memory, tensor_core tile).
+MATMUL_KERNELS = {
+    "naive (no shared memory)": (False, None),
+    "tiled SIMD (shared memory)": (True, None),
+    "tensor core 4×4×4": (True, (4, 4, 4)),
+    "tensor core 16×8×16": (True, (16, 8, 16)),
+}
+_SIZES = (64, 128, 256, 512, 1024, 2048)
+_KERNEL_COLOURS = ("#9e9e9e", "#1565c0", "#2e7d32", "#e65100")
+
+
+_PLAIN = FuncFormatter(lambda value, _pos: si(value, digits=2))
+
+
+def _lean_log(ax, x_ticks: tuple[int, ...] | None = None) -> None:
+    """Log axes with decade ticks in plain text: minor log ticks and mathtext labels (10^k)
+    would cost most of a render's drawing time."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, numticks=6))
+    ax.yaxis.set_major_formatter(_PLAIN)
+    ax.yaxis.set_minor_locator(NullLocator())
+    if x_ticks is not None:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(x_ticks, [str(v) for v in x_ticks])
+        ax.xaxis.set_minor_locator(NullLocator())
+
+
+def access_pattern_indices(pattern: str, n: int = ELEMENTS, seed: int = 0) -> np.ndarray:
+    """Element indices thread t reads for a named pattern: ``"coalesced"`` (t), ``"stride s"``
+    (s·t) or ``"random"`` (seeded, over the same span as stride 8).
+
+    Raises:
+        ValueError: an unknown pattern.
+    """
+    if pattern == "coalesced":
+        return np.arange(n, dtype=np.int64)
+    if pattern.startswith("stride "):
+        return np.arange(n, dtype=np.int64) * int(pattern.split()[1])
+    if pattern == "random":
+        return np.random.default_rng(seed).integers(0, 8 * n, n)
+    raise ValueError(f"pattern must be 'coalesced', 'stride <s>' or 'random', got {pattern!r}")
+
+
+def _kernel_run(kernel: str, machine: SIMDMachine) -> SIMDRun:
+    """Run one of :data:`KERNELS` on ``machine`` over :data:`ELEMENTS` elements (seeded)."""
+    if kernel.startswith("GELU"):
+        x = np.random.default_rng(0).standard_normal(ELEMENTS)
+        return machine.elementwise(x, "gelu")
+    idx = access_pattern_indices(kernel.split(", ", 1)[1])
+    table = np.arange(8 * ELEMENTS, dtype=np.float32).reshape(-1, 1)  # one element per row
+    return machine.gather(table, idx)
+
+
+@lru_cache(maxsize=64)
+def _warp_sweep(kernel: str, lanes: int) -> tuple[SIMDRun, ...]:
+    return tuple(_kernel_run(kernel, SIMDMachine(lanes=lanes, warps_per_core=w)) for w in _WARPS)
+
+
+def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: int = 8) -> Explorer:
+    """One kernel over 4,096 elements on a 4-core toy GPU: move lanes, resident warps and the
+    access pattern, and watch issue cycles, memory cycles and utilization."""
+    controls = {
+        "kernel": W.Dropdown(options=list(KERNELS), value=kernel, description="kernel",
+                             style=_STYLE),
+        "lanes": W.SelectionSlider(options=list(_LANES), value=lanes, description="lanes per warp",
+                                   continuous_update=False, style=_STYLE),
+        "warps_per_core": W.SelectionSlider(options=list(_WARPS), value=warps_per_core,
+                                            description="resident warps per core",
+                                            continuous_update=False, style=_STYLE),
+    }
+
+    def render(values: dict) -> View:
+        sweep = _warp_sweep(values["kernel"], values["lanes"])
+        run = sweep[_WARPS.index(values["warps_per_core"])]
+        figure = new_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
+        ax = figure.add_subplot()
+        ax.plot(_WARPS, [r.cycles for r in sweep], "o-", color="#37474f", label="total cycles")
+        ax.plot(_WARPS, [r.memory_cycles for r in sweep], "--", color="#e65100",
+                label="memory cycles")
+        ax.plot(_WARPS, [r.issue_cycles for r in sweep], ":", color="#1565c0",
+                label="issue cycles")
+        ax.plot([values["warps_per_core"]], [run.cycles], "o", markersize=12, color="#e65100")
+        _lean_log(ax, _WARPS)
+        ax.set_xlabel("resident warps per core (memory requests in flight)")
+        ax.set_ylabel("cycles (log scale)")
+        ax.set_title(f"{values['kernel']}: {ELEMENTS:,} elements, 4 cores × {values['lanes']} lanes")
+        ax.legend(loc="upper right", fontsize=8)
+        bound = "memory" if run.memory_cycles > run.issue_cycles else "instruction issue"
+        text = table_html([
+            ("cycles", f"{run.cycles:,}"),
+            ("issue cycles / memory cycles", f"{run.issue_cycles:,} / {run.memory_cycles:,}"),
+            ("what sets the pace", bound),
+            ("global-memory transactions", f"{run.global_transactions:,} "
+                                           f"({run.global_transactions / run.warps:.1f} per warp)"),
+            ("utilization (busy lane-slots of peak)", f"{run.utilization:.1%}"),
+        ])
+        return View(figure=figure, text=text, result=run, extras={"sweep": sweep})
+
+    return Explorer(controls, render, title="Warps, lanes and access patterns")
+
+
+@lru_cache(maxsize=32)
+def _divergence_sweep(lanes: int, skip: bool) -> dict[int, tuple[SIMDRun, ...]]:
+    machine = SIMDMachine(lanes=lanes, skip_uniform_branches=skip)
+    return {side: tuple(Branchy(ELEMENTS, f, side_instructions=side).run(machine)
+                        for f in _FRACTIONS) for side in _SIDES}
+
+
+def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lanes: int = 32,
+                   skip_uniform_branches: bool = True) -> Explorer:
+    """A data-dependent branch over 4,096 elements: choose the share of lanes that take it and
+    the length of each side, and see the slowdown against a branch every lane agrees on."""
+    controls = {
+        "taken_fraction": W.SelectionSlider(options=list(_FRACTIONS), value=taken_fraction,
+                                            description="share of lanes taking the branch",
+                                            continuous_update=False, style=_STYLE),
+        "side_instructions": W.Dropdown(options=list(_SIDES), value=side_instructions,
+                                        description="instructions per side", style=_STYLE),
+        "lanes": W.SelectionSlider(options=list(_LANES), value=lanes, description="lanes per warp",
+                                   continuous_update=False, style=_STYLE),
+        "skip_uniform_branches": W.Checkbox(value=skip_uniform_branches,
+                                            description="warps that agree skip the other side"),
+    }
+
+    def render(values: dict) -> View:
+        sweeps = _divergence_sweep(values["lanes"], values["skip_uniform_branches"])
+        side = values["side_instructions"]
+        runs = sweeps[side]
+        i = _FRACTIONS.index(values["taken_fraction"])
+        run, uniform = runs[i], runs[0]
+        figure = new_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
+        ax = figure.add_subplot()
+        for s, colour in zip(_SIDES, ("#b0bec5", "#78909c", "#37474f", "#000000")):
+            ax.plot(_FRACTIONS, [r.cycles / sweeps[s][0].cycles for r in sweeps[s]],
+                    "o-" if s == side else "-", color="#e65100" if s == side else colour,
+                    linewidth=2.5 if s == side else 1, markersize=4, label=f"{s} per side")
+        ax.plot([_FRACTIONS[i]], [run.cycles / uniform.cycles], "o", markersize=12, color="#e65100")
+        ax.set_xlabel("share of lanes taking the branch")
+        ax.set_ylabel("cycles ÷ cycles when no lane takes it")
+        ax.set_title(f"Branch divergence on 4 cores × {values['lanes']} lanes")
+        ax.legend(loc="upper right", fontsize=8, ncol=2)
+        text = table_html([
+            ("cycles (none take the branch → your choice)", f"{uniform.cycles:,} → {run.cycles:,}"),
+            ("slowdown", f"{run.cycles / uniform.cycles:.2f}×"),
+            ("warps that ran both sides", f"{run.diverged_warps} of {run.warps}"),
+            ("lane utilization of the branch", f"{run.lane_utilization:.1%}"),
+            ("issue / memory cycles", f"{run.issue_cycles:,} / {run.memory_cycles:,}"),
+        ])
+        return View(figure=figure, text=text, result=run, extras={"uniform": uniform})
+
+    return Explorer(controls, render, title="Branch divergence: both sides under a mask")
+
+
+def matmul_kernel_machine(kernel: str, warps_per_core: int = 8) -> SIMDMachine:
+    """The default toy GPU running one of :data:`MATMUL_KERNELS`."""
+    shared, tile = MATMUL_KERNELS[kernel]
+    return SIMDMachine(warps_per_core=warps_per_core, shared_memory=shared, tensor_core=tile)
+
+
+@lru_cache(maxsize=8)
+def _matmul_sweep(warps_per_core: int) -> dict[str, tuple[SIMDRun, ...]]:
+    return {k: tuple(matmul_kernel_machine(k, warps_per_core).estimate(M=n, N=n, K=n)
+                     for n in _SIZES) for k in MATMUL_KERNELS}
+
+
+def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
+                    warps_per_core: int = 8) -> Explorer:
+    """A square matmul on the toy GPU with four kernels: naive, shared-memory tiled SIMD, and
+    tiled with a 4×4×4 or 16×8×16 tensor core. Speed-up against the tile's promise, and why."""
+    controls = {
+        "size": W.SelectionSlider(options=list(_SIZES), value=size, description="M = N = K",
+                                  continuous_update=False, style=_STYLE),
+        "kernel": W.Dropdown(options=list(MATMUL_KERNELS), value=kernel, description="kernel",
+                             style=_STYLE),
+        "warps_per_core": W.SelectionSlider(options=[2, 8, 32, 128], value=warps_per_core,
+                                            description="resident warps per core",
+                                            continuous_update=False, style=_STYLE),
+    }
+
+    def render(values: dict) -> View:
+        sweep = _matmul_sweep(values["warps_per_core"])
+        i = _SIZES.index(values["size"])
+        run = sweep[values["kernel"]][i]
+        simd = sweep["tiled SIMD (shared memory)"][i]
+        machine = matmul_kernel_machine(values["kernel"], values["warps_per_core"])
+        promise = machine.peak_macs_per_cycle / SIMDMachine().peak_macs_per_cycle
+        figure = new_figure(7.6, 2.8, margins={"left": 0.09, "bottom": 0.19, "top": 0.96,
+                                                "wspace": 0.3})
+        left, right = figure.add_subplot(1, 2, 1), figure.add_subplot(1, 2, 2)
+        for (k, runs), colour in zip(sweep.items(), _KERNEL_COLOURS):
+            width = 2.5 if k == values["kernel"] else 1
+            left.plot(_SIZES, [r.cycles for r in runs], "o-", color=colour, linewidth=width,
+                      markersize=3, label=k)
+            right.plot(_SIZES, [sum(r.dram_reads.values()) for r in runs], "o-", color=colour,
+                       linewidth=width, markersize=3)
+        left.plot([values["size"]], [run.cycles], "o", markersize=11, color="#e65100", zorder=5)
+        for ax, label in ((left, "cycles"), (right, "global-memory reads (elements)")):
+            _lean_log(ax, _SIZES[::2] + _SIZES[-1:])
+            ax.set_xlabel("M = N = K")
+            ax.set_ylabel(label)
+        left.legend(fontsize=7, loc="upper left")
+        bound = "memory" if run.memory_cycles > run.issue_cycles else "instruction issue"
+        text = table_html([
+            ("kernel (thread-block tile)", run.kernel),
+            ("cycles", f"{run.cycles:,}"),
+            ("issue / memory cycles", f"{run.issue_cycles:,} / {run.memory_cycles:,}"),
+            ("what sets the pace", bound),
+            ("speed-up over tiled SIMD", f"{simd.cycles / run.cycles:.2f}×"),
+            ("MACs per instruction: the unit's promise", f"{promise:g}×"),
+            ("utilization of peak MACs", f"{run.utilization:.1%}"),
+            ("global-memory reads (A + B)", si(sum(run.dram_reads.values()), "elements")),
+        ])
+        return View(figure=figure, text=text, result=run,
+                    extras={"simd": simd, "promise": promise, "sweep": sweep})
+
+    return Explorer(controls, render, title="Matmul kernels: naive, tiled, tensor core")
+
+
+def simd_worked_problem(size: int = 1024) -> Explorer:
+    """Scaling-book-style worked problem: why a 64× tensor core gives a few × on the toy GPU."""
+    base = SIMDMachine()
+    tc = SIMDMachine(tensor_core=(16, 8, 16))
+    question = (
+        f"<b>Worked problem.</b> The default toy GPU has {base.cores} cores × {base.lanes} lanes. "
+        f"Give each core a 16×8×16 tensor core and multiply two {size}×{size} matrices. "
+        "(a) How many MACs does one MMA instruction do, against one SIMD FMA instruction: what "
+        "speed-up does the unit promise? (b) Which bound holds with the unit on: instruction "
+        "issue or memory? (c) What speed-up do you get, and what caps it? Work it out, then press "
+        "the button.")
+    controls = {"show": W.ToggleButton(value=False, description="Show the answer",
+                                       button_style="info")}
+
+    def render(values: dict) -> View:
+        if not values["show"]:
+            return View(text=question)
+        simd, run = base.estimate(M=size, N=size, K=size), tc.estimate(M=size, N=size, K=size)
+        promise = tc.peak_macs_per_cycle / base.peak_macs_per_cycle
+        latency, in_flight = tc.memory_latency_cycles, tc.cores * tc.warps_per_core
+        answer = (
+            f"{question}<br><br>(a) 16·8·16 = {16 * 8 * 16:,} MACs per MMA against {base.lanes} "
+            f"per FMA: the unit promises <b>{promise:g}×</b>.<br>"
+            f"(b) With it, issue takes {run.issue_cycles:,} cycles but memory "
+            f"{run.memory_cycles:,}: <b>memory</b> sets the pace. Memory cycles are "
+            f"transactions × latency ÷ requests in flight = {run.global_transactions:,} × "
+            f"{latency} ÷ ({tc.cores} cores × {tc.warps_per_core} warps).<br>"
+            f"(c) {simd.cycles:,} ÷ {run.cycles:,} = <b>{simd.cycles / run.cycles:.2f}×</b>. "
+            f"The tensor core shrinks the multiply instructions, not the bytes: the same tiles "
+            f"must still come from global memory, and the SIMD kernel was already only "
+            f"{simd.cycles / run.memory_cycles:.1f}× slower than that memory floor. To get more, "
+            f"a real GPU keeps more bytes in flight and reuses each loaded tile more (larger "
+            f"tiles), which is why its memory system grew with its tensor cores.")
+        return View(text=answer, result={"simd": simd, "tensor_core": run, "promise": promise})
+
+    return Explorer(controls, render, title="")
+
+
+def simd_quiz() -> MultipleChoice:
+    """Check yourself: why does a 2% branch slow a warp-based machine so much?"""
+    machine = SIMDMachine()
+    uniform = Branchy(ELEMENTS, 0.0).run(machine)
+    rare = Branchy(ELEMENTS, 0.02).run(machine)
+    return multiple_choice(
+        f"In the divergence lab, only 2% of lanes take the branch, yet the kernel takes "
+        f"{rare.cycles / uniform.cycles:.2f}× as long as when none do. Why?",
+        ["Every taken lane costs a full extra instruction stream, so 2% of lanes add 2% per lane.",
+         f"Divergence is decided per warp: with {machine.lanes} lanes, "
+         f"{rare.diverged_warps} of {rare.warps} warps hold at least one taking lane, and each "
+         "of those runs both sides of the branch under a mask.",
+         "The branch makes memory accesses uncoalesced, so memory time goes up."],
+        correct=1,
+        feedback=[
+            "Lanes of a warp share one instruction stream; a lane cannot run alone. Count warps, "
+            "not lanes.",
+            f"The chance that a warp of {machine.lanes} holds no taking lane is "
+            f"0.98^{machine.lanes} ≈ {0.98 ** machine.lanes:.0%}, so about half the warps diverge. Sorting or grouping data so that warps agree is the classic fix.",
+            "The loads and stores are the same consecutive addresses with or without the branch; "
+            "look at the issue cycles, not the memory cycles.",
+        ])

@@ -1,0 +1,90 @@
+"""Lesson 02's widgets, driven without a kernel: move a control, check what is shown is the
+SIMD engine's own answer."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from accelkit.simd import SIMDMachine
+from accelkit.workloads import Branchy
+from accelkit.widgets import (divergence_lab, simd_quiz, simd_worked_problem, tensor_core_lab,
+                              warp_lab)
+from accelkit.widgets.simd import ELEMENTS, access_pattern_indices
+
+
+def test_warp_lab_follows_warps_lanes_and_pattern():
+    w = warp_lab()
+    x = np.random.default_rng(0).standard_normal(ELEMENTS)
+    assert w.view.result == SIMDMachine().elementwise(x, "gelu")
+    w.controls["warps_per_core"].value = 1
+    one = SIMDMachine(warps_per_core=1).elementwise(x, "gelu")
+    assert w.view.result == one and f"{one.cycles:,}" in w.html.value
+    w.controls["kernel"].value = "load, random"
+    table = np.arange(8 * ELEMENTS, dtype=np.float32).reshape(-1, 1)
+    random = SIMDMachine(warps_per_core=1).gather(table, access_pattern_indices("random"))
+    assert w.view.result == random
+    w.controls["kernel"].value = "load, coalesced"
+    assert w.view.result.global_transactions < random.global_transactions
+    w.controls["lanes"].value = 16
+    assert w.view.result.lanes == 16
+
+
+def test_access_patterns_cost_what_transactions_says():
+    gpu = SIMDMachine()
+    per_warp = {p: gpu.transactions(access_pattern_indices(p)) / (ELEMENTS / gpu.lanes)
+                for p in ("coalesced", "stride 2", "stride 8", "random")}
+    # 32 lanes × 4 bytes = 128 bytes = four 32-byte segments when consecutive.
+    assert per_warp["coalesced"] == 4
+    assert per_warp["stride 2"] == 8
+    assert per_warp["stride 8"] == 32 and per_warp["random"] > 31  # random: rare shared segments
+
+
+def test_divergence_lab_follows_fraction_side_and_skip():
+    w = divergence_lab()
+    gpu = SIMDMachine()
+    half = Branchy(ELEMENTS, 0.5, side_instructions=64).run(gpu)
+    assert w.view.result == half
+    assert w.view.extras["uniform"] == Branchy(ELEMENTS, 0.0, side_instructions=64).run(gpu)
+    w.controls["side_instructions"].value = 4
+    assert w.view.result == Branchy(ELEMENTS, 0.5, side_instructions=4).run(gpu)
+    w.controls["taken_fraction"].value = 0.0
+    w.controls["skip_uniform_branches"].value = False
+    pred = Branchy(ELEMENTS, 0.0, side_instructions=4).run(SIMDMachine(skip_uniform_branches=False))
+    assert w.view.result == pred and pred.diverged_warps == pred.warps  # predication runs both sides
+    assert f"{pred.cycles:,}" in w.html.value
+
+
+def test_tensor_core_lab_speedup_and_promise_from_engine():
+    w = tensor_core_lab()
+    base, tc = SIMDMachine(), SIMDMachine(tensor_core=(16, 8, 16))
+    run = tc.estimate(M=1024, N=1024, K=1024)
+    assert w.view.result == run
+    assert w.view.extras["promise"] == 64
+    speedup = base.estimate(M=1024, N=1024, K=1024).cycles / run.cycles
+    assert f"{speedup:.2f}×" in w.html.value
+    w.controls["kernel"].value = "naive (no shared memory)"
+    assert w.view.result == SIMDMachine(shared_memory=False).estimate(M=1024, N=1024, K=1024)
+    w.controls["size"].value = 256
+    w.controls["warps_per_core"].value = 32
+    naive = SIMDMachine(shared_memory=False, warps_per_core=32).estimate(M=256, N=256, K=256)
+    assert w.view.result == naive and f"{naive.cycles:,}" in w.html.value
+
+
+def test_worked_problem_hides_then_shows_the_engine_numbers():
+    w = simd_worked_problem()
+    run = SIMDMachine(tensor_core=(16, 8, 16)).estimate(M=1024, N=1024, K=1024)
+    assert f"{run.memory_cycles:,}" not in w.html.value
+    w.controls["show"].value = True
+    assert f"{run.memory_cycles:,}" in w.html.value and "64×" in w.html.value
+    assert w.view.result["tensor_core"] == run
+
+
+def test_quiz_right_and_wrong():
+    q = simd_quiz()
+    q.select(1)
+    assert q.check()[0]
+    q.select(0)
+    right, message = q.check()
+    assert not right and "warps" in message
+    rare = Branchy(ELEMENTS, 0.02).run(SIMDMachine())
+    assert f"{rare.diverged_warps} of {rare.warps}" in q.options[1]
