@@ -350,6 +350,7 @@ def shapes_worked_problem(width: int = 4096, side: int = 128) -> WorkedProblem:
         half = _smallest_M_reaching(0.5, plain, width)
         half_db = _smallest_M_reaching(0.5, buffered, width)
         odd = plain.estimate(M=half, N=width + 1, K=width)
+        even = plain.estimate(M=half, N=width, K=width)
         per_fold = one.cycles // one.folds
         return (
             f"<ol><li>M = 1: {one.folds:,} folds of {per_fold} cycles each, and each fold does "
@@ -360,8 +361,10 @@ def shapes_worked_problem(width: int = 4096, side: int = 128) -> WorkedProblem:
             f"{side}, so there is no padding). It reaches 50% at <b>M = {half}</b>; with double "
             f"buffering (load hidden) at <b>M = {half_db}</b>.</li>"
             f"<li>At M = {half}, a layer of width N = {width + 1}: {odd.folds:,} folds instead of "
-            f"{plain.estimate(M=half, N=width, K=width).folds:,}, utilization "
-            f"<b>{odd.utilization:.1%}</b> — one extra column costs a whole column of folds.</li></ol>")
+            f"{even.folds:,} (one extra column costs a whole extra column of "
+            f"{odd.folds - even.folds} folds), utilization <b>{odd.utilization:.1%}</b> instead of "
+            f"{even.utilization:.1%}. Small for a layer this wide; for N = {side + 1} it would "
+            f"double the folds.</li></ol>")
 
     return WorkedProblem(
         f"Decode streams one token at a time through a {width}×{width} weight matrix on a "

@@ -1,0 +1,106 @@
+"""Every quantitative claim in lessons/04_shapes_and_utilization.ipynb, recomputed with the
+library."""
+
+from __future__ import annotations
+
+import pytest
+
+import accelkit as ak
+from accelkit import SIMDMachine, SystolicArray
+from accelkit.widgets.shapes import TENSOR_CORE, cell_cycles
+
+
+def test_k129_second_row_fold_makes_padding_the_largest_share():
+    """"K = 129 ... needs a second row fold that maps a single row of weights out of 128 — that
+    fold is mostly padding, which is why padding is the largest share above." """
+    run = SystolicArray(128, 128, "ws").estimate(M=300, N=200, K=129)
+    assert run.row_folds == 2 and 129 - 128 == 1
+    shares = cell_cycles(run)
+    assert max(shares, key=shares.get) == "padding"
+
+
+@pytest.mark.parametrize("M,N,K", [(300, 200, 129), (7, 500, 64), (1024, 128, 1024)])
+def test_utilization_is_mapping_efficiency_times_useful_share_of_a_fold(M, N, K):
+    """"utilization = mapping efficiency × T / (cycles per fold), with cycles per fold =
+    2R + C + T − 2 (ws, T = M)." """
+    run = SystolicArray(128, 128, "ws").estimate(M=M, N=N, K=K)
+    assert run.utilization == pytest.approx(run.mapping_efficiency * M / (2 * 128 + 128 + M - 2))
+
+
+def test_tpu_matrix_units_are_128_wide_until_v6e():
+    """"A TPU's matrix unit is a 128×128 array (the catalog, with its sources)" """
+    assert ak.chips.get("TPU v4").matrix_unit_shape.startswith("128x128")
+    assert ak.chips.get("TPU v5e").matrix_unit_shape.startswith("128x128")
+    assert ak.chips.get("TPU v6e").matrix_unit_shape.startswith("256x256")
+
+
+def test_n129_nearly_halves_utilization_and_257_repeats_the_cliff_but_m129_costs_nothing():
+    """"N = 129 nearly halves utilization against N = 128 ... N = 257 repeats the cliff. But
+    M = 129 costs nothing" """
+    sa = SystolicArray(128, 128, "ws")
+    u = {N: sa.estimate(M=1024, N=N, K=1024).utilization for N in (127, 128, 129, 256, 257)}
+    assert 0.45 < u[129] / u[128] < 0.55
+    assert u[257] < 0.75 * u[256]
+    assert u[127] < u[128]
+    m128 = sa.estimate(M=128, N=1024, K=1024).utilization
+    m129 = sa.estimate(M=129, N=1024, K=1024).utilization
+    assert m129 >= m128
+
+
+def test_os_maps_both_m_and_n_so_cliffs_run_both_ways():
+    """"in os both M and N are mapped, so the cliffs run both ways." """
+    sa = SystolicArray(128, 128, "os")
+    base = sa.estimate(M=256, N=256, K=1024).utilization
+    assert sa.estimate(M=257, N=256, K=1024).utilization < 0.8 * base
+    assert sa.estimate(M=256, N=257, K=1024).utilization < 0.8 * base
+
+
+def test_batch_one_decode_leaves_the_array_almost_idle_and_batching_cures_it():
+    """"a batch of one leaves almost the whole array idle, because load, fill and drain
+    (hundreds of cycles per fold) are paid for one useful cycle. Batching tokens is the only
+    cure" """
+    decode = SystolicArray(128, 128, "ws").estimate(M=1, N=4096, K=4096)
+    batch = SystolicArray(128, 128, "ws").estimate(M=256, N=4096, K=4096)
+    assert decode.utilization < 0.01
+    assert decode.cycles // decode.folds >= 100
+    assert batch.utilization > 40 * decode.utilization
+
+
+def test_small_tiles_waste_less_at_m1():
+    """"padding M = 1 up to 16 wastes 15/16 of the tile, padding it to 128 wastes 127/128" """
+    gpu = SIMDMachine(**TENSOR_CORE).estimate(M=1, N=4096, K=4096)
+    big = SystolicArray(128, 128, "os").estimate(M=1, N=4096, K=4096)
+    assert gpu.lane_utilization == pytest.approx(1 / 16)
+    assert big.mapping_efficiency == pytest.approx(1 / 128)
+
+
+def test_ws_mxu_had_no_padding_at_decode():
+    """"the ws MXU above had no padding at all — its waste was load, fill and drain." """
+    run = SystolicArray(128, 128, "ws").estimate(M=1, N=4096, K=4096)
+    assert run.mapping_efficiency == 1.0
+    assert cell_cycles(run)["load, fill and drain"] > 0.99
+
+
+def test_gpus_also_pad_a_4100_wide_layer():
+    """"GPUs also pad (a layer of width 4100 wastes tile slots too — try it above)." """
+    run = SIMDMachine(**TENSOR_CORE).estimate(M=16, N=4100, K=4100)
+    assert run.lane_utilization < 1.0
+
+
+def test_quiz_answer_n1025_hurts_most():
+    """Quiz: "Which one-element change hurts its utilization the most?" — N = 1025."""
+    sa = SystolicArray(128, 128, "ws")
+    u = {label: sa.estimate(M=M, N=N, K=1024).utilization
+         for label, M, N in [("M+1", 1025, 1024), ("N+1", 1024, 1025), ("M-1", 1023, 1024)]}
+    assert min(u, key=u.get) == "N+1"
+    assert u["N+1"] < 0.95 * sa.estimate(M=1024, N=1024, K=1024).utilization
+
+
+def test_double_buffering_lowers_the_batch_that_fills_half_the_array():
+    """Worked problem: 50% utilization is reached at a smaller M with double buffering."""
+    from accelkit.widgets.shapes import _smallest_M_reaching
+    plain = _smallest_M_reaching(0.5, SystolicArray(128, 128, "ws"), 4096)
+    buffered = _smallest_M_reaching(0.5, SystolicArray(128, 128, "ws", double_buffer=True), 4096)
+    assert buffered < plain
+    assert SystolicArray(128, 128, "ws").estimate(M=plain, N=4096, K=4096).utilization >= 0.5
+    assert SystolicArray(128, 128, "ws").estimate(M=plain - 1, N=4096, K=4096).utilization < 0.5
