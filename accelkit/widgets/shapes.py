@@ -87,6 +87,18 @@ def fold_explorer() -> Explorer:
     right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=3,
                  frameon=False)
     right.set_title("where the array's time goes", fontsize=9)
+    # Fixed axes (every side offered divides 1024, so a padded dimension never exceeds it): the
+    # axes are drawn once and only the shapes, lines and labels are redrawn per frame.
+    limit = controls["M"].max
+    left.set_xlim(0, limit)
+    left.set_ylim(limit, 0)
+    left.set_aspect("equal")
+    x_label = left.text(0.5, -0.13, "", transform=left.transAxes, ha="center", va="top")
+    y_label = left.text(-0.2, 0.5, "", transform=left.transAxes, ha="right", va="center",
+                        rotation=90)
+    title = figure.text(0.28, 0.93, "", ha="center", fontsize=9)
+    _freeze_background(figure, [padded_patch, problem_patch, fold_lines, x_label, y_label, title,
+                                *segments])
 
     def render(values: dict) -> View:
         M, N, K, side, flow = (values[k] for k in ("M", "N", "K", "side", "dataflow"))
@@ -100,14 +112,10 @@ def fold_explorer() -> Explorer:
         lines = [[(c * side, 0), (c * side, padded_rows)] for c in range(1, run.col_folds)]
         lines += [[(0, r * side), (padded_cols, r * side)] for r in range(1, run.row_folds)]
         fold_lines.set_segments(lines)
-        extent = max(padded_rows, padded_cols)
-        left.set_xlim(0, extent)
-        left.set_ylim(extent, 0)
-        left.set_xlabel(f"{col_name} (mapped on array columns)")
-        left.set_ylabel(f"{row_name} (mapped on array rows)")
-        left.set_title(f"{flow} on a {side}×{side} array: {run.row_folds} × {run.col_folds} = "
-                       f"{run.folds} folds; {STREAMED[flow]} = {dims[STREAMED[flow]]} streams",
-                       fontsize=9)
+        x_label.set_text(f"{col_name} (mapped on array columns)")
+        y_label.set_text(f"{row_name} (mapped on array rows)")
+        title.set_text(f"{flow} on a {side}×{side} array: {run.row_folds} × {run.col_folds} = "
+                       f"{run.folds} folds; {STREAMED[flow]} = {dims[STREAMED[flow]]} streams")
         shares = cell_cycles(run)
         start = 0.0
         for bar, share in zip(segments, shares.values()):
