@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 
 import ipywidgets as W
+from matplotlib.ticker import FuncFormatter
 
 from accelkit import chips, scenarios
 from accelkit.quiz import MultipleChoice, multiple_choice
@@ -32,6 +33,14 @@ METRICS = {
 
 def _short(name: str) -> str:
     return name.replace("NVIDIA ", "").replace("TPU ", "").split(" (")[0]
+
+
+def _compact(x: float, _pos: object = None) -> str:
+    # 30000 -> "30k": narrow tick labels keep the y label inside the figure
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale:
+            return f"{x / scale:g}{suffix}"
+    return f"{x:g}"
 
 
 def _fmt(value: float | None, pattern: str) -> str:
@@ -106,8 +115,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
                   color=["#1565c0" if chips.get(c).kind == "tpu" else "#2e7d32"
                          for c in scenarios.DEFAULT_CHIPS])
     ax.tick_params(axis="x", labelsize=8)
-    ax.text(0.99, 0.97, "blue: TPU, green: GPU; faded: n/a, misses the target or does not fit",
-            transform=ax.transAxes, ha="right", va="top", fontsize=7)
+    ax.yaxis.set_major_formatter(FuncFormatter(_compact))
 
     def render(v: dict) -> View:
         s = scenarios.get(v["scenario"])
@@ -134,7 +142,8 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             bar.set_alpha(0.45 if faded else 1.0)
         ax.set_ylim(0, top * 1.1)
         ax.set_ylabel(v["metric"])
-        ax.set_title(s.title, fontsize=9)
+        ax.set_title(f"{s.title} (blue: TPU, green: GPU; faded: n/a, misses the target or "
+                     "does not fit)", fontsize=8)
         head = ["chip", "chips", "batch", "days", "USD", "USD / M " + s.work_unit.split()[-1],
                 "kWh (TDP)", "util.", "bound", "fits"]
         if s.kind == "serve":
