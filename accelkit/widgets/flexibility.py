@@ -1,0 +1,352 @@
+"""Lesson 09's widgets: the same work on the toy GPU and the toy TPU, and on real chips' rooflines.
+
+Every number comes from :mod:`accelkit.workloads` (operations, machines, :func:`compare`) and
+:mod:`accelkit.roofline`; this module only gathers inputs and draws. Presentation detail: runs
+are memoised per (operation, the machine knobs that operation uses), so a control that changes
+only the matrix unit re-runs only the matmuls; the per-workload :class:`Comparison` is then
+assembled exactly as :func:`accelkit.workloads.compare` does (a test checks they are equal).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import ipywidgets as W
+import numpy as np
+from matplotlib.ticker import FuncFormatter, NullLocator
+
+from accelkit import roofline
+from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.simd import SIMDMachine
+from accelkit.systolic import SystolicArray
+from accelkit.workloads import (WORKLOADS, Branchy, Comparison, Gather, Matmul,
+                                OperationComparison, SparseMatmul, TPUStyleMachine, compare)
+from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+
+__all__ = ["flexibility_lab", "mix_builder", "gather_vs_matmul_roofline", "flexibility_quiz",
+           "flexibility_worked_problem"]
+
+_STYLE = {"description_width": "initial"}
+TENSOR_CORES = {"none (toy default)": None, "4×4×4": (4, 4, 4), "16×8×16": (16, 8, 16)}
+_SIDES = (4, 16, 64, 256)
+_MATRIX_KINDS = ("matmul", "sparse_matmul")
+#: Toy default memory parallelism: 4 cores × 8 warps on the GPU, 32 transactions on the TPU.
+_DEFAULT_WARPS = 8
+
+
+@lru_cache(maxsize=16)
+def gpu_machine(tensor_core: str = "none (toy default)", warps_per_core: int = _DEFAULT_WARPS
+                ) -> SIMDMachine:
+    """The default toy GPU with a named tensor core and memory parallelism."""
+    return SIMDMachine(tensor_core=TENSOR_CORES[tensor_core], warps_per_core=warps_per_core)
+
+
+@lru_cache(maxsize=16)
+def tpu_machine(double_buffer: bool = False, memory_in_flight: int = 4 * _DEFAULT_WARPS
+                ) -> TPUStyleMachine:
+    """The default toy TPU, optionally double-buffering weights, with memory parallelism."""
+    array = SystolicArray(rows=16, cols=16, dataflow="ws", double_buffer=double_buffer)
+    return TPUStyleMachine(array, memory_in_flight=memory_in_flight)
+
+
+@lru_cache(maxsize=512)
+def _gpu_run(op, tensor_core: str, warps: int):
+    # Vector kernels never touch the tensor core: key them without it (tests check equality).
+    tc = tensor_core if op.kind in _MATRIX_KINDS else "none (toy default)"
+    return op.run(gpu_machine(tc, warps))
+
+
+@lru_cache(maxsize=512)
+def _tpu_run(op, double_buffer: bool, in_flight: int):
+    return op.run(tpu_machine(double_buffer if op.kind in _MATRIX_KINDS else False, in_flight))
+
+
+def lab_compare(ops: tuple, name: str = "custom", tensor_core: str = "none (toy default)",
+                double_buffer: bool = False, warps_per_core: int = _DEFAULT_WARPS) -> Comparison:
+    """``compare(ops, gpu_machine(...), tpu_machine(...))`` with memoised runs (same result)."""
+    gpu = gpu_machine(tensor_core, warps_per_core)
+    tpu = tpu_machine(double_buffer, 4 * warps_per_core)
+    rows = []
+    for op in ops:
+        g = _gpu_run(op, tensor_core, warps_per_core)
+        t = _tpu_run(op, double_buffer, 4 * warps_per_core)
+        c = op.count
+        rows.append(OperationComparison(
+            label=op.label, kind=op.kind, count=c, gpu_cycles=g.cycles * c, tpu_cycles=t.cycles * c,
+            gpu_utilization=g.utilization, tpu_utilization=t.utilization,
+            tpu_unit="matrix" if op.kind in _MATRIX_KINDS else "vector",
+            gpu_cell_cycles=g.cycles * c * gpu.mac_cells,
+            tpu_cell_cycles=t.cycles * c * tpu.mac_cells, macs=g.macs * c))
+    gcy, tcy = sum(r.gpu_cycles for r in rows), sum(r.tpu_cycles for r in rows)
+    macs = sum(r.macs for r in rows)
+    return Comparison(
+        workload=name, operations=tuple(rows), gpu_mac_cells=gpu.mac_cells,
+        tpu_mac_cells=tpu.mac_cells, gpu_cycles=gcy, tpu_cycles=tcy,
+        gpu_cell_cycles=gcy * gpu.mac_cells, tpu_cell_cycles=tcy * tpu.mac_cells,
+        gpu_mac_utilization=macs / (gpu.peak_macs_per_cycle * gcy),
+        tpu_mac_utilization=macs / (tpu.peak_macs_per_cycle * tcy),
+        gpu_outside_matrix_share=sum(r.gpu_cycles for r in rows if r.tpu_unit == "vector") / gcy,
+        tpu_outside_matrix_share=sum(r.tpu_cycles for r in rows if r.tpu_unit == "vector") / tcy)
+
+
+def with_side_instructions(ops: tuple, side: int) -> tuple:
+    """The workload with every branchy operation's sides ``side`` instructions long."""
+    from dataclasses import replace
+
+    return tuple(replace(op, side_instructions=side) if isinstance(op, Branchy) else op
+                 for op in ops)
+
+
+def _ratio_bars(ax, comparison: Comparison) -> None:
+    rows = comparison.operations
+    ratios = [r.tpu_over_gpu_per_area for r in rows]
+    colours = ["#1565c0" if r.tpu_unit == "matrix" else "#e65100" for r in rows]
+    y = np.arange(len(rows))[::-1]
+    ax.barh(y, [np.log2(v) for v in ratios], left=0, color=colours)  # drawn in log2 units
+    ax.set_yticks(y, [r.label + (f" ×{r.count}" if r.count > 1 else "") for r in rows], fontsize=8)
+    low = min(-4.5, min(np.log2(ratios)) - 0.5)
+    high = max(4.5, max(np.log2(ratios)) + 0.5)
+    ax.set_xlim(low, high)
+    ticks = [t for t in range(int(np.floor(low)), int(np.ceil(high)) + 1) if t % 2 == 0]
+    ax.set_xticks(ticks, [f"{2.0 ** t:g}" if t >= 0 else f"1/{2.0 ** -t:g}" for t in ticks])
+    ax.axvline(0, color="#212121", linewidth=1)
+    ax.set_xlabel("TPU cell-cycles ÷ GPU cell-cycles  (← TPU wins per cell · GPU wins →)")
+
+
+def _totals(comparison: Comparison) -> list[tuple[str, str]]:
+    c = comparison
+    return [
+        ("MAC cells (area): GPU / TPU", f"{c.gpu_mac_cells:,} / {c.tpu_mac_cells:,}"),
+        ("cycles: GPU / TPU", f"{c.gpu_cycles:,} / {c.tpu_cycles:,}"),
+        ("TPU ÷ GPU cell-cycles (whole workload)",
+         f"{c.tpu_cell_cycles / c.gpu_cell_cycles:.2f} → {c.winner_per_area} wins per cell"),
+        ("share of time outside matrix work: GPU / TPU",
+         f"{c.gpu_outside_matrix_share:.1%} / {c.tpu_outside_matrix_share:.1%}"),
+        ("matrix-unit utilization (MFU): GPU / TPU",
+         f"{c.gpu_mac_utilization:.1%} / {c.tpu_mac_utilization:.1%}"),
+    ]
+
+
+def flexibility_lab(workload: str = "transformer_layer", tensor_core: str = "none (toy default)",
+                    double_buffer: bool = False, side_instructions: int = 64) -> Explorer:
+    """A preset workload on both toy machines: per-operation cell-cycles (area × time), the
+    whole workload, and Amdahl's share of time outside the matrix unit. Three of the toy's
+    assumptions can be flipped: a GPU tensor core, TPU weight double-buffering, branch length."""
+    controls = {
+        "workload": W.Dropdown(options=list(WORKLOADS), value=workload, description="workload",
+                               style=_STYLE),
+        "tensor_core": W.Dropdown(options=list(TENSOR_CORES), value=tensor_core,
+                                  description="GPU tensor core", style=_STYLE),
+        "double_buffer": W.Checkbox(value=double_buffer,
+                                    description="TPU double-buffers weights (real TPUs do)"),
+        "side_instructions": W.Dropdown(options=list(_SIDES), value=side_instructions,
+                                        description="branch: instructions per side", style=_STYLE),
+    }
+
+    def render(values: dict) -> View:
+        ops = with_side_instructions(WORKLOADS[values["workload"]], values["side_instructions"])
+        result = lab_compare(ops, values["workload"], values["tensor_core"],
+                             values["double_buffer"])
+        height = 1.2 + 0.24 * len(ops)
+        figure = new_figure(7.4, height, margins={"left": 0.33, "right": 0.97,
+                                                  "bottom": 0.75 / height, "top": 0.97})
+        _ratio_bars(figure.add_subplot(), result)
+        note = ("<br><span style='color:#1565c0'>■</span> runs on the TPU's systolic array "
+                "&nbsp;<span style='color:#e65100'>■</span> runs on its vector unit")
+        return View(figure=figure, text=table_html(_totals(result)) + note, result=result)
+
+    return Explorer(controls, render, title="The same work on both toy machines")
+
+
+_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+_MEMORY = {"toy default (32 in flight)": 8, "generous (256 in flight)": 64}
+
+
+def mix_ops(batch: int = 4, taken_fraction: float = 0.5, side_instructions: int = 64,
+            density: float = 0.1, embedding_dim: int = 16) -> tuple:
+    """The mix builder's five operations, small enough to run in a widget."""
+    return (
+        Matmul(1024, 1024, 1024, label="dense matmul 1024³"),
+        Matmul(batch, 1024, 256, label=f"recurrent step (batch {batch})"),
+        Gather(20_000, embedding_dim, 256, label=f"embedding gather (dim {embedding_dim})"),
+        Branchy(8192, taken_fraction, side_instructions, label="branchy custom op"),
+        SparseMatmul(256, 256, 256, density=density, block=32,
+                     label=f"block-sparse matmul ({density:.0%} dense)"),
+    )
+
+
+def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: int = 64,
+                density: float = 0.1, embedding_dim: int = 16, tensor_core: str = "none (toy default)",
+                memory: str = "toy default (32 in flight)") -> Explorer:
+    """Build a mix of five operations and move their knobs: recurrent batch, branch divergence
+    and length, sparsity, embedding width; flip the GPU tensor core and both machines' memory
+    parallelism. Bars: who wins each operation per cell; line: the recurrent step against batch."""
+    controls = {
+        "batch": W.SelectionSlider(options=list(_BATCHES), value=batch,
+                                   description="recurrent batch", continuous_update=False,
+                                   style=_STYLE),
+        "taken_fraction": W.SelectionSlider(options=[0.0, 0.02, 0.1, 0.5, 0.9, 1.0],
+                                            value=taken_fraction, description="branch taken by",
+                                            continuous_update=False, style=_STYLE),
+        "side_instructions": W.Dropdown(options=list(_SIDES), value=side_instructions,
+                                        description="instructions per side", style=_STYLE),
+        "density": W.SelectionSlider(options=[0.05, 0.1, 0.25, 0.5, 1.0], value=density,
+                                     description="sparse: blocks kept", continuous_update=False,
+                                     style=_STYLE),
+        "embedding_dim": W.SelectionSlider(options=[1, 4, 16, 64], value=embedding_dim,
+                                           description="embedding row width",
+                                           continuous_update=False, style=_STYLE),
+        "tensor_core": W.Dropdown(options=list(TENSOR_CORES), value=tensor_core,
+                                  description="GPU tensor core", style=_STYLE),
+        "memory": W.Dropdown(options=list(_MEMORY), value=memory,
+                             description="memory parallelism (both)", style=_STYLE),
+    }
+
+    def render(values: dict) -> View:
+        warps = _MEMORY[values["memory"]]
+        ops = mix_ops(values["batch"], values["taken_fraction"], values["side_instructions"],
+                      values["density"], values["embedding_dim"])
+        result = lab_compare(ops, "custom", values["tensor_core"], False, warps)
+        batch_sweep = [lab_compare((Matmul(b, 1024, 256),), "custom", values["tensor_core"],
+                                   False, warps).operations[0].tpu_over_gpu_per_area
+                       for b in _BATCHES]
+        figure = new_figure(8.6, 2.9, margins={"left": 0.25, "right": 0.98, "bottom": 0.2,
+                                               "top": 0.93, "wspace": 0.3})
+        grid = figure.add_gridspec(1, 2, width_ratios=(1.6, 1))
+        _ratio_bars(figure.add_subplot(grid[0]), result)
+        ax = figure.add_subplot(grid[1])
+        ax.plot(range(len(_BATCHES)), batch_sweep, "o-", color="#37474f", markersize=3)
+        i = _BATCHES.index(values["batch"])
+        ax.plot([i], [batch_sweep[i]], "o", color="#e65100", markersize=10)
+        ax.axhline(1.0, color="#212121", linewidth=1)
+        ax.set_xticks(range(0, len(_BATCHES), 2), [str(b) for b in _BATCHES[::2]])
+        ax.set_xlabel("recurrent batch")
+        ax.set_ylabel("TPU ÷ GPU cell-cycles")
+        ax.set_title("recurrent step vs batch", fontsize=9)
+        return View(figure=figure, text=table_html(_totals(result)), result=result,
+                    extras={"batch_sweep": dict(zip(_BATCHES, batch_sweep))})
+
+    return Explorer(controls, render, title="Build a mix: where flexibility wins", columns=3)
+
+
+_CHIPS = ("TPU v5e", "TPU v5p", "NVIDIA H100 (SXM)", "NVIDIA B200 (HGX)", "NVIDIA L4")
+
+
+def roofline_pair(chip: str, batch: int, lookups: int = 4096, dim: int = 128,
+                  d_model: int = 4096):
+    """(embedding-bag gather, dense layer) on one chip's roofline, bf16.
+
+    The gather reads ``lookups × dim`` elements once and adds each into a pooled sum (one FLOP
+    per element, no reuse); the dense layer is a ``batch × d_model`` by ``d_model × d_model``
+    matmul."""
+    gather = roofline.elementwise(chip, n_elements=lookups * dim, flops_per_element=1.0,
+                                  reads_per_element=1, writes_per_element=0)
+    dense = roofline.matmul(chip, M=batch, N=d_model, K=d_model)
+    return gather, dense
+
+
+def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H100 (SXM)",
+                              batch: int = 256) -> Explorer:
+    """Real chips: an embedding-bag gather and a dense layer on two chips' rooflines (bf16)."""
+    controls = {
+        "chip_a": W.Dropdown(options=list(_CHIPS), value=chip_a, description="chip A",
+                             style=_STYLE),
+        "chip_b": W.Dropdown(options=list(_CHIPS), value=chip_b, description="chip B",
+                             style=_STYLE),
+        "batch": W.SelectionSlider(options=[1, 8, 64, 256, 1024, 4096], value=batch,
+                                   description="dense layer batch", continuous_update=False,
+                                   style=_STYLE),
+    }
+    x = np.logspace(-1, 4, 60)
+    curves = {c: roofline.curve(c, "bf16", x) for c in _CHIPS}
+
+    def render(values: dict) -> View:
+        pairs = {c: roofline_pair(c, values["batch"]) for c in (values["chip_a"], values["chip_b"])}
+        figure = new_figure(7.0, 3.0, margins={"left": 0.11, "bottom": 0.18, "top": 0.95})
+        ax = figure.add_subplot()
+        for (chip, (gather, dense)), colour in zip(pairs.items(), ("#1565c0", "#e65100")):
+            ax.plot(x, curves[chip] / 1e12, color=colour, label=chip)
+            ax.plot([gather.arithmetic_intensity], [gather.achieved_flops_per_second / 1e12], "s",
+                    color=colour, markersize=8)
+            ax.plot([dense.arithmetic_intensity], [dense.achieved_flops_per_second / 1e12], "o",
+                    color=colour, markersize=8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_minor_locator(NullLocator())
+            axis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+        ax.set_xlabel("arithmetic intensity (FLOPs per byte); ■ gather, ● dense layer")
+        ax.set_ylabel("attainable TFLOP/s (bf16)")
+        ax.legend(loc="lower right", fontsize=8)
+        rows = []
+        for chip, (gather, dense) in pairs.items():
+            rows.append((f"{chip}: gather", f"{gather.seconds * 1e6:,.1f} µs, {gather.bound}-bound, "
+                                            f"{gather.fraction_of_peak:.2%} of peak"))
+            rows.append((f"{chip}: dense layer", f"{dense.seconds * 1e6:,.1f} µs, "
+                                                 f"{dense.bound}-bound, "
+                                                 f"{dense.fraction_of_peak:.0%} of peak"))
+        return View(figure=figure, text=table_html(rows), result=pairs)
+
+    return Explorer(controls, render, title="Real chips: a gather and a dense layer on the roofline")
+
+
+@lru_cache(maxsize=1)
+def amdahl_numbers() -> dict[str, Comparison]:
+    """The two presets the worked problem uses, on the default machines."""
+    return {name: compare(name) for name in ("recommender_step", "transformer_layer")}
+
+
+def flexibility_worked_problem() -> Explorer:
+    """Scaling-book-style worked problem: Amdahl's law caps what a faster matrix unit can buy."""
+    numbers = amdahl_numbers()  # computed once, before any button press
+    rec, tfm = numbers["recommender_step"], numbers["transformer_layer"]
+    question = (
+        "<b>Worked problem.</b> On the default toy TPU the recommender step spends "
+        f"{rec.tpu_outside_matrix_share:.1%} of its cycles outside the systolic array, the "
+        f"transformer layer {tfm.tpu_outside_matrix_share:.1%}. A next-generation TPU makes the "
+        "array infinitely fast and changes nothing else. (a) At most how much faster does each "
+        "workload run? (b) For the recommender, what should the chip's designers improve "
+        "instead? Work it out, then press the button.")
+    controls = {"show": W.ToggleButton(value=False, description="Show the answer",
+                                       button_style="info")}
+
+    def render(values: dict) -> View:
+        if not values["show"]:
+            return View(text=question)
+        gather = next(r for r in rec.operations if r.kind == "gather")
+        pool = next(r for r in rec.operations if r.kind == "reduction")
+        answer = (
+            f"{question}<br><br>(a) Amdahl's law: with the matrix part gone, the time left is the "
+            f"share outside it, so the speed-up is at most 1 ÷ that share: recommender "
+            f"1 ÷ {rec.tpu_outside_matrix_share:.3f} = <b>{1 / rec.tpu_outside_matrix_share:.2f}×</b>, "
+            f"transformer 1 ÷ {tfm.tpu_outside_matrix_share:.3f} = "
+            f"<b>{1 / tfm.tpu_outside_matrix_share:.1f}×</b>.<br>"
+            f"(b) The recommender's time is in the embedding gathers ({gather.tpu_cycles:,} "
+            f"cycles) and pooling ({pool.tpu_cycles:,}), on a narrow vector unit waiting on "
+            f"memory. Faster gathers need more memory parallelism and a unit built for "
+            f"irregular access — which is why TPU v4 added SparseCores for embeddings (Jouppi et "
+            f"al., ISCA 2023), and why a GPU's many flexible lanes lose less here.")
+        return View(text=answer, result=numbers)
+
+    return Explorer(controls, render, title="")
+
+
+def flexibility_quiz() -> MultipleChoice:
+    """Check yourself: what to improve when most time is outside the matrix unit."""
+    rec = amdahl_numbers()["recommender_step"]
+    return multiple_choice(
+        f"On the toy TPU the recommender step spends {rec.tpu_outside_matrix_share:.0%} of its "
+        f"time outside the systolic array and needs {rec.tpu_cell_cycles / rec.gpu_cell_cycles:.2f}× "
+        "the GPU's cell-cycles. Which change to the TPU would help this workload most?",
+        ["A systolic array four times larger.",
+         "A wider vector unit with more memory requests in flight (or a dedicated gather engine).",
+         "Double-buffering the systolic array's weights."],
+        correct=1,
+        feedback=[
+            "The array is already idle most of the step: Amdahl's law says speeding up the "
+            "matrix part cannot buy more than 1 ÷ the share outside it.",
+            "The gathers and pooling are what take the time, and they wait on memory with few "
+            "lanes to spread over; real TPUs added SparseCores for exactly this.",
+            "Double-buffering hides weight loads in matmuls; the matmuls are a few percent of "
+            "this step.",
+        ])

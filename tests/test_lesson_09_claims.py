@@ -1,0 +1,86 @@
+"""Lesson 09's quantitative claims, recomputed with the library so the prose cannot drift.
+
+These are also issue 3's required outcomes, read through the lesson's wording."""
+
+from __future__ import annotations
+
+from accelkit import roofline
+from accelkit import workloads as wl
+from accelkit.widgets.flexibility import lab_compare, with_side_instructions
+
+
+def _ratio(c):
+    return c.tpu_cell_cycles / c.gpu_cell_cycles
+
+
+def test_dense_matmul_tpu_wins_per_cell():
+    """'A 2048³ matmul is the systolic array's home ground' — TPU wins per unit of area."""
+    assert wl.compare("dense_matmul").winner_per_area == "TPU"
+
+
+def test_suite_winners_as_the_lesson_reads_them():
+    """'dense matmul, transformer layer: the TPU wins per cell ... recommender step: the GPU wins
+    ... branchy elementwise: the GPU wins by the largest factor ... block-sparse: the GPU wins ...
+    small-batch LSTM: nearly a tie per cell.'"""
+    suite = {name: wl.compare(name) for name in wl.WORKLOADS}
+    assert suite["transformer_layer"].winner_per_area == "TPU"
+    assert _ratio(suite["dense_matmul"]) < _ratio(suite["transformer_layer"]) < 1
+    for name in ("recommender_step", "branchy_elementwise", "block_sparse_matmul"):
+        assert suite[name].winner_per_area == "GPU"
+    assert max(suite, key=lambda n: _ratio(suite[n])) == "branchy_elementwise"
+    assert 0.9 < _ratio(suite["rnn_small_batch"]) < 1.1
+    # 'The TPU spends almost all of its time outside the array' for the recommender.
+    assert suite["recommender_step"].tpu_outside_matrix_share > 0.9
+    assert suite["transformer_layer"].tpu_outside_matrix_share > suite["transformer_layer"].gpu_outside_matrix_share
+
+
+def test_short_branches_shrink_but_keep_the_gpu_win():
+    """'The GPU still wins with short sides, by much less.'"""
+    ops = wl.WORKLOADS["branchy_elementwise"]
+    long, short = (_ratio(lab_compare(with_side_instructions(ops, s))) for s in (64, 4))
+    assert 1 < short < long / 3
+
+
+def test_batch_sweep_tie_then_gpu_then_tpu():
+    """'At batch 1 to 4 ... close to a tie per cell. In between, the GPU wins by more; the TPU's
+    per-cell advantage appears only once the batch is large enough.'"""
+    r = {b: wl.compare([wl.Matmul(b, 1024, 256)]).operations[0].tpu_over_gpu_per_area
+         for b in (1, 4, 16, 64, 256)}
+    assert all(0.9 < r[b] < 1.1 for b in (1, 4))
+    assert r[16] > r[4] and r[64] > r[4]
+    assert r[256] < 1
+
+
+def test_memory_parallelism_shrinks_the_tpu_matmul_margin_with_a_tensor_core():
+    """'The GPU's cycles fall by the factor its memory parallelism rose, and the TPU's per-cell
+    margin shrinks with them ... The margin stays'; without a tensor core memory does not matter."""
+    op = (wl.Matmul(1024, 1024, 1024),)
+    low = lab_compare(op, tensor_core="16×8×16", warps_per_core=8).operations[0]
+    high = lab_compare(op, tensor_core="16×8×16", warps_per_core=64).operations[0]
+    assert 6 < low.gpu_cycles / high.gpu_cycles <= 8
+    assert low.tpu_over_gpu_per_area < high.tpu_over_gpu_per_area < 1
+    plain = [lab_compare(op, warps_per_core=w).operations[0].gpu_cycles for w in (8, 64)]
+    assert plain[0] == plain[1]
+
+
+def test_interaction_dots_leave_the_array_mostly_idle():
+    """'the recommender's pairwise interactions are many tiny products run one at a time' — the
+    row's utilization is low on both machines."""
+    dots = next(r for r in wl.compare("recommender_step").operations if r.label == "interaction dots")
+    assert dots.count > 100 and dots.tpu_utilization < 0.2 and dots.gpu_utilization < 0.2
+
+
+def test_gather_is_memory_bound_on_every_chip_and_the_matrix_units_idle():
+    """'A gather runs at the speed of memory on every chip: the matrix units ... sit idle.'"""
+    from accelkit import chips
+    for chip in chips.names():
+        g = roofline.elementwise(chip, n_elements=4096 * 128, flops_per_element=1.0,
+                                 reads_per_element=1, writes_per_element=0)
+        assert g.bound == "memory" and g.fraction_of_peak < 0.01
+
+
+def test_amdahl_bounds_of_the_worked_problem():
+    """Worked problem: recommender at most ~1.03× from an infinitely fast array; transformer ~5×."""
+    rec, tfm = wl.compare("recommender_step"), wl.compare("transformer_layer")
+    assert 1 / rec.tpu_outside_matrix_share < 1.1
+    assert 3 < 1 / tfm.tpu_outside_matrix_share < 10
