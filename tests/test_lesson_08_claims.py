@@ -145,3 +145,9 @@ def test_full_batch_cost_flips_with_the_price_source():
 def test_more_chips_of_tp_beyond_16_flagged():
     """The scaling book finds tensor-parallel communication dominates beyond about 16 v5e chips (not modelled): 70B on v5e uses exactly 16."""
     assert _replica(M70, "v5e") == 16
+
+
+def test_gqa_shares_each_kv_head_among_8_query_heads():
+    """Grouped-query attention helps — Llama-3-70B shares each key/value head among 8 query heads."""
+    m = ak.models.get(M70)
+    assert m.heads // m.kv_heads == 8 and m.heads % m.kv_heads == 0

@@ -96,3 +96,11 @@ def test_worked_problem_batch_beats_chip_choice():
     bigger = scenarios.evaluate("chatbot", "H100", batch=32)
     assert bigger.meets_latency
     assert h100.usd_per_million / bigger.usd_per_million > chip_gain
+
+
+def test_no_energy_for_tpus_without_published_power():
+    """joules: none for TPUs v5e and later, which have no published power."""
+    for chip in ("TPU v5e", "TPU v5p", "TPU v6e", "TPU7x"):
+        assert ak.chips.get(chip).watts is None
+        assert scenarios.evaluate("offline", chip).joules is None
+    assert scenarios.evaluate("offline", "H100").joules is not None

@@ -252,8 +252,11 @@ def decision_worked_problem() -> WorkedProblem:
                 "(see the utilization column): raising the batch within the latency target is "
                 "worth more than the choice of chip.")
 
+    s = scenarios.get("chatbot")
+    sizes = [scenarios.evaluate(s, chip).n_chips for chip in ("TPU v5e", "NVIDIA H100 (SXM)")]
     return WorkedProblem(
-        "Your chatbot (the lab's defaults: Llama-3-70B, batch 4, 1,000-token prompts, "
-        "250-token answers, 50 ms per token) must generate 2 billion tokens a day, spread "
-        "evenly. For 16-chip TPU v5e replicas and 4-chip H100 replicas at list prices: how "
+        f"Your chatbot (the lab's defaults: {s.model}, batch {s.batch}, {s.prompt_tokens:,}-token "
+        f"prompts, {s.output_tokens:,}-token answers, {s.latency_ms:g} ms per token) must "
+        f"generate {daily_tokens / 1e9:g} billion tokens a day, spread evenly. For "
+        f"{sizes[0]}-chip TPU v5e replicas and {sizes[1]}-chip H100 replicas at list prices: how "
         "many replicas do you need, and what does a day cost?", answer)
