@@ -74,14 +74,23 @@ def test_cached_choice_redraws_the_same_figure():
 
 
 def test_cell_labels_name_the_operands_they_hold():
+    from accelkit.widgets.systolic import _cell_lines, _value
+
     w = systolic_animation()
     w.controls["cycle"].value = 9
     step = w.view.result
     r, c = map(int, np.argwhere(step.active)[0])
-    from accelkit.widgets.systolic import _value
-    texts = [t.get_text() for t in w.view.figure.axes[0].texts]
-    ai = step.a_index[r, c]
-    assert f"a[{ai[0]},{ai[1]}]={_value(step.a[r, c])}" in "\n".join(texts)
+    ai, bi = step.a_index[r, c], step.b_index[r, c]
+    assert _cell_lines(step, r, c) == [f"a[{ai[0]},{ai[1]}]={_value(step.a[r, c])}",
+                                       f"b[{bi[0]},{bi[1]}]={_value(step.b[r, c])}",
+                                       f"Σ={_value(step.psum[r, c])}"]
+    # The label was painted: the cell's pixels hold dark glyph pixels, not only its fill colour.
+    frame = np.asarray(w.view.figure.images[0].get_array())
+    image_height = frame.shape[0]
+    ax = w.view.figure.axes[0]
+    x, y = ax.transData.transform((c, r))
+    patch = frame[image_height - int(y) - 8:image_height - int(y) + 8, int(x) - 15:int(x) + 15, :3]
+    assert patch.min() < 100
 
 
 def test_reuse_comparison_counts_reads_with_the_engines():

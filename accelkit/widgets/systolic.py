@@ -45,7 +45,7 @@ def _figure(width: float, height: float) -> Figure:
     return Figure(figsize=(width, height), dpi=DPI)
 
 
-def _freeze_background(figure: Figure, dynamic: list) -> None:
+def _freeze_background(figure: Figure, dynamic: list) -> object:
     """Render everything but ``dynamic`` once and paste it back as one image on later draws.
 
     Axes, ticks and labels cost more to draw than the whole 50 ms budget allows when a frame
@@ -72,7 +72,62 @@ def _freeze_background(figure: Figure, dynamic: list) -> None:
         ax.set_axis_off()
     for artist in dynamic:
         artist.set_visible(True)
-    figure.figimage(background, xo=0, yo=0, origin="upper", zorder=-10)
+    return figure.figimage(background, xo=0, yo=0, origin="upper", zorder=-10)
+
+
+class _Labels:
+    """Cell labels painted straight into a frame's pixels, each distinct line rasterised once.
+
+    Matplotlib re-lays-out and re-rasterises every text line on every draw; a 4×4 array needs
+    48 lines a frame, which alone would exceed the 50 ms budget. Lines repeat from frame to
+    frame (a value keeps its label as it moves), so their bitmaps are cached.
+    """
+
+    def __init__(self, points: float):
+        from matplotlib.font_manager import FontProperties, findfont
+        from matplotlib.ft2font import FT2Font
+
+        self._font = FT2Font(findfont(FontProperties()))
+        self._points = points
+        self._cache: dict[str, np.ndarray] = {}
+        self.line_pixels = int(round(points * DPI / 72 * 1.25))
+
+    def bitmap(self, line: str) -> np.ndarray:
+        """Coverage (0..1) of ``line`` rendered at this size: a (height, width) float array."""
+        if line not in self._cache:
+            font = self._font
+            font.clear()
+            font.set_size(self._points, DPI)
+            font.set_text(line, 0.0)
+            font.draw_glyphs_to_bitmap(antialiased=True)
+            self._cache[line] = np.asarray(font.get_image(), dtype=np.float32) / 255.0
+        return self._cache[line]
+
+    def paint(self, frame: np.ndarray, lines: list[str], centre: tuple[int, int]) -> None:
+        """Blend black ``lines`` into ``frame`` (H×W×4 uint8), centred on pixel (row, col)."""
+        top = centre[0] - len(lines) * self.line_pixels // 2
+        for i, line in enumerate(lines):
+            glyphs = self.bitmap(line)
+            h, w = glyphs.shape
+            r0 = top + i * self.line_pixels + (self.line_pixels - h) // 2
+            c0 = centre[1] - w // 2
+            if r0 < 0 or c0 < 0 or r0 + h > frame.shape[0] or c0 + w > frame.shape[1]:
+                continue  # a label wider than its cell is left out rather than wrapped
+            region = frame[r0:r0 + h, c0:c0 + w, :3]
+            region[...] = (region * (1.0 - glyphs[..., None])).astype(np.uint8)
+
+
+def _cell_boxes(ax, rows: int, cols: int, figure: Figure) -> np.ndarray:
+    """Pixel boxes (row0, row1, col0, col1) of a rows × cols grid drawn with row 0 at the top,
+    1 pixel inset so neighbouring cells keep a white gap."""
+    height = int(round(figure.bbox.height))
+    boxes = np.empty((rows, cols, 4), dtype=int)
+    for r in range(rows):
+        for c in range(cols):
+            (x0, y0), (x1, y1) = ax.transData.transform([(c - 0.5, r + 0.5), (c + 0.5, r - 0.5)])
+            boxes[r, c] = (height - int(round(y1)) + 1, height - int(round(y0)) - 1,
+                           int(round(x0)) + 1, int(round(x1)) - 1)
+    return boxes
 
 
 def _operands(M: int, N: int, K: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -100,26 +155,21 @@ class _Movie:
     run: SystolicRun
     macs_so_far: np.ndarray
     figure: Figure
-    array_mesh: object
-    array_texts: list
-    output_mesh: object
+    frame_image: object
+    background: np.ndarray
+    array_boxes: np.ndarray
+    output_boxes: np.ndarray
+    labels: _Labels
     title: object
     operands: tuple
 
 
-def _grid(ax, rows: int, cols: int, colours: tuple) -> object:
-    """A rows × cols mesh of cells coloured by code (0, 1, 2 -> colours), row 0 at the top."""
-    from matplotlib.colors import ListedColormap
-
-    mesh = ax.pcolormesh(np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5,
-                         np.zeros((rows, cols)), cmap=ListedColormap(colours), vmin=-0.5,
-                         vmax=len(colours) - 0.5, edgecolors="white", linewidth=2)
+def _grid_axes(ax, rows: int, cols: int) -> None:
     ax.set_xlim(-0.5, cols - 0.5)
     ax.set_ylim(rows - 0.5, -0.5)
     ax.set_aspect("equal")
     ax.set_xticks(range(cols))
     ax.set_yticks(range(rows))
-    return mesh
 
 
 def _build_movie(rows: int, cols: int, flow: str, M: int, N: int, K: int, double_buffer: bool,
@@ -132,40 +182,51 @@ def _build_movie(rows: int, cols: int, flow: str, M: int, N: int, K: int, double
     figure = _figure(8.2, 3.6)
     left = figure.add_axes((0.08, 0.14, 0.5, 0.72))
     right = figure.add_axes((0.66, 0.14, 0.31, 0.72))
-    array_mesh = _grid(left, rows, cols, (_EMPTY, _HOLDING, _ACTIVE))
+    _grid_axes(left, rows, cols)
     left.set_xlabel("array column (cell)")
     left.set_ylabel("array row (cell)")
-    size = 7 if max(rows, cols) <= 4 else 5
-    array_texts = [[left.text(c, r, "", ha="center", va="center", fontsize=size)
-                    for c in range(cols)] for r in range(rows)]
-    output_mesh = _grid(right, M, N, (_PENDING, _WRITTEN, _ACTIVE))
+    _grid_axes(right, M, N)
     right.set_xlabel("n (column of C)")
     right.set_ylabel("m (row of C)")
     right.set_title("C = A·B: green = written to the buffer,\norange = written this cycle",
                     fontsize=8)
     title = figure.text(0.33, 0.92, "", ha="center", fontsize=9)
-    dynamic = [array_mesh, output_mesh, title] + [t for row in array_texts for t in row]
-    _freeze_background(figure, dynamic)
-    return _Movie(steps, run, macs_so_far, figure, array_mesh, array_texts, output_mesh, title,
-                  (A, B))
+    frame_image = _freeze_background(figure, [title])
+    background = np.asarray(frame_image.get_array()).copy()
+    return _Movie(steps, run, macs_so_far, figure, frame_image, background,
+                  _cell_boxes(left, rows, cols, figure), _cell_boxes(right, M, N, figure),
+                  _Labels(7 if max(rows, cols) <= 4 else 5), title, (A, B))
+
+
+def _cell_lines(step, r: int, c: int) -> list[str]:
+    ai, bi = step.a_index[r, c], step.b_index[r, c]
+    a = f"a[{ai[0]},{ai[1]}]={_value(step.a[r, c])}" if ai[0] >= 0 else "a –"
+    b = f"b[{bi[0]},{bi[1]}]={_value(step.b[r, c])}" if bi[0] >= 0 else "b –"
+    return [a, b, f"Σ={_value(step.psum[r, c])}"]
+
+
+def _fill(frame: np.ndarray, box: np.ndarray, colour: tuple) -> None:
+    frame[box[0]:box[1], box[2]:box[3], :3] = [int(255 * x) for x in colour]
 
 
 def _draw_step(movie: _Movie, index: int, flow: str) -> None:
     step = movie.steps[index]
+    frame = movie.background.copy()
     holding = ~np.isnan(step.a) | ~np.isnan(step.b)
-    movie.array_mesh.set_array((holding.astype(int) + step.active).ravel())
-    for r, row in enumerate(movie.array_texts):
-        for c, text in enumerate(row):
-            if not holding[r, c]:
-                text.set_text("")
-                continue
-            ai, bi = step.a_index[r, c], step.b_index[r, c]
-            a = f"a[{ai[0]},{ai[1]}]={_value(step.a[r, c])}" if ai[0] >= 0 else "a –"
-            b = f"b[{bi[0]},{bi[1]}]={_value(step.b[r, c])}" if bi[0] >= 0 else "b –"
-            text.set_text(f"{a}\n{b}\nΣ={_value(step.psum[r, c])}")
+    for (r, c), box in np.ndenumerate(movie.array_boxes[..., 0]):
+        cell = movie.array_boxes[r, c]
+        colour = _ACTIVE if step.active[r, c] else _HOLDING if holding[r, c] else _EMPTY
+        _fill(frame, cell, colour)
+        if holding[r, c]:
+            movie.labels.paint(frame, _cell_lines(step, r, c),
+                               ((cell[0] + cell[1]) // 2, (cell[2] + cell[3]) // 2))
     written = ~np.isnan(step.output)
     before = ~np.isnan(movie.steps[index - 1].output) if index else np.zeros_like(written)
-    movie.output_mesh.set_array((written.astype(int) + (written & ~before)).ravel())
+    for (m, n), box in np.ndenumerate(movie.output_boxes[..., 0]):
+        colour = (_ACTIVE if written[m, n] and not before[m, n] else _WRITTEN if written[m, n]
+                  else _PENDING)
+        _fill(frame, movie.output_boxes[m, n], colour)
+    movie.frame_image.set_data(frame)
     phase = "loading the stationary tile" if step.phase == "load" else "computing"
     movie.title.set_text(
         f"{flow}: cycle {step.cycle + 1} of {len(movie.steps)}, fold {step.fold + 1} of "
