@@ -97,7 +97,9 @@ def with_side_instructions(ops: tuple, side: int) -> tuple:
                  for op in ops)
 
 
-def _ratio_bars(ax, comparison: Comparison) -> None:
+def _ratio_bars(ax, comparison: Comparison,
+                xlabel: str = "TPU cell-cycles ÷ GPU cell-cycles  (← TPU wins per cell · GPU wins →)"
+                ) -> None:
     rows = comparison.operations
     ratios = [r.tpu_over_gpu_per_area for r in rows]
     colours = ["#1565c0" if r.tpu_unit == "matrix" else "#e65100" for r in rows]
@@ -110,7 +112,7 @@ def _ratio_bars(ax, comparison: Comparison) -> None:
     ticks = [t for t in range(int(np.floor(low)), int(np.ceil(high)) + 1) if t % 2 == 0]
     ax.set_xticks(ticks, [f"{2.0 ** t:g}" if t >= 0 else f"1/{2.0 ** -t:g}" for t in ticks])
     ax.axvline(0, color="#212121", linewidth=1)
-    ax.set_xlabel("TPU cell-cycles ÷ GPU cell-cycles  (← TPU wins per cell · GPU wins →)")
+    ax.set_xlabel(xlabel)
 
 
 def _totals(comparison: Comparison) -> list[tuple[str, str]]:
@@ -171,7 +173,7 @@ def mix_ops(batch: int = 4, taken_fraction: float = 0.5, side_instructions: int 
         Gather(20_000, embedding_dim, 256, label=f"embedding gather (dim {embedding_dim})"),
         Branchy(8192, taken_fraction, side_instructions, label="branchy custom op"),
         SparseMatmul(256, 256, 256, density=density, block=32,
-                     label=f"block-sparse matmul ({density:.0%} dense)"),
+                     label=f"sparse matmul ({density:.0%} kept)"),
     )
 
 
@@ -210,19 +212,18 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
         batch_sweep = [lab_compare((Matmul(b, 1024, 256),), "custom", values["tensor_core"],
                                    False, warps).operations[0].tpu_over_gpu_per_area
                        for b in _BATCHES]
-        figure = new_figure(8.6, 2.9, margins={"left": 0.25, "right": 0.98, "bottom": 0.2,
-                                               "top": 0.93, "wspace": 0.3})
+        figure = new_figure(8.0, 2.6, margins={"left": 0.26, "right": 0.98, "bottom": 0.22,
+                                               "top": 0.96, "wspace": 0.3})
         grid = figure.add_gridspec(1, 2, width_ratios=(1.6, 1))
-        _ratio_bars(figure.add_subplot(grid[0]), result)
+        _ratio_bars(figure.add_subplot(grid[0]), result, "TPU ÷ GPU cell-cycles (← TPU · GPU →)")
         ax = figure.add_subplot(grid[1])
         ax.plot(range(len(_BATCHES)), batch_sweep, "o-", color="#37474f", markersize=3)
         i = _BATCHES.index(values["batch"])
         ax.plot([i], [batch_sweep[i]], "o", color="#e65100", markersize=10)
         ax.axhline(1.0, color="#212121", linewidth=1)
         ax.set_xticks(range(0, len(_BATCHES), 2), [str(b) for b in _BATCHES[::2]])
-        ax.set_xlabel("recurrent batch")
+        ax.set_xlabel("recurrent step: batch")
         ax.set_ylabel("TPU ÷ GPU cell-cycles")
-        ax.set_title("recurrent step vs batch", fontsize=9)
         return View(figure=figure, text=table_html(_totals(result)), result=result,
                     extras={"batch_sweep": dict(zip(_BATCHES, batch_sweep))})
 

@@ -43,7 +43,7 @@ _SIZES = (64, 128, 256, 512, 1024, 2048)
 _KERNEL_COLOURS = ("#9e9e9e", "#1565c0", "#2e7d32", "#e65100")
 
 
-_PLAIN = FuncFormatter(lambda value, _pos: si(value, digits=2))
+_PLAIN = FuncFormatter(lambda value, _pos: si(value, digits=3))
 
 
 def _lean_log(ax, x_ticks: tuple[int, ...] | None = None) -> None:
@@ -167,12 +167,14 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
         for s, colour in zip(_SIDES, ("#b0bec5", "#78909c", "#37474f", "#000000")):
             ax.plot(_FRACTIONS, [r.cycles / sweeps[s][0].cycles for r in sweeps[s]],
                     "o-" if s == side else "-", color="#e65100" if s == side else colour,
-                    linewidth=2.5 if s == side else 1, markersize=4, label=f"{s} per side")
+                    linewidth=2.5 if s == side else 1, markersize=4, label=str(s))
         ax.plot([_FRACTIONS[i]], [run.cycles / uniform.cycles], "o", markersize=12, color="#e65100")
         ax.set_xlabel("share of lanes taking the branch")
-        ax.set_ylabel("cycles ÷ cycles when no lane takes it")
-        ax.set_title(f"Branch divergence on 4 cores × {values['lanes']} lanes")
-        ax.legend(loc="upper right", fontsize=8, ncol=2)
+        ax.set_ylabel("slowdown (×)")
+        ax.set_title(f"Branch divergence on 4 cores × {values['lanes']} lanes: slowdown against "
+                     "no lane taking the branch", fontsize=9)
+        ax.legend(loc="center", fontsize=8, ncol=4, title="instructions per branch side",
+                  title_fontsize=8)
         text = table_html([
             ("cycles (none take the branch → your choice)", f"{uniform.cycles:,} → {run.cycles:,}"),
             ("slowdown", f"{run.cycles / uniform.cycles:.2f}×"),
@@ -218,8 +220,8 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
         simd = sweep["tiled SIMD (shared memory)"][i]
         machine = matmul_kernel_machine(values["kernel"], values["warps_per_core"])
         promise = machine.peak_macs_per_cycle / SIMDMachine().peak_macs_per_cycle
-        figure = new_figure(7.6, 2.8, margins={"left": 0.09, "bottom": 0.19, "top": 0.96,
-                                                "wspace": 0.3})
+        figure = new_figure(7.6, 2.8, margins={"left": 0.1, "bottom": 0.19, "top": 0.96,
+                                                "wspace": 0.42})
         left, right = figure.add_subplot(1, 2, 1), figure.add_subplot(1, 2, 2)
         for (k, runs), colour in zip(sweep.items(), _KERNEL_COLOURS):
             width = 2.5 if k == values["kernel"] else 1
