@@ -76,6 +76,9 @@ def test_ridge_points_follow_precision():
     w.controls["dtype"].value = "fp8"
     assert set(w.view.result) == {c.name for c in ak.chips.all() if "fp8" in c.dtypes}
     assert w.view.result["NVIDIA H100 (SXM)"] == ak.chips.get("H100").ridge_flops_per_byte("fp8")
+    assert f"{ak.chips.get('H100').ridge_flops_per_byte('fp8'):,.0f}" in w.html.value
+    assert "TPU v5e (2023)</td><td style='width:28em'><i style='color:#757575'>no published " \
+        "dense fp8 peak" in w.html.value
 
 
 def test_worked_problem_hidden_until_asked():
