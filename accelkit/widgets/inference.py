@@ -25,6 +25,11 @@ SERVING_CHIPS = ("TPU v5e", "TPU v6e (Trillium)", "TPU v5p", "NVIDIA L4", "NVIDI
 BATCHES = np.unique(np.round(np.logspace(0, 11, 45, base=2)).astype(int))
 _STYLE = {"description_width": "initial"}
 _TPU, _GPU = "#1565c0", "#2e7d32"
+_KEY = ("<span style='color:#6a1b9a'>━ latency (left axis)</span> · "
+        "<span style='color:#00838f'>━ throughput (right axis)</span> · "
+        "<span style='color:#b00020'>╌ latency target, ● best batch under it</span> · "
+        "<span style='color:#757575'>┆ B*, where the matmuls turn compute-bound</span> · "
+        "dotted curves: batches that do not fit")
 
 
 def _colour(chip_name: str) -> str:
@@ -196,8 +201,7 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
     ax.set_xlabel("batch (sequences decoded together)")
     ax.set_ylabel("latency per token (ms)", color="#6a1b9a")
     right.set_ylabel("throughput (tokens/s)", color="#00838f")
-    handles = [art["lat"], art["rate"], art["target"], art["best"], art["turn"]]
-    ax.legend(handles, [h.get_label() for h in handles], loc="upper left", fontsize=7)
+    # No legend: drawing one costs ~15 ms a render; the key is in the HTML caption instead.
     # fixed margins: the constrained-layout solver would rerun on every draw (twin axes: ~15 ms)
     figure.set_layout_engine("none")
     figure.subplots_adjust(left=0.1, right=0.87, bottom=0.15, top=0.91)
@@ -240,7 +244,7 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
              "never (KV-cache reads grow with batch)" if not np.isfinite(turn) else f"{turn:,.0f}"),
             ("largest batch that fits", f"{int(BATCHES[fits].max()) if fits.any() else 0:,}+"
              if fits.all() else f"{int(BATCHES[fits].max()) if fits.any() else 0:,}"),
-        ])
+        ], caption=_KEY)
         return View(figure=art["figure"], text=text, result=best,
                     extras={"sweep": sweep, "compute_bound_batch": turn,
                             "matmul_compute_bound_batch": turn_mm})
