@@ -104,3 +104,9 @@ def test_no_energy_for_tpus_without_published_power():
         assert ak.chips.get(chip).watts is None
         assert scenarios.evaluate("offline", chip).joules is None
     assert scenarios.evaluate("offline", "H100").joules is not None
+
+
+def test_pretraining_reproduces_the_scaling_books_44_days():
+    """The scaling book's LLaMA-3-70B example (applied-training.md: 8,960 TPU v5p at 40% MFU): about 44 days."""
+    book = scenarios.evaluate("pretrain", "TPU v5p", n_chips=8960, mfu=0.40)
+    assert book.days == pytest.approx(44, rel=0.05)
