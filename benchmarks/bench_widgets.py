@@ -71,7 +71,8 @@ def main() -> int:
         for index, explorer in enumerate(explorers_of(built)):
             times = []
             for control_name, control in explorer.controls.items():
-                for value in candidate_values(control):
+                default = getattr(control, "value", None)
+                for value in candidate_values(control) + [default]:
                     before = explorer.renders
                     try:
                         control.value = value
