@@ -30,6 +30,7 @@ _SUBMODULES = (
     "systolic",
     "simd",
     "workloads",
+    "scenarios",
     "chips",
     "models",
     "roofline",

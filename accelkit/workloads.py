@@ -425,10 +425,21 @@ def compare(workload: str | tuple | list, gpu: SIMDMachine | None = None,
         raise TypeError(f"gpu must be a SIMDMachine, got {type(gpu).__name__}")
     if not isinstance(tpu, TPUStyleMachine):
         raise TypeError(f"tpu must be a TPUStyleMachine, got {type(tpu).__name__}")
-    rows = []
     for op in ops:
         _check_operation(op)
-        g, t = op.run(gpu), op.run(tpu)
+    return compare_runs(name, ops, gpu, tpu, [op.run(gpu) for op in ops], [op.run(tpu) for op in ops])
+
+
+def compare_runs(name: str, ops: tuple | list, gpu: SIMDMachine, tpu: TPUStyleMachine,
+                 gpu_runs: list, tpu_runs: list) -> Comparison:
+    """Assemble a :class:`Comparison` from runs already made (``gpu_runs[i]`` is ``ops[i]`` on
+    ``gpu``). :func:`compare` calls this; a widget that memoises runs calls it too, so both
+    build the table the same way."""
+    if not (len(ops) == len(gpu_runs) == len(tpu_runs)):
+        raise ValueError(f"ops, gpu_runs and tpu_runs must have the same length, got "
+                         f"{len(ops)}, {len(gpu_runs)} and {len(tpu_runs)}")
+    rows = []
+    for op, g, t in zip(ops, gpu_runs, tpu_runs):
         c = op.count
         is_matrix = op.kind in ("matmul", "sparse_matmul")
         rows.append(OperationComparison(

@@ -21,7 +21,7 @@ from accelkit import widgets  # noqa: E402
 from accelkit.exercises import questions  # noqa: E402
 from accelkit.quiz import MultipleChoice  # noqa: E402
 
-QUIZ_CALL = re.compile(r"widgets\.(\w*quiz\w*)\(\)")
+QUIZ_CALL = re.compile(r"\b(\w*quiz\w*)\(\)")
 
 
 def _lesson_quizzes(path: Path) -> list[MultipleChoice]:

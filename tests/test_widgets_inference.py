@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import accelkit as ak
 from accelkit import inference, scenarios
 from accelkit.widgets import (batch_latency_explorer, inference_quiz, kv_cache_explorer,
                               prefill_decode_explorer, serving_cost_explorer)

@@ -5,7 +5,6 @@ Expected values come from :class:`accelkit.simd.SIMDMachine` itself, not from th
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 

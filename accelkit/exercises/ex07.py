@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accelkit import chips, models, training
+from accelkit import training
 from accelkit.exercises._core import ChoiceQuestion, ExplainQuestion, FunctionQuestion, NumberQuestion
 
 q1 = NumberQuestion(

@@ -4,7 +4,8 @@ Every number comes from :mod:`accelkit.workloads` (operations, machines, :func:`
 :mod:`accelkit.roofline`; this module only gathers inputs and draws. Presentation detail: runs
 are memoised per (operation, the machine knobs that operation uses), so a control that changes
 only the matrix unit re-runs only the matmuls; the per-workload :class:`Comparison` is then
-assembled exactly as :func:`accelkit.workloads.compare` does (a test checks they are equal).
+assembled by :func:`accelkit.workloads.compare_runs`, as :func:`~accelkit.workloads.compare` does
+(a test checks they are equal).
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from accelkit import roofline
 from accelkit.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import SystolicArray
-from accelkit.workloads import (WORKLOADS, Branchy, Comparison, Gather, Matmul,
-                                OperationComparison, SparseMatmul, TPUStyleMachine, compare)
-from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.workloads import (WORKLOADS, Branchy, Comparison, Gather, Matmul, SparseMatmul,
+                                TPUStyleMachine, compare, compare_runs)
+from accelkit.widgets._base import Explorer, View, new_figure, table_html
 
 __all__ = ["flexibility_lab", "mix_builder", "gather_vs_matmul_roofline", "flexibility_quiz",
            "flexibility_worked_problem"]
@@ -66,27 +67,9 @@ def lab_compare(ops: tuple, name: str = "custom", tensor_core: str = "none (toy 
     """``compare(ops, gpu_machine(...), tpu_machine(...))`` with memoised runs (same result)."""
     gpu = gpu_machine(tensor_core, warps_per_core)
     tpu = tpu_machine(double_buffer, 4 * warps_per_core)
-    rows = []
-    for op in ops:
-        g = _gpu_run(op, tensor_core, warps_per_core)
-        t = _tpu_run(op, double_buffer, 4 * warps_per_core)
-        c = op.count
-        rows.append(OperationComparison(
-            label=op.label, kind=op.kind, count=c, gpu_cycles=g.cycles * c, tpu_cycles=t.cycles * c,
-            gpu_utilization=g.utilization, tpu_utilization=t.utilization,
-            tpu_unit="matrix" if op.kind in _MATRIX_KINDS else "vector",
-            gpu_cell_cycles=g.cycles * c * gpu.mac_cells,
-            tpu_cell_cycles=t.cycles * c * tpu.mac_cells, macs=g.macs * c))
-    gcy, tcy = sum(r.gpu_cycles for r in rows), sum(r.tpu_cycles for r in rows)
-    macs = sum(r.macs for r in rows)
-    return Comparison(
-        workload=name, operations=tuple(rows), gpu_mac_cells=gpu.mac_cells,
-        tpu_mac_cells=tpu.mac_cells, gpu_cycles=gcy, tpu_cycles=tcy,
-        gpu_cell_cycles=gcy * gpu.mac_cells, tpu_cell_cycles=tcy * tpu.mac_cells,
-        gpu_mac_utilization=macs / (gpu.peak_macs_per_cycle * gcy),
-        tpu_mac_utilization=macs / (tpu.peak_macs_per_cycle * tcy),
-        gpu_outside_matrix_share=sum(r.gpu_cycles for r in rows if r.tpu_unit == "vector") / gcy,
-        tpu_outside_matrix_share=sum(r.tpu_cycles for r in rows if r.tpu_unit == "vector") / tcy)
+    runs_gpu = [_gpu_run(op, tensor_core, warps_per_core) for op in ops]
+    runs_tpu = [_tpu_run(op, double_buffer, 4 * warps_per_core) for op in ops]
+    return compare_runs(name, ops, gpu, tpu, runs_gpu, runs_tpu)
 
 
 def with_side_instructions(ops: tuple, side: int) -> tuple:

@@ -7,7 +7,6 @@ it. Sweeps that do not depend on a control are computed once and cached.
 
 from __future__ import annotations
 
-import math
 
 import ipywidgets as W
 import numpy as np

@@ -271,7 +271,7 @@ def simd_worked_problem(size: int = 1024) -> Explorer:
             return View(text=question)
         simd, run = base.estimate(M=size, N=size, K=size), tc.estimate(M=size, N=size, K=size)
         promise = tc.peak_macs_per_cycle / base.peak_macs_per_cycle
-        latency, in_flight = tc.memory_latency_cycles, tc.cores * tc.warps_per_core
+        latency = tc.memory_latency_cycles
         answer = (
             f"{question}<br><br>(a) 16·8·16 = {16 * 8 * 16:,} MACs per MMA against {base.lanes} "
             f"per FMA: the unit promises <b>{promise:g}×</b>.<br>"
