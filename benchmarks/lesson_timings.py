@@ -32,17 +32,23 @@ MINUTES_PER_WIDGET = 2.0
 MINUTES_PER_QUESTION = 1.0
 MINUTES_PER_EXERCISE_TASK = 4.0
 
-WIDGET_CALL = re.compile(r"widgets\.\w+\(")
-QUIZ_CALL = re.compile(r"quiz\(|multiple_choice\(")
+def _widget_names() -> set[str]:
+    from accelkit import widgets
+
+    return {n for n in dir(widgets) if not n.startswith("_") and n not in ("Explorer", "View")}
+
+
+CALL = re.compile(r"\b(\w+)\(")
 
 
 def measure(path: Path) -> dict:
     notebook = load(path)
     words = sum(len(c.source.split()) for c in notebook.cells if c.cell_type == "markdown")
     code = [c for c in notebook.cells if c.cell_type == "code"]
-    widgets = sum(len(WIDGET_CALL.findall(c.source)) for c in code) - \
-        sum(len(re.findall(r"widgets\.\w*quiz\w*\(", c.source)) for c in code)
-    questions = sum(len(QUIZ_CALL.findall(c.source)) for c in code)
+    names = _widget_names()
+    called = [name for c in code for name in CALL.findall(c.source) if name in names]
+    questions = sum(1 for name in called if "quiz" in name)
+    widgets = len(called) - questions
     tasks = sum(1 for c in code for t in c.get("metadata", {}).get("tags", []) if t.startswith("answer:"))
     started = time.perf_counter()
     execute(notebook, path.parent)
