@@ -102,7 +102,7 @@ def estimate(
 
     Args:
         chip: a chip name ("TPU v5e", "H100", ...) or a Chip.
-        flops: arithmetic operations performed (> 0).
+        flops: arithmetic operations performed (>= 0: a gather or a copy does none).
         bytes: bytes moved to and from memory (> 0).
         dtype: precision of the arithmetic; sets the peak (``chip.peak_flops(dtype)``).
         peak_flops_per_second: override the peak (e.g. a vector unit's, for elementwise work).
@@ -116,7 +116,7 @@ def estimate(
             non-finite counts.
     """
     the_chip = chips.get(chip)
-    flops = _validate.positive_float("flops", flops)
+    flops = _validate.real_in_range("flops", flops, low=0.0)
     moved = _validate.positive_float("bytes", bytes)
     dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
     if peak_flops_per_second is None:
@@ -142,7 +142,7 @@ def _result(name: str, dtype: str, flops: float, moved: float, peak: float,
         compute_seconds=compute_seconds, memory_seconds=memory_seconds,
         arithmetic_intensity=intensity, ridge_flops_per_byte=ridge,
         bound="compute" if compute_seconds >= memory_seconds else "memory",
-        achieved_flops_per_second=flops / seconds, peak_flops_per_second=peak,
+        achieved_flops_per_second=flops / seconds if seconds else 0.0, peak_flops_per_second=peak,
         bytes_per_second=bandwidth,
     )
 

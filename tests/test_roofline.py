@@ -129,12 +129,19 @@ def test_bad_sizes_rejected(bad: float) -> None:
         roofline.matmul("v5e", M=bad, N=1, K=1)
 
 
-@pytest.mark.parametrize("field", ["flops", "bytes"])
-@pytest.mark.parametrize("bad", [0, -5.0, float("nan"), float("inf")])
+@pytest.mark.parametrize("field, bad", [(f, b) for f in ("flops", "bytes")
+                                        for b in (-5.0, float("nan"), float("inf"))] + [("bytes", 0)])
 def test_bad_counts_rejected(field: str, bad: float) -> None:
     kwargs = {"flops": 1e9, "bytes": 1e9, field: bad}
     with pytest.raises(ValueError, match=f"{field} must be"):
         roofline.estimate("v5e", **kwargs)
+
+
+def test_pure_data_movement_is_memory_bound() -> None:
+    """A gather does no arithmetic: its time is its bytes over the bandwidth."""
+    r = roofline.estimate("H100", flops=0, bytes=3.35e9)
+    assert r.bound == "memory" and r.arithmetic_intensity == 0
+    assert r.seconds == pytest.approx(1e-3)
 
 
 def test_bad_chip_dtype_and_types_rejected() -> None:
