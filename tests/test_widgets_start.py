@@ -45,3 +45,14 @@ def test_widget_names_are_unique_across_topic_modules():
         for name in getattr(module, "__all__", ()):
             assert name not in seen, f"{name} is exported by both {seen[name]} and {info.name}"
             seen[name] = info.name
+
+
+def test_holding_changes_controls_without_rendering():
+    widget = first_widget()
+    before = widget.renders
+    with widget.holding():
+        widget.controls["size"].value = 4
+        widget.controls["size"].value = 8
+    assert widget.renders == before
+    widget.controls["size"].value = 16
+    assert widget.renders == before + 1 and widget.view.result.M == 16

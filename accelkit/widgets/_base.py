@@ -13,8 +13,10 @@ without any extra front-end extension.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import time
+from collections.abc import Iterator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,6 +89,7 @@ class Explorer:
         self.view = View()
         self.last_seconds = 0.0
         self.renders = 0
+        self._held = 0
         rows = [W.HBox(list(self.controls.values())[i:i + columns])
                 for i in range(0, len(self.controls), columns)]
         header = [W.HTML(f"<b>{title}</b>")] if title else []
@@ -101,7 +104,18 @@ class Explorer:
                 if hasattr(control, "value")}
 
     def _changed(self, _change: dict) -> None:
-        self.update()
+        if not self._held:
+            self.update()
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[None]:
+        """Change controls without a render per change (e.g. resizing a slider's range, whose
+        clamped value would otherwise trigger a render in the middle of one)."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
 
     def update(self) -> View:
         """The callback: read the controls, call the library through ``render``, redraw."""

@@ -8,6 +8,8 @@ and draws it.
 
 from __future__ import annotations
 
+import contextlib
+
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -283,14 +285,9 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> Explorer:
         if slider.max == last:
             return
         explorer = holder.get("explorer")
-        if explorer is not None:
-            slider.unobserve(explorer._changed, names="value")
-        try:
+        with explorer.holding() if explorer is not None else contextlib.nullcontext():
             slider.max = last
             play.max = last
-        finally:
-            if explorer is not None:
-                slider.observe(explorer._changed, names="value")
 
     def render(values: dict) -> View:
         movie = movie_for(values)
