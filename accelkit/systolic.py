@@ -65,6 +65,9 @@ from accelkit import _validate as check
 
 Dataflow = Literal["os", "ws", "is"]
 DATAFLOWS: tuple[str, ...] = ("os", "ws", "is")
+#: What each dataflow maps onto the array's rows and columns, and what it streams through.
+MAPPING: dict[str, tuple[str, str, str]] = {"os": ("M", "N", "K"), "ws": ("K", "N", "M"),
+                                            "is": ("K", "M", "N")}
 DATAFLOW_NAMES = {
     "os": "output-stationary",
     "ws": "weight-stationary",
@@ -199,11 +202,9 @@ def _fold_sizes(total: int, side: int) -> list[tuple[int, int]]:
 
 def _geometry(dataflow: str, M: int, N: int, K: int) -> tuple[int, int, int]:
     """(problem size on rows, problem size on columns, streamed length T) for a dataflow."""
-    if dataflow == "os":
-        return M, N, K
-    if dataflow == "ws":
-        return K, N, M
-    return K, M, N  # "is"
+    sizes = {"M": M, "N": N, "K": K}
+    rows, cols, streamed = MAPPING[dataflow]
+    return sizes[rows], sizes[cols], sizes[streamed]
 
 
 def _fold_cycles(dataflow: str, R: int, C: int, T: int) -> int:

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from accelkit.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
-from accelkit.systolic import DATAFLOW_NAMES, SystolicArray, SystolicRun
+from accelkit.systolic import DATAFLOW_NAMES, MAPPING, SystolicArray, SystolicRun
 from accelkit.widgets._base import DPI, Explorer, View, table_html
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.systolic import _freeze_background
@@ -25,8 +25,8 @@ __all__ = ["fold_explorer", "utilization_map", "tile_comparison", "shapes_quiz",
 _STYLE = {"description_width": "initial"}
 #: Which problem dimensions a dataflow maps on the array's rows and columns, and which streams
 #: (the table in accelkit.systolic's docstring).
-MAPPED = {"os": ("M", "N"), "ws": ("K", "N"), "is": ("K", "M")}
-STREAMED = {"os": "K", "ws": "M", "is": "N"}
+MAPPED = {flow: (rows, cols) for flow, (rows, cols, _) in MAPPING.items()}
+STREAMED = {flow: streamed for flow, (_, _, streamed) in MAPPING.items()}
 _USEFUL, _PADDING, _IDLE = "#2e7d32", "#e57373", "#ffcc80"
 
 
