@@ -32,6 +32,12 @@ REDUCTIONS = ("sum", "max", "softmax")
 # cudaMallocPitch does), so two rows never share a segment.
 
 
+#: Largest M, N or K that :meth:`SIMDMachine.estimate` accepts. The closed form's cost grows with
+#: the number of tiles along each side, so without a bound 1e9 took ~40 s and 1e300 failed inside
+#: numpy; 2**20 keeps every configuration well under a second.
+MAX_DIMENSION = 1 << 20
+
+
 def _pitch(cols: int, element_bytes: int, segment: int) -> int:
     return -(-cols * element_bytes // segment) * segment
 
@@ -306,9 +312,9 @@ class SIMDMachine:
 
     def estimate(self, *, M: int, N: int, K: int) -> SIMDRun:
         """Closed-form counts of :meth:`matmul` for an M×K by K×N product, without data."""
-        M = check.positive_int("M", M)
-        N = check.positive_int("N", N)
-        K = check.positive_int("K", K)
+        M = check.positive_int("M", M, maximum=MAX_DIMENSION)
+        N = check.positive_int("N", N, maximum=MAX_DIMENSION)
+        K = check.positive_int("K", K, maximum=MAX_DIMENSION)
         if not self.shared_memory and self.tensor_core is None:
             return self._naive(M, N, K, output=None, traced=False)
         return self._tiled(M, N, K, output=None, traced=False, a_nonzero=None,

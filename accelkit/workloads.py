@@ -476,3 +476,14 @@ def _check_operation(op: Operation) -> None:
     if isinstance(op, SparseMatmul):
         check.real_in_range("SparseMatmul.density", op.density, low=0.0, high=1.0)
         check.positive_int("SparseMatmul.block", op.block)
+    # Operations other than Matmul generate their operands, which the engines then refuse if one
+    # holds more than MAX_ELEMENTS: check the same limit before generating, so a huge size is
+    # refused by name instead of failing in (or exhausting) numpy's allocator.
+    operands = {Elementwise: lambda o: (o.n,), Reduction: lambda o: (o.rows * o.cols,),
+                Gather: lambda o: (o.vocab * o.dim, o.lookups), Branchy: lambda o: (o.n,),
+                SparseMatmul: lambda o: (o.M * o.K, o.K * o.N)}
+    largest = max(operands.get(type(op), lambda o: (0,))(op))
+    if largest > check.MAX_ELEMENTS:
+        raise ValueError(f"{type(op).__name__} would generate an operand of {largest:,} elements, "
+                         f"more than the {check.MAX_ELEMENTS:,} this toy engine holds in memory: "
+                         f"{op}")
