@@ -108,7 +108,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             explorer._loading = False
 
     # One bar chart, built once; renders only change heights (new axes cost ~30 ms).
-    figure = new_figure(6.6, 2.5)
+    figure = new_figure(6.6, 2.7, margins={"top": 0.84})
     ax = figure.add_subplot()
     bars = ax.bar([_short(c) for c in scenarios.DEFAULT_CHIPS],
                   [0.0] * len(scenarios.DEFAULT_CHIPS),
@@ -142,8 +142,8 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             bar.set_alpha(0.45 if faded else 1.0)
         ax.set_ylim(0, top * 1.1)
         ax.set_ylabel(v["metric"])
-        ax.set_title(f"{s.title} (blue: TPU, green: GPU; faded: n/a, misses the target or "
-                     "does not fit)", fontsize=8)
+        ax.set_title(f"{s.title}\nblue: TPU, green: GPU; faded: n/a, misses the target or "
+                     "does not fit", fontsize=8)
         head = ["chip", "chips", "batch", "days", "USD", "USD / M " + s.work_unit.split()[-1],
                 "kWh (TDP)", "util.", "bound", "fits"]
         if s.kind == "serve":

@@ -266,9 +266,9 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> Explorer:
                                              for k in ("ws", "os", "is")], value="ws",
                                     description="dataflow", style=_STYLE),
         "double_buffer": W.Checkbox(value=False, description="double buffering", indent=False),
-        "M": W.Dropdown(options=sizes, value=4, description="M", layout=W.Layout(width="9em")),
-        "N": W.Dropdown(options=sizes, value=4, description="N", layout=W.Layout(width="9em")),
-        "K": W.Dropdown(options=sizes, value=4, description="K", layout=W.Layout(width="9em")),
+        "M": W.Dropdown(options=sizes, value=4, description="M", style=_STYLE, layout=W.Layout(width="7em")),
+        "N": W.Dropdown(options=sizes, value=4, description="N", style=_STYLE, layout=W.Layout(width="7em")),
+        "K": W.Dropdown(options=sizes, value=4, description="K", style=_STYLE, layout=W.Layout(width="7em")),
         "cycle": W.IntSlider(value=0, min=0, max=1, description="cycle", continuous_update=True,
                              style=_STYLE, layout=W.Layout(width="28em")),
     }
