@@ -78,3 +78,17 @@ def test_worked_problem_reveals_replicas_and_daily_cost():
     per_replica = scenarios.get("chatbot").work / o.seconds
     replicas = -(-2e9 / 86_400 // per_replica)
     assert f"<b>{int(replicas)} replicas</b>" in text
+
+
+def test_knobs_a_scenario_ignores_are_greyed_out():
+    """scenarios.evaluate uses MFU only to train, the latency target only to serve, and no
+    serving batch to train; the lab greys out what the chosen scenario ignores."""
+    lab = decision_explorer("chatbot")
+    controls = lab.controls
+    assert controls["mfu"].disabled and not controls["latency_ms"].disabled
+    assert not controls["batch"].disabled
+    renders = lab.renders
+    controls["scenario"].value = "pretrain"
+    assert lab.renders == renders + 1  # loading a scenario's knobs renders once
+    assert not controls["mfu"].disabled and controls["latency_ms"].disabled
+    assert controls["batch"].disabled

@@ -50,12 +50,10 @@ def _fmt(value: float | None, pattern: str) -> str:
 class _Lab(Explorer):
     """An Explorer whose scenario dropdown loads that scenario's knobs with a single render."""
 
-    _loading = False
-
     def _changed(self, change: dict) -> None:
-        # a scenario change is rendered by decision_lab's own observer, after its knobs load
-        if not self._loading and change.get("owner") is not self.controls.get("scenario"):
-            self.update()
+        # a scenario change is rendered by decision_explorer's own observer, after its knobs load
+        if change.get("owner") is not self.controls.get("scenario"):
+            super()._changed(change)
 
 
 def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | None = None) -> Explorer:
@@ -95,8 +93,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
     def load(key: str) -> None:
         # Set the knobs to the scenario's defaults without a render per knob.
         s = scenarios.get(key)
-        explorer._loading = True
-        try:
+        with explorer.holding():
             controls["n_chips"].value = s.n_chips if s.n_chips in chip_counts else _AUTO
             batches = [b for _, b in controls["batch"].options]
             controls["batch"].value = s.batch if s.batch in batches else 0
@@ -104,8 +101,10 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             controls["mfu"].value = s.mfu
             if s.latency_ms is not None:
                 controls["latency_ms"].value = s.latency_ms
-        finally:
-            explorer._loading = False
+        # Knobs a scenario ignores are greyed out (scenarios.evaluate documents which apply).
+        controls["mfu"].disabled = s.kind != "train"
+        controls["latency_ms"].disabled = s.kind != "serve"
+        controls["batch"].disabled = s.kind == "train"
 
     # One bar chart, built once; renders only change heights (new axes cost ~30 ms).
     figure = new_figure(6.6, 2.7, margins={"top": 0.84})
