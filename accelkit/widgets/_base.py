@@ -61,7 +61,9 @@ def figure_png(figure: Figure) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
-    canvas = FigureCanvasAgg(figure)
+    # Reuse the figure's Agg canvas: its renderer persists between draws, and matplotlib caches
+    # text layout per renderer, so a widget's unchanged labels are not laid out again.
+    canvas = figure.canvas if isinstance(figure.canvas, FigureCanvasAgg) else FigureCanvasAgg(figure)
     canvas.draw()
     image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buffer = io.BytesIO()

@@ -38,7 +38,7 @@ FLOW_STORY = {
 # Cell colours: did a useful MAC this cycle / holds an operand but idle / holds nothing.
 _ACTIVE, _HOLDING, _EMPTY = (0.98, 0.55, 0.0), (0.82, 0.90, 0.97), (0.97, 0.97, 0.97)
 _WRITTEN, _PENDING = (0.78, 0.92, 0.78), (0.97, 0.97, 0.97)
-_MOVIES_KEPT = 12  # cached (dataflow, shape, double-buffer) choices: each holds its own figure
+_MOVIES_KEPT = 24  # cached (dataflow, shape, double-buffer) step lists; figures are per M×N
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -174,13 +174,19 @@ def _grid_axes(ax, rows: int, cols: int) -> None:
     ax.set_yticks(range(rows))
 
 
-def _build_movie(rows: int, cols: int, flow: str, M: int, N: int, K: int, double_buffer: bool,
-                 seed: int) -> _Movie:
-    A, B = _operands(M, N, K, seed)
-    array = SystolicArray(rows, cols, flow, double_buffer=double_buffer)
-    steps = list(array.steps(A, B))
-    run = array.matmul(A, B)
-    macs_so_far = np.cumsum([s.active_macs for s in steps])
+@dataclass
+class _Canvas:
+    """The figure for one output shape (M×N): built once, shared by every dataflow and K."""
+
+    figure: Figure
+    frame_image: object
+    background: np.ndarray
+    array_boxes: np.ndarray
+    output_boxes: np.ndarray
+    title: object
+
+
+def _build_canvas(rows: int, cols: int, M: int, N: int) -> _Canvas:
     figure = _figure(8.2, 3.6)
     left = figure.add_axes((0.08, 0.14, 0.5, 0.72))
     right = figure.add_axes((0.66, 0.14, 0.31, 0.72))
@@ -195,9 +201,19 @@ def _build_movie(rows: int, cols: int, flow: str, M: int, N: int, K: int, double
     title = figure.text(0.33, 0.92, "", ha="center", fontsize=9)
     frame_image = _freeze_background(figure, [title])
     background = np.asarray(frame_image.get_array()).copy()
-    return _Movie(steps, run, macs_so_far, figure, frame_image, background,
-                  _cell_boxes(left, rows, cols, figure), _cell_boxes(right, M, N, figure),
-                  _Labels(7 if max(rows, cols) <= 4 else 5), title, (A, B))
+    return _Canvas(figure, frame_image, background, _cell_boxes(left, rows, cols, figure),
+                   _cell_boxes(right, M, N, figure), title)
+
+
+def _build_movie(rows: int, cols: int, flow: str, M: int, N: int, K: int, double_buffer: bool,
+                 seed: int, canvas: _Canvas, labels: _Labels) -> _Movie:
+    A, B = _operands(M, N, K, seed)
+    array = SystolicArray(rows, cols, flow, double_buffer=double_buffer)
+    steps = list(array.steps(A, B))
+    run = array.matmul(A, B)
+    macs_so_far = np.cumsum([s.active_macs for s in steps])
+    return _Movie(steps, run, macs_so_far, canvas.figure, canvas.frame_image, canvas.background,
+                  canvas.array_boxes, canvas.output_boxes, labels, canvas.title, (A, B))
 
 
 def _cell_lines(step, r: int, c: int) -> list[str]:
@@ -249,13 +265,19 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> Explorer:
         seed: seeds the random small-integer operands.
     """
     movies: OrderedDict[tuple, _Movie] = OrderedDict()
+    canvases: dict[tuple[int, int], _Canvas] = {}  # at most 8×8 output shapes, each a figure
+    labels = _Labels(7 if max(rows, cols) <= 4 else 5)
 
     def movie_for(values: dict) -> _Movie:
         key = (values["dataflow"], values["M"], values["N"], values["K"], values["double_buffer"])
         if key in movies:
             movies.move_to_end(key)
         else:
-            movies[key] = _build_movie(rows, cols, *key, seed=seed)
+            shape = (values["M"], values["N"])
+            if shape not in canvases:
+                canvases[shape] = _build_canvas(rows, cols, *shape)
+            movies[key] = _build_movie(rows, cols, *key, seed=seed, canvas=canvases[shape],
+                                       labels=labels)
             if len(movies) > _MOVIES_KEPT:
                 movies.popitem(last=False)
         return movies[key]
