@@ -47,6 +47,21 @@ def test_llama_2_70b_counts_the_gated_mlp() -> None:
                               + 2 * 8192)
 
 
+def test_why_llm_analysis_reports_55b_for_llama_2_70b() -> None:
+    """llm-analysis 0.2.2 (PyPI) reports 55.29e9 parameters for its bundled
+    upstage_Llama-2-70b-instruct-v2 config (checked by running it, 2026-11-29). That config gives
+    ffn_embed_dim = 32768 (4·d) and the tool counts two d×ffn matrices per layer; Llama-2's MLP
+    is gated, with three d×28672 matrices. Redoing the peer's convention on our shape reproduces
+    its number, so the 14e9 gap is exactly the MLP convention."""
+    m = models.get("llama-2-70b")
+    attention = m.d_model * (m.heads + 2 * m.kv_heads) * m.head_dim + m.heads * m.head_dim * m.d_model
+    peer_mlp = 2 * m.d_model * 4 * m.d_model
+    peer = m.layers * (attention + peer_mlp) + m.vocab * m.d_model  # its embedding, counted once
+    assert peer == pytest.approx(55.29e9, rel=0.002)
+    assert m.params - peer == pytest.approx(m.layers * (3 * m.d_model * m.d_ff - peer_mlp)
+                                            + m.vocab * m.d_model, rel=0.001)
+
+
 def test_scaling_book_llama_3_70b_breakdown() -> None:
     # jax-ml/scaling-book applied-training.md: FFW 56.3e9, vocab 2.1e9, attention 12e9, 70.4e9.
     m = models.get("llama-3-70b")
