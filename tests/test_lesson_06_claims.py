@@ -2,6 +2,8 @@
 
 import numpy as np
 
+import pytest
+
 import accelkit as ak
 from accelkit import SIMDMachine, SystolicArray
 
@@ -92,3 +94,10 @@ def test_flops_per_dollar_flips_between_price_sources():
     assert v5p > ak.price.flops_per_dollar("H100", mfu=0.4)
     cheapest = min(p.usd_per_hour for p in ak.price.alternatives("H100"))
     assert ak.price.flops_per_dollar("H100", mfu=0.4, usd_per_hour=cheapest) > v5p
+
+
+def test_table_figures_quoted_for_the_worked_problem():
+    """"45 nm table: 2.0 pJ per bf16 MAC, 1.95 nJ per 64-bit DRAM read" and "same 2 pJ each":
+    the lesson quotes the cited table's inputs for a paper exercise; they must be the table's."""
+    assert ak.energy.mac_picojoules("bf16") == pytest.approx(2.0)
+    assert ak.energy.access_picojoules("dram", bytes=8) == pytest.approx(1950)
