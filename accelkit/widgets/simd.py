@@ -59,6 +59,15 @@ def _lean_log(ax, x_ticks: tuple[int, ...] | None = None) -> None:
         ax.xaxis.set_minor_locator(NullLocator())
 
 
+def _fit_log_y(ax, values) -> None:
+    """Set log y-limits around ``values`` with autoscale-like margins (5% of the decades spanned),
+    without asking matplotlib to autoscale: a persistent figure only moves its limits."""
+    logs = np.log10(np.asarray(values, dtype=float))
+    low, high = float(logs.min()), float(logs.max())
+    pad = max(0.05 * (high - low), 0.05)
+    ax.set_ylim(10 ** (low - pad), 10 ** (high + pad))
+
+
 def access_pattern_indices(pattern: str, n: int = ELEMENTS, seed: int = 0) -> np.ndarray:
     """Element indices thread t reads for a named pattern: ``"coalesced"`` (t), ``"stride s"``
     (s·t) or ``"random"`` (seeded, over the same span as stride 8).
@@ -103,22 +112,36 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
                                             continuous_update=False, style=_STYLE),
     }
 
+    # Every (kernel, lanes) sweep is a few milliseconds: run them all now, so no knob waits on
+    # a simulation later.
+    for k in KERNELS:
+        for n in _LANES:
+            _warp_sweep(k, n)
+    # The figure is built once; a render only moves data, limits and the title (laying out
+    # axes, legend and tick text again is most of a render's cost).
+    figure = new_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
+    ax = figure.add_subplot()
+    ones = np.ones(len(_WARPS))
+    (total,) = ax.plot(_WARPS, ones, "o-", color="#37474f", label="total cycles")
+    (memory,) = ax.plot(_WARPS, ones, "--", color="#e65100", label="memory cycles")
+    (issue,) = ax.plot(_WARPS, ones, ":", color="#1565c0", label="issue cycles")
+    (choice,) = ax.plot([], [], "o", markersize=12, color="#e65100")
+    _lean_log(ax, _WARPS)
+    ax.set_xlabel("resident warps per core (memory requests in flight)")
+    ax.set_ylabel("cycles (log scale)")
+    title = ax.set_title("")
+    ax.legend(loc="upper right", fontsize=8)
+
     def render(values: dict) -> View:
         sweep = _warp_sweep(values["kernel"], values["lanes"])
         run = sweep[_WARPS.index(values["warps_per_core"])]
-        figure = new_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
-        ax = figure.add_subplot()
-        ax.plot(_WARPS, [r.cycles for r in sweep], "o-", color="#37474f", label="total cycles")
-        ax.plot(_WARPS, [r.memory_cycles for r in sweep], "--", color="#e65100",
-                label="memory cycles")
-        ax.plot(_WARPS, [r.issue_cycles for r in sweep], ":", color="#1565c0",
-                label="issue cycles")
-        ax.plot([values["warps_per_core"]], [run.cycles], "o", markersize=12, color="#e65100")
-        _lean_log(ax, _WARPS)
-        ax.set_xlabel("resident warps per core (memory requests in flight)")
-        ax.set_ylabel("cycles (log scale)")
-        ax.set_title(f"{values['kernel']}: {ELEMENTS:,} elements, 4 cores × {values['lanes']} lanes")
-        ax.legend(loc="upper right", fontsize=8)
+        curves = [[r.cycles for r in sweep], [r.memory_cycles for r in sweep],
+                  [r.issue_cycles for r in sweep]]
+        for line, ys in zip((total, memory, issue), curves):
+            line.set_ydata(ys)
+        choice.set_data([values["warps_per_core"]], [run.cycles])
+        _fit_log_y(ax, curves)
+        title.set_text(f"{values['kernel']}: {ELEMENTS:,} elements, 4 cores × {values['lanes']} lanes")
         bound = "memory" if run.memory_cycles > run.issue_cycles else "instruction issue"
         text = table_html([
             ("cycles", f"{run.cycles:,}"),
@@ -156,25 +179,40 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
                                             description="warps that agree skip the other side"),
     }
 
+    # Eight sweeps (lanes × skip) of about 10 ms each: run them now, not when a knob moves.
+    for n in _LANES:
+        for skip in (True, False):
+            _divergence_sweep(n, skip)
+    # Built once; a render restyles the chosen curve (and its legend key) and moves data.
+    figure = new_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
+    ax = figure.add_subplot()
+    lines = [ax.plot(_FRACTIONS, np.ones(len(_FRACTIONS)), "-", markersize=4, label=str(s))[0]
+             for s in _SIDES]
+    (choice,) = ax.plot([], [], "o", markersize=12, color="#e65100")
+    ax.set_xlabel("share of lanes taking the branch")
+    ax.set_ylabel("slowdown (×)")
+    title = ax.set_title("", fontsize=9)
+    legend = ax.legend(loc="center", fontsize=8, ncol=4, title="instructions per branch side",
+                       title_fontsize=8)
+    greys = ("#b0bec5", "#78909c", "#37474f", "#000000")
+
     def render(values: dict) -> View:
         sweeps = _divergence_sweep(values["lanes"], values["skip_uniform_branches"])
         side = values["side_instructions"]
         runs = sweeps[side]
         i = _FRACTIONS.index(values["taken_fraction"])
         run, uniform = runs[i], runs[0]
-        figure = new_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
-        ax = figure.add_subplot()
-        for s, colour in zip(_SIDES, ("#b0bec5", "#78909c", "#37474f", "#000000")):
-            ax.plot(_FRACTIONS, [r.cycles / sweeps[s][0].cycles for r in sweeps[s]],
-                    "o-" if s == side else "-", color="#e65100" if s == side else colour,
-                    linewidth=2.5 if s == side else 1, markersize=4, label=str(s))
-        ax.plot([_FRACTIONS[i]], [run.cycles / uniform.cycles], "o", markersize=12, color="#e65100")
-        ax.set_xlabel("share of lanes taking the branch")
-        ax.set_ylabel("slowdown (×)")
-        ax.set_title(f"Branch divergence on 4 cores × {values['lanes']} lanes: slowdown against "
-                     "no lane taking the branch", fontsize=9)
-        ax.legend(loc="center", fontsize=8, ncol=4, title="instructions per branch side",
-                  title_fontsize=8)
+        for s, line, key, grey in zip(_SIDES, lines, legend.legend_handles, greys):
+            line.set_ydata([r.cycles / sweeps[s][0].cycles for r in sweeps[s]])
+            for artist in (line, key):
+                artist.set_color("#e65100" if s == side else grey)
+                artist.set_linewidth(2.5 if s == side else 1)
+                artist.set_marker("o" if s == side else "None")
+        choice.set_data([_FRACTIONS[i]], [run.cycles / uniform.cycles])
+        ax.relim()
+        ax.autoscale_view()
+        title.set_text(f"Branch divergence on 4 cores × {values['lanes']} lanes: slowdown "
+                       "against no lane taking the branch")
         text = table_html([
             ("cycles (none take the branch → your choice)", f"{uniform.cycles:,} → {run.cycles:,}"),
             ("slowdown", f"{run.cycles / uniform.cycles:.2f}×"),
@@ -213,28 +251,41 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
                                             continuous_update=False, style=_STYLE),
     }
 
+    # All four memory-parallelism settings are closed-form estimates (a few ms in all): compute
+    # them now, so the axes keep one range (and one set of ticks) whichever knob moves.
+    sweeps = {w: _matmul_sweep(w) for w in controls["warps_per_core"].options}
+    figure = new_figure(7.6, 2.8, margins={"left": 0.1, "bottom": 0.19, "top": 0.96,
+                                            "wspace": 0.42})
+    left, right = figure.add_subplot(1, 2, 1), figure.add_subplot(1, 2, 2)
+    cycle_lines, read_lines = [], []
+    for k, colour in zip(MATMUL_KERNELS, _KERNEL_COLOURS):
+        cycle_lines += left.plot(_SIZES, np.ones(len(_SIZES)), "o-", color=colour, markersize=3,
+                                 label=k)
+        read_lines += right.plot(_SIZES, np.ones(len(_SIZES)), "o-", color=colour, markersize=3)
+    (choice,) = left.plot([], [], "o", markersize=11, color="#e65100", zorder=5)
+    for ax, label in ((left, "cycles"), (right, "global-memory reads (elements)")):
+        _lean_log(ax, _SIZES[::2] + _SIZES[-1:])
+        ax.set_xlabel("M = N = K")
+        ax.set_ylabel(label)
+    _fit_log_y(left, [r.cycles for s in sweeps.values() for runs in s.values() for r in runs])
+    _fit_log_y(right, [sum(r.dram_reads.values())
+                       for s in sweeps.values() for runs in s.values() for r in runs])
+    legend = left.legend(fontsize=7, loc="upper left")
+
     def render(values: dict) -> View:
-        sweep = _matmul_sweep(values["warps_per_core"])
+        sweep = sweeps[values["warps_per_core"]]
         i = _SIZES.index(values["size"])
         run = sweep[values["kernel"]][i]
         simd = sweep["tiled SIMD (shared memory)"][i]
         machine = matmul_kernel_machine(values["kernel"], values["warps_per_core"])
         promise = machine.peak_macs_per_cycle / SIMDMachine().peak_macs_per_cycle
-        figure = new_figure(7.6, 2.8, margins={"left": 0.1, "bottom": 0.19, "top": 0.96,
-                                                "wspace": 0.42})
-        left, right = figure.add_subplot(1, 2, 1), figure.add_subplot(1, 2, 2)
-        for (k, runs), colour in zip(sweep.items(), _KERNEL_COLOURS):
-            width = 2.5 if k == values["kernel"] else 1
-            left.plot(_SIZES, [r.cycles for r in runs], "o-", color=colour, linewidth=width,
-                      markersize=3, label=k)
-            right.plot(_SIZES, [sum(r.dram_reads.values()) for r in runs], "o-", color=colour,
-                       linewidth=width, markersize=3)
-        left.plot([values["size"]], [run.cycles], "o", markersize=11, color="#e65100", zorder=5)
-        for ax, label in ((left, "cycles"), (right, "global-memory reads (elements)")):
-            _lean_log(ax, _SIZES[::2] + _SIZES[-1:])
-            ax.set_xlabel("M = N = K")
-            ax.set_ylabel(label)
-        left.legend(fontsize=7, loc="upper left")
+        for (k, runs), cyc, reads, key in zip(sweep.items(), cycle_lines, read_lines,
+                                              legend.legend_handles):
+            cyc.set_ydata([r.cycles for r in runs])
+            reads.set_ydata([sum(r.dram_reads.values()) for r in runs])
+            for artist in (cyc, reads, key):
+                artist.set_linewidth(2.5 if k == values["kernel"] else 1)
+        choice.set_data([values["size"]], [run.cycles])
         bound = "memory" if run.memory_cycles > run.issue_cycles else "instruction issue"
         text = table_html([
             ("kernel (thread-block tile)", run.kernel),
