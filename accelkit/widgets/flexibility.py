@@ -50,16 +50,26 @@ def tpu_machine(double_buffer: bool = False, memory_in_flight: int = 4 * _DEFAUL
     return TPUStyleMachine(array, memory_in_flight=memory_in_flight)
 
 
-@lru_cache(maxsize=512)
 def _gpu_run(op, tensor_core: str, warps: int):
-    # Vector kernels never touch the tensor core: key them without it (tests check equality).
+    # Vector kernels never touch the tensor core: key them without it (tests check equality),
+    # so flipping the tensor core re-runs only the matrix operations.
     tc = tensor_core if op.kind in _MATRIX_KINDS else "none (toy default)"
-    return op.run(gpu_machine(tc, warps))
+    return _gpu_run_keyed(op, tc, warps)
 
 
 @lru_cache(maxsize=512)
+def _gpu_run_keyed(op, tensor_core: str, warps: int):
+    return op.run(gpu_machine(tensor_core, warps))
+
+
 def _tpu_run(op, double_buffer: bool, in_flight: int):
-    return op.run(tpu_machine(double_buffer if op.kind in _MATRIX_KINDS else False, in_flight))
+    # Likewise, weight double-buffering only changes the systolic array's matrix operations.
+    return _tpu_run_keyed(op, double_buffer if op.kind in _MATRIX_KINDS else False, in_flight)
+
+
+@lru_cache(maxsize=512)
+def _tpu_run_keyed(op, double_buffer: bool, in_flight: int):
+    return op.run(tpu_machine(double_buffer, in_flight))
 
 
 def lab_compare(ops: tuple, name: str = "custom", tensor_core: str = "none (toy default)",
