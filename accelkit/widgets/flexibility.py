@@ -90,22 +90,40 @@ def with_side_instructions(ops: tuple, side: int) -> tuple:
                  for op in ops)
 
 
-def _ratio_bars(ax, comparison: Comparison,
-                xlabel: str = "TPU cell-cycles ÷ GPU cell-cycles  (← TPU wins per cell · GPU wins →)"
-                ) -> None:
-    rows = comparison.operations
-    ratios = [r.tpu_over_gpu_per_area for r in rows]
-    colours = ["#1565c0" if r.tpu_unit == "matrix" else "#e65100" for r in rows]
-    y = np.arange(len(rows))[::-1]
-    ax.barh(y, [np.log2(v) for v in ratios], left=0, color=colours)  # drawn in log2 units
-    ax.set_yticks(y, [r.label + (f" ×{r.count}" if r.count > 1 else "") for r in rows], fontsize=8)
-    low = min(-4.5, min(np.log2(ratios)) - 0.5)
-    high = max(4.5, max(np.log2(ratios)) + 0.5)
-    ax.set_xlim(low, high)
-    ticks = [t for t in range(int(np.floor(low)), int(np.ceil(high)) + 1) if t % 2 == 0]
-    ax.set_xticks(ticks, [f"{2.0 ** t:g}" if t >= 0 else f"1/{2.0 ** -t:g}" for t in ticks])
-    ax.axvline(0, color="#212121", linewidth=1)
-    ax.set_xlabel(xlabel)
+class _RatioBars:
+    """A panel of horizontal bars, one per operation: TPU ÷ GPU cell-cycles, drawn in log2 units.
+
+    Built once per figure; :meth:`update` only moves bar lengths and colours, and touches tick
+    labels and limits only when they change (laying out text is most of a render's cost)."""
+
+    def __init__(self, ax, rows: int,
+                 xlabel: str = "TPU cell-cycles ÷ GPU cell-cycles  (← TPU wins per cell · GPU wins →)"):
+        self.ax = ax
+        self.y = np.arange(rows)[::-1]
+        self.bars = ax.barh(self.y, np.zeros(rows), left=0)
+        ax.axvline(0, color="#212121", linewidth=1)
+        ax.set_xlabel(xlabel)
+        self.labels: list[str] | None = None
+        self.limits: tuple[float, float] | None = None
+
+    def update(self, comparison: Comparison) -> None:
+        rows = comparison.operations
+        ratios = [r.tpu_over_gpu_per_area for r in rows]
+        for bar, row, ratio in zip(self.bars, rows, ratios):
+            bar.set_width(np.log2(ratio))
+            bar.set_color("#1565c0" if row.tpu_unit == "matrix" else "#e65100")
+        labels = [r.label + (f" ×{r.count}" if r.count > 1 else "") for r in rows]
+        if labels != self.labels:
+            self.ax.set_yticks(self.y, labels, fontsize=8)
+            self.labels = labels
+        low = min(-4.5, min(np.log2(ratios)) - 0.5)
+        high = max(4.5, max(np.log2(ratios)) + 0.5)
+        if (low, high) != self.limits:
+            self.ax.set_xlim(low, high)
+            ticks = [t for t in range(int(np.floor(low)), int(np.ceil(high)) + 1) if t % 2 == 0]
+            self.ax.set_xticks(ticks, [f"{2.0 ** t:g}" if t >= 0 else f"1/{2.0 ** -t:g}"
+                                       for t in ticks])
+            self.limits = (low, high)
 
 
 def _totals(comparison: Comparison) -> list[tuple[str, str]]:
@@ -138,14 +156,24 @@ def flexibility_lab(workload: str = "transformer_layer", tensor_core: str = "non
                                         description="branch: instructions per side", style=_STYLE),
     }
 
+    # One figure per workload (its height follows its number of operations), built the first
+    # time the workload is shown and reused after: a render only moves the bars.
+    panels: dict[str, tuple] = {}
+
+    def panel(name: str, rows: int) -> tuple:
+        if name not in panels:
+            height = 1.2 + 0.24 * rows
+            figure = new_figure(7.4, height, margins={"left": 0.33, "right": 0.97,
+                                                      "bottom": 0.75 / height, "top": 0.97})
+            panels[name] = (figure, _RatioBars(figure.add_subplot(), rows))
+        return panels[name]
+
     def render(values: dict) -> View:
         ops = with_side_instructions(WORKLOADS[values["workload"]], values["side_instructions"])
         result = lab_compare(ops, values["workload"], values["tensor_core"],
                              values["double_buffer"])
-        height = 1.2 + 0.24 * len(ops)
-        figure = new_figure(7.4, height, margins={"left": 0.33, "right": 0.97,
-                                                  "bottom": 0.75 / height, "top": 0.97})
-        _ratio_bars(figure.add_subplot(), result)
+        figure, bars = panel(values["workload"], len(ops))
+        bars.update(result)
         note = ("<br><span style='color:#1565c0'>■</span> runs on the TPU's systolic array "
                 "&nbsp;<span style='color:#e65100'>■</span> runs on its vector unit")
         return View(figure=figure, text=table_html(_totals(result)) + note, result=result)
@@ -197,7 +225,22 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
                              description="memory parallelism (both)", style=_STYLE),
     }
 
-    def render(values: dict) -> View:
+    # Built once; a render moves the bars, the batch curve and its highlight.
+    figure = new_figure(8.0, 2.6, margins={"left": 0.26, "right": 0.98, "bottom": 0.22,
+                                           "top": 0.96, "wspace": 0.3})
+    grid = figure.add_gridspec(1, 2, width_ratios=(1.6, 1))
+    bars = _RatioBars(figure.add_subplot(grid[0]), len(mix_ops()),
+                      "TPU ÷ GPU cell-cycles (← TPU · GPU →)")
+    ax = figure.add_subplot(grid[1])
+    (curve,) = ax.plot(range(len(_BATCHES)), np.ones(len(_BATCHES)), "o-", color="#37474f",
+                       markersize=3)
+    (choice,) = ax.plot([], [], "o", color="#e65100", markersize=10)
+    ax.axhline(1.0, color="#212121", linewidth=1)
+    ax.set_xticks(range(0, len(_BATCHES), 2), [str(b) for b in _BATCHES[::2]])
+    ax.set_xlabel("recurrent step: batch")
+    ax.set_ylabel("TPU ÷ GPU cell-cycles")
+
+    def compute(values: dict) -> tuple[Comparison, list[float]]:
         warps = _MEMORY[values["memory"]]
         ops = mix_ops(values["batch"], values["taken_fraction"], values["side_instructions"],
                       values["density"], values["embedding_dim"])
@@ -205,18 +248,16 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
         batch_sweep = [lab_compare((Matmul(b, 1024, 256),), "custom", values["tensor_core"],
                                    False, warps).operations[0].tpu_over_gpu_per_area
                        for b in _BATCHES]
-        figure = new_figure(8.0, 2.6, margins={"left": 0.26, "right": 0.98, "bottom": 0.22,
-                                               "top": 0.96, "wspace": 0.3})
-        grid = figure.add_gridspec(1, 2, width_ratios=(1.6, 1))
-        _ratio_bars(figure.add_subplot(grid[0]), result, "TPU ÷ GPU cell-cycles (← TPU · GPU →)")
-        ax = figure.add_subplot(grid[1])
-        ax.plot(range(len(_BATCHES)), batch_sweep, "o-", color="#37474f", markersize=3)
+        return result, batch_sweep
+
+    def render(values: dict) -> View:
+        result, batch_sweep = compute(values)
+        bars.update(result)
+        curve.set_ydata(batch_sweep)
         i = _BATCHES.index(values["batch"])
-        ax.plot([i], [batch_sweep[i]], "o", color="#e65100", markersize=10)
-        ax.axhline(1.0, color="#212121", linewidth=1)
-        ax.set_xticks(range(0, len(_BATCHES), 2), [str(b) for b in _BATCHES[::2]])
-        ax.set_xlabel("recurrent step: batch")
-        ax.set_ylabel("TPU ÷ GPU cell-cycles")
+        choice.set_data([i], [batch_sweep[i]])
+        ax.relim()
+        ax.autoscale_view()
         return View(figure=figure, text=table_html(_totals(result)), result=result,
                     extras={"batch_sweep": dict(zip(_BATCHES, batch_sweep))})
 
