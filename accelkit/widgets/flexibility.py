@@ -250,6 +250,16 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
                        for b in _BATCHES]
         return result, batch_sweep
 
+    # Run now every setting one knob away from the start, and the lesson's 16×8×16 + generous
+    # memory, so that the first move of a knob only draws (about 100 ms of simulation; the runs
+    # are memoised). Not the densities: at ~20 ms of GPU sparse matmul each they would push
+    # construction past ~300 ms, and a first move there costs one such run.
+    start = {name: control.value for name, control in controls.items()}
+    for name, control in controls.items():
+        for option in control.options if name != "density" else ():
+            compute({**start, name: option})
+    compute({**start, "tensor_core": "16×8×16", "memory": "generous (256 in flight)"})
+
     def render(values: dict) -> View:
         result, batch_sweep = compute(values)
         bars.update(result)
