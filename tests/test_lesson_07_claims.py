@@ -8,7 +8,7 @@ meta-llama/llama-models models/llama3_1/MODEL_CARD.md (30.84M and 7.0M H100 GPU-
 import pytest
 
 import accelkit as ak
-from accelkit.widgets.training import INFINIBAND_BYTES_PER_SECOND, PUBLISHED_RUNS
+from accelkit.training import INFINIBAND_BYTES_PER_SECOND, PUBLISHED_RUNS
 
 
 def _est(run):

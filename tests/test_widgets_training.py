@@ -5,7 +5,7 @@ import pytest
 import accelkit as ak
 from accelkit.widgets import (communication_explorer, published_runs, training_planner,
                               training_quiz, training_worked_problem)
-from accelkit.widgets.training import INFINIBAND_BYTES_PER_SECOND, PUBLISHED_RUNS
+from accelkit.training import INFINIBAND_BYTES_PER_SECOND, PUBLISHED_RUNS
 
 
 def test_planner_shows_the_library_estimate_and_follows_controls():

@@ -2,18 +2,19 @@
 hold the model against published runs.
 
 Every number comes from :func:`accelkit.training.estimate`; this module gathers inputs and draws.
-The published figures the lesson compares with live in :data:`PUBLISHED_RUNS`, each with its source.
+The published runs the lesson compares with are :data:`accelkit.training.PUBLISHED_RUNS`, each
+with its source.
 """
 
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import NamedTuple
 
 import ipywidgets as W
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
 from accelkit import chips, models, price, training
+from accelkit.training import INFINIBAND_BYTES_PER_SECOND, PUBLISHED_RUNS, PublishedRun
 from accelkit.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
 from accelkit.widgets._worked import WorkedProblem
@@ -22,62 +23,6 @@ __all__ = ["training_planner", "communication_explorer", "published_runs", "trai
            "training_worked_problem"]
 
 _STYLE = {"description_width": "initial"}
-
-#: Scale-out bandwidth per GPU beyond the NVLink domain: one 400 Gb/s NDR InfiniBand NIC per H100
-#: (DGX H100: "Each H100 GPU in the system is connected to an NVIDIA CX-7 Infiniband 400 NDR NIC",
-#: mlcommons/inference_results_v3.1 closed/NVIDIA/documentation/start_from_device/dgx-h100.md),
-#: i.e. 50 GB/s each way, counted bidirectionally (100 GB/s) like the catalog's interconnect figures.
-INFINIBAND_BYTES_PER_SECOND = 100e9
-
-
-class PublishedRun(NamedTuple):
-    """A training run's stated inputs and the figures its authors reported, with sources."""
-
-    name: str
-    model: str
-    tokens: float
-    chip: str
-    n_chips: int
-    mfu: float
-    inputs_source: str
-    reported_flops: float | None
-    reported_days: float | None
-    reported_chip_hours: float | None
-    reported_source: str
-    note: str
-
-
-PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
-    PublishedRun(
-        "Scaling book: LLaMA-3-70B on a TPU v5p pod", "llama-3-70b", 15e12, "TPU v5p", 8960, 0.40,
-        "jax-ml/scaling-book applied-training.md: 15T tokens, 8960 TPU v5p chips, 40% MFU",
-        6.3e24, 44.0, None,
-        "jax-ml/scaling-book applied-training.md: 6.3e24 FLOPs, about 44 days",
-        "a worked estimate, not a measured run: it shows the arithmetic agrees, not wall-clock"),
-    PublishedRun(
-        "Llama 3.1 405B on 16k H100", "llama-3.1-405b", 15.6e12, "H100", 16384, 0.40,
-        "Llama Team 2024, 'The Llama 3 Herd of Models', arXiv:2407.21783: 15.6T tokens, 16,384 "
-        "H100 GPUs, BF16 MFU 38-43% (Table 4); 40% used here",
-        3.8e25, None, 30.84e6,
-        "FLOPs: arXiv:2407.21783 (3.8e25); GPU-hours: meta-llama/llama-models "
-        "models/llama3_1/MODEL_CARD.md (30.84M H100-80GB GPU hours, TDP 700 W)",
-        "reported GPU-hours include failures and restarts (466 job interruptions in a 54-day "
-        "snapshot, arXiv:2407.21783 §3.3.4), long-context and annealing stages, and checkpoints"),
-    PublishedRun(
-        "Llama 3.1 70B on H100", "llama-3-70b", 15e12, "H100", 16384, 0.40,
-        "meta-llama/llama-models models/llama3_1/MODEL_CARD.md: ~15T tokens on H100-80GB; chip "
-        "count and MFU for the 70B are not published (16,384 and 40% assumed, as for the 405B)",
-        None, None, 7.0e6,
-        "meta-llama/llama-models models/llama3_1/MODEL_CARD.md (7.0M H100-80GB GPU hours)",
-        "the MFU of a 70B run on many GPUs is likely below the 405B's: less work per GPU per step"),
-    PublishedRun(
-        "GPT-3 175B", "gpt-3-175b", 300e9, "V100", 1024, 0.30,
-        "Brown et al. 2020, arXiv:2005.14165, section 2.2: 300B training tokens; trained on V100s "
-        "(chip count and MFU not published: 1024 and 30% are placeholders)",
-        3.14e23, None, None,
-        "Brown et al. 2020, arXiv:2005.14165, Table D.1 (3.14e23 total training FLOPs)",
-        "only the FLOPs can be checked: no chip count or wall-clock was published"),
-)
 
 _TRANSFORMERS = tuple(n for n in models.names() if isinstance(models.get(n), models.Transformer))
 _TOKENS = (1e10, 3e10, 1e11, 3e11, 1e12, 3e12, 1e13, 1.5e13, 3e13)
