@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ipywidgets as W
+import numpy as np
 from matplotlib.figure import Figure
 
 #: Dots per inch for widget figures: sharp enough on a laptop, cheap enough to stay under 50 ms.
@@ -69,6 +70,36 @@ def figure_png(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="png", compress_level=1)
     return buffer.getvalue()
+
+
+def freeze_background(figure: Figure, dynamic: list) -> object:
+    """Render everything but ``dynamic`` once and paste it back as one image on later draws.
+
+    Axes, ticks and labels cost more to draw than the whole 50 ms budget allows when a frame
+    is redrawn many times a second (text layout dominates); the picture they make never
+    changes, so it is drawn once, kept as pixels, and the axes are then switched off so that
+    each frame draws only the artists that change (their data transforms stay valid).
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    for artist in dynamic:
+        artist.set_visible(False)
+    canvas.draw()
+    background = np.asarray(canvas.buffer_rgba()).copy()
+    keep = {id(artist) for artist in dynamic}
+    # From now on only the dynamic artists draw: hide every other one (legends, colour bars,
+    # titles, grid lines, spines), each already in the background's pixels.
+    for owner in [figure, *figure.axes]:
+        for artist in owner.get_children():
+            if id(artist) not in keep and artist is not figure.patch \
+                    and artist not in figure.axes:
+                artist.set_visible(False)
+    for ax in figure.axes:
+        ax.set_axis_off()
+    for artist in dynamic:
+        artist.set_visible(True)
+    return figure.figimage(background, xo=0, yo=0, origin="upper", zorder=-10)
 
 
 class Explorer:

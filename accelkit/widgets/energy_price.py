@@ -40,9 +40,7 @@ def _frame(width: float = 6.6, height: float = 2.8, left: float = 0.3):
     """A figure with fixed margins: no layout engine and no automatic log ticks, both of which
     cost more than the whole rest of a render. Each widget draws its frame once and then only
     moves its artists, so a render stays well under 50 ms."""
-    figure = new_figure(width, height)
-    figure.set_layout_engine("none")
-    figure.subplots_adjust(left=left, right=0.97, bottom=0.2, top=0.88)
+    figure = new_figure(width, height, margins={"left": left, "bottom": 0.2})
     return figure, figure.add_subplot()
 
 

@@ -202,9 +202,7 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
     ax.set_ylabel("latency per token (ms)", color="#6a1b9a")
     right.set_ylabel("throughput (tokens/s)", color="#00838f")
     # No legend: drawing one costs ~15 ms a render; the key is in the HTML caption instead.
-    # fixed margins: the constrained-layout solver would rerun on every draw (twin axes: ~15 ms)
-    figure.set_layout_engine("none")
-    figure.subplots_adjust(left=0.1, right=0.87, bottom=0.15, top=0.91)
+    figure.subplots_adjust(right=0.87, bottom=0.15, top=0.91)  # room for the twin axis label
 
     def render(v: dict) -> View:
         kv = v["weights"]

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.figure import Figure
 
 from accelkit.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, MAPPING, SystolicArray, SystolicRun
-from accelkit.widgets._base import DPI, Explorer, View, table_html
+from accelkit.widgets._base import Explorer, View, freeze_background, new_figure, table_html
 from accelkit.widgets._worked import WorkedProblem
-from accelkit.widgets.systolic import _freeze_background
 
 __all__ = ["fold_explorer", "utilization_map", "tile_comparison", "shapes_quiz",
            "shapes_worked_problem"]
@@ -28,11 +26,6 @@ _STYLE = {"description_width": "initial"}
 MAPPED = {flow: (rows, cols) for flow, (rows, cols, _) in MAPPING.items()}
 STREAMED = {flow: streamed for flow, (_, _, streamed) in MAPPING.items()}
 _USEFUL, _PADDING, _IDLE = "#2e7d32", "#e57373", "#ffcc80"
-
-
-def _figure(width: float, height: float) -> Figure:
-    # Fixed margins: the constrained layout alone costs ~20 ms a draw here.
-    return Figure(figsize=(width, height), dpi=DPI)
 
 
 def cell_cycles(run: SystolicRun) -> dict[str, float]:
@@ -66,7 +59,7 @@ def fold_explorer() -> Explorer:
     from matplotlib.collections import LineCollection
     from matplotlib.patches import Rectangle
 
-    figure = _figure(8.2, 3.3)
+    figure = new_figure(8.2, 3.3)
     left = figure.add_axes((0.08, 0.14, 0.4, 0.7))
     right = figure.add_axes((0.6, 0.3, 0.37, 0.4))
     padded_patch = left.add_patch(Rectangle((0, 0), 1, 1, facecolor=_PADDING, alpha=0.5,
@@ -96,7 +89,7 @@ def fold_explorer() -> Explorer:
     y_label = left.text(-0.2, 0.5, "", transform=left.transAxes, ha="right", va="center",
                         rotation=90)
     title = figure.text(0.28, 0.93, "", ha="center", fontsize=9)
-    _freeze_background(figure, [padded_patch, problem_patch, fold_lines, x_label, y_label, title,
+    freeze_background(figure, [padded_patch, problem_patch, fold_lines, x_label, y_label, title,
                                 *segments])
 
     def render(values: dict) -> View:
@@ -174,7 +167,7 @@ def utilization_map() -> Explorer:
     }
     grids: dict[tuple, np.ndarray] = {}
     lines: dict[tuple, np.ndarray] = {}
-    figure = _figure(8.4, 3.5)
+    figure = new_figure(8.4, 3.5)
     heat_ax = figure.add_axes((0.07, 0.14, 0.36, 0.72))
     line_ax = figure.add_axes((0.58, 0.14, 0.4, 0.72))
     step = MAP_SIZES[1] - MAP_SIZES[0]
@@ -205,7 +198,7 @@ def utilization_map() -> Explorer:
     line_ax.grid(alpha=0.3)
     heat_title = figure.text(0.25, 0.92, "", ha="center", fontsize=9)
     line_title = figure.text(0.78, 0.92, "", ha="center", fontsize=9)
-    _freeze_background(figure, [image, guides, marker, curve, point, heat_title, line_title])
+    freeze_background(figure, [image, guides, marker, curve, point, heat_title, line_title])
 
     def render(values: dict) -> View:
         side, K, flow, M, N = (values[k] for k in ("side", "K", "dataflow", "M", "N"))
@@ -273,7 +266,7 @@ def tile_comparison() -> Explorer:
                                continuous_update=False, style=_STYLE),
     }
     curves_by_width: dict[int, dict] = {}
-    figure = _figure(8.2, 3.4)
+    figure = new_figure(8.2, 3.4)
     ax = figure.add_axes((0.08, 0.15, 0.5, 0.72))
     styles = [("#7b1fa2", "-", "o"), ("#e57373", "--", "s"), ("#1565c0", "-", "^"),
               ("#64b5f6", ":", "v")]
@@ -293,7 +286,7 @@ def tile_comparison() -> Explorer:
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     cursor = ax.axvline(1, color="#e65100", linewidth=1)
     title = figure.text(0.33, 0.92, "", ha="center", fontsize=9)
-    _freeze_background(figure, artists + [cursor, title])
+    freeze_background(figure, artists + [cursor, title])
 
     def render(values: dict) -> View:
         width, M = values["width"], values["M"]

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from accelkit.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray, SystolicRun
-from accelkit.widgets._base import DPI, Explorer, View, table_html
+from accelkit.widgets._base import DPI, Explorer, View, freeze_background, new_figure, table_html
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["systolic_animation", "reuse_comparison", "systolic_quiz", "systolic_worked_problem"]
@@ -39,42 +39,6 @@ FLOW_STORY = {
 _ACTIVE, _HOLDING, _EMPTY = (0.98, 0.55, 0.0), (0.82, 0.90, 0.97), (0.97, 0.97, 0.97)
 _WRITTEN, _PENDING = (0.78, 0.92, 0.78), (0.97, 0.97, 0.97)
 _MOVIES_KEPT = 24  # cached (dataflow, shape, double-buffer) step lists; figures are per M×N
-
-
-def _figure(width: float, height: float) -> Figure:
-    # Fixed margins, not the constrained layout: a re-layout per frame costs more than the
-    # whole 50 ms budget on a 2-core machine.
-    return Figure(figsize=(width, height), dpi=DPI)
-
-
-def _freeze_background(figure: Figure, dynamic: list) -> object:
-    """Render everything but ``dynamic`` once and paste it back as one image on later draws.
-
-    Axes, ticks and labels cost more to draw than the whole 50 ms budget allows when a frame
-    is redrawn many times a second (text layout dominates); the picture they make never
-    changes, so it is drawn once, kept as pixels, and the axes are then switched off so that
-    each frame draws only the artists that change (their data transforms stay valid).
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    canvas = FigureCanvasAgg(figure)
-    for artist in dynamic:
-        artist.set_visible(False)
-    canvas.draw()
-    background = np.asarray(canvas.buffer_rgba()).copy()
-    keep = {id(artist) for artist in dynamic}
-    # From now on only the dynamic artists draw: hide every other one (legends, colour bars,
-    # titles, grid lines, spines), each already in the background's pixels.
-    for owner in [figure, *figure.axes]:
-        for artist in owner.get_children():
-            if id(artist) not in keep and artist is not figure.patch \
-                    and artist not in figure.axes:
-                artist.set_visible(False)
-    for ax in figure.axes:
-        ax.set_axis_off()
-    for artist in dynamic:
-        artist.set_visible(True)
-    return figure.figimage(background, xo=0, yo=0, origin="upper", zorder=-10)
 
 
 class _Labels:
@@ -187,7 +151,7 @@ class _Canvas:
 
 
 def _build_canvas(rows: int, cols: int, M: int, N: int) -> _Canvas:
-    figure = _figure(8.2, 3.6)
+    figure = new_figure(8.2, 3.6)
     left = figure.add_axes((0.08, 0.14, 0.5, 0.72))
     right = figure.add_axes((0.66, 0.14, 0.31, 0.72))
     _grid_axes(left, rows, cols)
@@ -199,7 +163,7 @@ def _build_canvas(rows: int, cols: int, M: int, N: int) -> _Canvas:
     right.set_title("C = A·B: green = written to the buffer,\norange = written this cycle",
                     fontsize=8)
     title = figure.text(0.33, 0.92, "", ha="center", fontsize=9)
-    frame_image = _freeze_background(figure, [title])
+    frame_image = freeze_background(figure, [title])
     background = np.asarray(frame_image.get_array()).copy()
     return _Canvas(figure, frame_image, background, _cell_boxes(left, rows, cols, figure),
                    _cell_boxes(right, M, N, figure), title)
@@ -394,7 +358,7 @@ def reuse_comparison() -> Explorer:
         "dataflow": W.ToggleButtons(options=["ws", "os", "is"], value="ws",
                                     description="dataflow", style=_STYLE),
     }
-    figure = _figure(8.2, 3.3)
+    figure = new_figure(8.2, 3.3)
     ax = figure.add_axes((0.08, 0.3, 0.62, 0.6))
     machines = ["systolic"] + list(SIMD_MACHINES)
     x = np.arange(len(machines))
@@ -418,7 +382,7 @@ def reuse_comparison() -> Explorer:
     systolic_label = ax.text(0, -0.08, "", transform=ax.get_xaxis_transform(), ha="center",
                              va="top", fontsize=8)
     title = figure.text(0.39, 0.93, "", ha="center", fontsize=9)
-    _freeze_background(figure, [p for group in bars.values() for p in group]
+    freeze_background(figure, [p for group in bars.values() for p in group]
                        + [systolic_label, title])
     simd_cache: dict[int, dict] = {}
 

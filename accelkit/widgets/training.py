@@ -32,10 +32,7 @@ _CHIP_COUNTS = (1, 8, 64, 256, 1024, 2048, 4096, 8192, 8960, 16384, 32768)
 def _frame(width: float, height: float, left: float = 0.12, bottom: float = 0.2):
     """A figure with fixed margins and no layout engine: the layout pass would cost more than the
     rest of a render."""
-    figure = new_figure(width, height)
-    figure.set_layout_engine("none")
-    figure.subplots_adjust(left=left, right=0.97, bottom=bottom, top=0.88)
-    return figure
+    return new_figure(width, height, margins={"left": left, "bottom": bottom})
 
 
 def _log_ticks(axis, ticks: list[float], labels: list[str]) -> None:
