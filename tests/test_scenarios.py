@@ -86,7 +86,7 @@ def test_lowest_price_is_never_dearer():
             b = sc.evaluate(key, chip, price_source="lowest")
             assert b.usd <= a.usd
     h = sc.evaluate("offline", "H100", price_source="lowest")
-    assert h.usd_per_hour == 3.99  # Lambda, HARDWARE_SOURCES.md
+    assert h.usd_per_hour == 3.99  # Lambda on-demand, sourced in accelkit/data/chips.json
 
 
 def test_chip_without_power_has_no_energy_and_without_price_no_cost():

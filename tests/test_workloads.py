@@ -1,4 +1,4 @@
-"""The same work on both toy machines: the results issue 3 requires from the defaults."""
+"""The same work on both toy machines: the results the course requires from the defaults."""
 
 from __future__ import annotations
 
