@@ -24,6 +24,7 @@ from importlib import resources
 from typing import Any
 
 from accelkit import _validate, dtypes
+from accelkit.dtypes import DType
 
 class MissingFigureError(ValueError):
     """A chip has no published figure for what was asked: a dense peak in some precision, its
@@ -95,7 +96,7 @@ class Chip:
         :data:`accelkit.dtypes.PEAK_DTYPES`."""
         return tuple(d for d, _ in self._peaks)
 
-    def peak_flops(self, dtype: dtypes.DType = "bf16") -> float:
+    def peak_flops(self, dtype: DType = "bf16") -> float:
         """Dense peak FLOP/s (int8: OP/s) per chip for ``dtype``.
 
         V100 and T4 have no bf16; for them ``"bf16"`` gives their fp16 tensor-core figure,
@@ -115,7 +116,7 @@ class Chip:
             f"{self.name} has no published dense {dtype} peak; it has {', '.join(self.dtypes)}"
         )
 
-    def ridge_flops_per_byte(self, dtype: dtypes.DType = "bf16") -> float:
+    def ridge_flops_per_byte(self, dtype: DType = "bf16") -> float:
         """Peak FLOP/s over memory bytes/s: the arithmetic intensity needed to be compute-bound."""
         if self.hbm_bytes_per_second is None:  # pragma: no cover - every catalog chip has one
             raise MissingFigureError(self.name, "hbm_bytes_per_second",
@@ -137,7 +138,7 @@ class Chip:
         if key == "peak_flops":
             key = "peak_flops:bf16"
         if key.startswith("peak_flops:"):
-            self.peak_flops(key.split(":", 1)[1])  # raises a clear error for a missing precision
+            self.peak_flops(dtypes.check(key.split(":", 1)[1]))  # raises a clear error for a missing precision
         for name, text in self._sources:
             if name == key:
                 return text

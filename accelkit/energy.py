@@ -166,8 +166,8 @@ def of_run(run: object, dtype: DType = "bf16", sram_level: str = "sram_32kb", *,
            dram_estimate: str = "mid") -> EnergyBreakdown:
     """Energy of an engine run from its counts, using the 45 nm table.
 
-    Reads ``run.macs``, ``run.sram_reads`` and ``run.sram_writes`` (dicts of operand -> element
-    count) and, if present, ``run.dram_reads`` / ``run.dram_writes`` (same form). Every element
+    Reads ``run.macs``, ``run.sram_reads`` and ``run.sram_writes`` (mappings of operand ->
+    element count) and, if present, ``run.dram_reads`` / ``run.dram_writes`` (same form). Every element
     is ``dtype``-sized; each MAC costs :func:`mac_picojoules` (wide accumulator).
 
     Raises:

@@ -112,7 +112,10 @@ class InferenceResult:
 
 @dataclass(frozen=True)
 class DecodeSweep:
-    """Decode steps over chips × batches: every array has shape (len(chips), len(batches))."""
+    """Decode steps over chips × batches: every array has shape (len(chips), len(batches)).
+
+    The arrays are read-only, like the rest of a frozen result.
+    """
 
     model: str
     chips: tuple[str, ...]
@@ -139,8 +142,8 @@ def _transformer(model: object) -> models.Transformer:
 
 
 @lru_cache(maxsize=256)
-def _decode_coefficients(model: models.Transformer, context: int, weight_dtype: str,
-                         kv_dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _decode_coefficients(model: models.Transformer, context: int, weight_dtype: DType,
+                         kv_dtype: DType) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-operation decode FLOPs and bytes as ``f0 + f1·batch`` and ``b0 + b1·batch``.
 
     Every decode operation is affine in the batch (weights are read once, everything else
@@ -164,14 +167,14 @@ def _roofline_seconds(flops: np.ndarray, moved: np.ndarray, peak: float,
     return float(np.sum(seconds)), float(np.sum(compute)), float(np.sum(memory))
 
 
-def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: str) -> tuple[float, float, float]:
+def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[float, float, float]:
     bandwidth = chip.require("hbm_bytes_per_second")
     hbm = float(chip.require("hbm_bytes"))
     return n_chips * chip.peak_flops(compute_dtype), n_chips * bandwidth, n_chips * hbm
 
 
 def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, batch: int,
-            tokens: int, context: int, weight_dtype: str, kv_dtype: str, compute_dtype: str,
+            tokens: int, context: int, weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
             flops: np.ndarray, moved: np.ndarray, require_fit: bool) -> InferenceResult:
     peak, bandwidth, hbm = _chip_rates(chip, n_chips, compute_dtype)
     seconds, compute_s, memory_s = _roofline_seconds(flops, moved, peak, bandwidth)
@@ -387,13 +390,13 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     moved = b0[:, None] + b1[:, None] * batch
     # (chips, ops, batches)
     compute, memory, per_op = roofline.times(flops[None], moved[None], peak, bandwidth)
-    seconds = per_op.sum(axis=1)
+    seconds = np.asarray(per_op).sum(axis=1)
     need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
         kv_dtype)
     hourly = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
     usd = price.usd_for(hourly[:, None], seconds, n_chips) / batch * 1e6  # type: ignore[operator]
     arrays = {"batches": b.copy(), "seconds": seconds, "tokens_per_second": batch / seconds,
-              "compute_bound": compute.sum(axis=1) >= memory.sum(axis=1),
+              "compute_bound": np.sum(compute, axis=1) >= np.sum(memory, axis=1),
               "fits": need[None, :] <= hbm, "usd_per_million_tokens": usd}
     for array in arrays.values():
         array.flags.writeable = False  # a frozen result: its arrays are read-only too

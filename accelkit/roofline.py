@@ -28,6 +28,7 @@ from accelkit import _validate, chips, dtypes
 from accelkit.dtypes import DType
 
 _Numbers = float | np.ndarray
+_Counts = float | Sequence[float] | np.ndarray
 
 
 class RooflineTimes(NamedTuple):
@@ -40,7 +41,7 @@ class RooflineTimes(NamedTuple):
 
 def _counts(name: str, value: object, *, positive: bool) -> _Numbers:
     """A scalar (checked by ``_validate``) or a float array of finite values >= 0 (or > 0)."""
-    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+    if isinstance(value, numbers.Real) or not isinstance(value, (Sequence, np.ndarray)):
         if positive:
             return _validate.positive_float(name, value)
         return _validate.real_in_range(name, value, low=0.0)
@@ -54,9 +55,8 @@ def _counts(name: str, value: object, *, positive: bool) -> _Numbers:
     return array
 
 
-def times(flops: float | np.ndarray, bytes: float | np.ndarray,  # noqa: A002 - a unit name
-          peak_flops_per_second: float | np.ndarray,
-          bytes_per_second: float | np.ndarray) -> RooflineTimes:
+def times(flops: _Counts, bytes: _Counts,  # noqa: A002 - a unit name
+          peak_flops_per_second: _Counts, bytes_per_second: _Counts) -> RooflineTimes:
     """The roofline rule, the one place the library writes it: ``max(compute, memory)``.
 
     ``compute_seconds = flops / peak_flops_per_second``, ``memory_seconds = bytes /
@@ -187,7 +187,8 @@ def estimate(
 
 def _result(name: str, dtype: str, flops: float, moved: float, peak: float,
             bandwidth: float) -> RooflineResult:
-    compute_seconds, memory_seconds, seconds = times(flops, moved, peak, bandwidth)
+    compute_seconds, memory_seconds, seconds = (float(t) for t in
+                                                times(flops, moved, peak, bandwidth))
     intensity = flops / moved
     ridge = peak / bandwidth
     return RooflineResult(

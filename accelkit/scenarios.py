@@ -36,6 +36,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
 
 from accelkit import _validate, chips, dtypes, energy, inference, models, price, roofline, training
 
@@ -67,7 +70,7 @@ class Scenario:
     n_chips: int | None = None       # None: replica_chips() per chip
     batch: int = 1                   # serve: sequences; recommender: samples per step; 0 = max
     batch_tokens: float | None = None  # train: tokens per optimizer step
-    precision: str = "bf16"          # weights and arithmetic (serve: weights; math in bf16)
+    precision: dtypes.DType = "bf16"  # weights and arithmetic (serve: weights; math in bf16)
     mfu: float = 0.4                 # train only
     latency_ms: float | None = None  # serve: target per generated token
     prompt_tokens: int = 0
@@ -186,7 +189,7 @@ def get(name: str | Scenario) -> Scenario:
                                                for k, v in SCENARIOS.items()})  # type: ignore
 
 
-def replica_chips(model: str | models.Model, chip: str | chips.Chip, dtype: str = "bf16",
+def replica_chips(model: str | models.Model, chip: str | chips.Chip, dtype: dtypes.DType = "bf16",
                   headroom: float = 2.0) -> int:
     """The smallest power-of-two chip count whose pooled HBM holds ``headroom`` × the weights.
 
@@ -240,7 +243,7 @@ def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int |
     s = get(scenario)
     the_chip = chips.get(chip)
     which = _validate.choice("price_source", price_source, PRICES)
-    knobs = {}
+    knobs: dict[str, Any] = {}
     if n_chips is not None:
         knobs["n_chips"] = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     if batch is not None:
@@ -338,14 +341,15 @@ def _recommender(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None,
     ops = m.operations(batch=batch, phase="train", dtype=s.precision)
     # Mixed precision: the MLPs run in bf16 on the matrix units whatever the tables' format
     # (TPUs have no fp32 matrix peak), so chips are compared on the same arithmetic.
-    compute = "bf16"
+    compute: dtypes.DType = "bf16"
     peak = n * the_chip.peak_flops(compute)
     bandwidth = n * float(the_chip.require("hbm_bytes_per_second"))
     per_op = roofline.times([op.flops for op in ops], [op.bytes for op in ops], peak, bandwidth)
-    compute_s = float(per_op.compute_seconds.sum())  # type: ignore[union-attr]
-    memory_s = float(per_op.memory_seconds.sum())  # type: ignore[union-attr]
-    step = float(per_op.seconds.sum())  # type: ignore[union-attr]
-    gather = sum(t for op, t in zip(ops, per_op.memory_seconds) if op.kind == "gather")
+    compute_s = float(np.sum(per_op.compute_seconds))
+    memory_s = float(np.sum(per_op.memory_seconds))
+    step = float(np.sum(per_op.seconds))
+    gather = float(sum(t for op, t in zip(ops, np.asarray(per_op.memory_seconds))
+                       if op.kind == "gather"))
     steps = s.work / batch
     seconds = steps * step
     usd, per_million = _money(the_chip, seconds, n, usd_per_hour, s.work)
