@@ -7,7 +7,7 @@ Engines (toy, but honest):
     SIMDMachine    -- cores of SIMD lanes with warps, divergence and coalescing (GPU-style)
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
-    chips, models, roofline, energy, price, training, inference, workloads
+    chips, dtypes, models, roofline, energy, price, training, inference, workloads
 
 Submodules are imported lazily so that ``import accelkit`` stays fast.
 """
@@ -32,6 +32,7 @@ _SUBMODULES = (
     "workloads",
     "scenarios",
     "chips",
+    "dtypes",
     "models",
     "roofline",
     "energy",
@@ -65,6 +66,6 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from accelkit import chips, inference, models, roofline, training  # noqa: F401
+    from accelkit import chips, dtypes, inference, models, roofline, training  # noqa: F401
     from accelkit.simd import SIMDMachine, SIMDRun  # noqa: F401
     from accelkit.systolic import SystolicArray, SystolicRun  # noqa: F401

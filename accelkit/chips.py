@@ -7,9 +7,10 @@
     >>> chip.source("hbm_bytes_per_second")[:20]
     'C6: chose 819 GB/s ('
 
-Data: ``accelkit/data/chips.json``, built from ``shared/reference/hardware_specs.csv`` and
-``HARDWARE_SOURCES.md``; "C6" and the like in a source string name the conflict note there that
-explains a choice between sources. Values are in SI base units: bytes (vendors' "GB" of capacity
+Data: ``accelkit/data/chips.json``, every number with the public source it was read from
+(vendor datasheets and documentation, cloud price pages, the scaling book); "C6" and the like in
+a source string label a choice between conflicting sources, and the string says which was chosen
+and why. Values are in SI base units: bytes (vendors' "GB" of capacity
 are GiB, so 16 GB = 16 * 2**30 bytes), bytes per second (GB/s * 1e9), FLOP/s, Hz, watts, USD per
 chip-hour. A value no source gives is ``None`` (never 0), and its source string says why.
 """
@@ -22,10 +23,23 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from accelkit import _validate
+from accelkit import _validate, dtypes
+from accelkit.dtypes import DType
 
-#: Precisions a peak can be asked for. int8 peaks are integer OP/s, counted like FLOP/s.
-DTYPES = ("bf16", "fp16", "fp8", "int8", "fp32")
+class MissingFigureError(ValueError):
+    """A chip has no published figure for what was asked: a dense peak in some precision, its
+    power, its price, its interconnect bandwidth.
+
+    A subclass of ValueError, so code that catches ValueError keeps working; code that must tell
+    "this chip cannot be costed this way" from "a bad argument" catches this type (never the
+    message's wording). ``chip`` and ``figure`` say which chip lacks which figure.
+    """
+
+    def __init__(self, chip: str, figure: str, message: str) -> None:
+        super().__init__(message)
+        self.chip = chip
+        self.figure = figure
+
 
 #: Numeric fields of a Chip that carry a source (``Chip.source`` accepts these and "peak_flops:<dtype>").
 NUMERIC_FIELDS = (
@@ -71,35 +85,42 @@ class Chip:
     # (dtype, FLOP/s) pairs and (field, source) pairs: tuples keep the dataclass hashable.
     _peaks: tuple[tuple[str, float], ...] = field(default=(), repr=False)
     _sources: tuple[tuple[str, str], ...] = field(default=(), repr=False)
-    price_alternatives: tuple[tuple[float, str, str, str], ...] = field(default=(), repr=False)
+    # (usd_per_hour, provider, date, source, list_price) per other sourced price
+    price_alternatives: tuple[tuple[float, str, str, str, bool], ...] = field(default=(),
+                                                                            repr=False)
     sources: str = field(default="", repr=False)
 
     @property
     def dtypes(self) -> tuple[str, ...]:
-        """Precisions with a published dense peak on this chip, in the order of ``DTYPES``."""
+        """Precisions with a published dense peak on this chip, in the order of
+        :data:`accelkit.dtypes.PEAK_DTYPES`."""
         return tuple(d for d, _ in self._peaks)
 
-    def peak_flops(self, dtype: str = "bf16") -> float:
+    def peak_flops(self, dtype: DType = "bf16") -> float:
         """Dense peak FLOP/s (int8: OP/s) per chip for ``dtype``.
 
         V100 and T4 have no bf16; for them ``"bf16"`` gives their fp16 tensor-core figure,
         the usual 16-bit stand-in (the source string says so).
 
         Raises:
-            ValueError: unknown dtype, or the chip has no published dense peak for it.
+            ValueError: a format no chip publishes a peak for (one of
+                :data:`accelkit.dtypes.PEAK_DTYPES` is needed).
+            MissingFigureError: the chip has no published dense peak for it.
         """
-        dtype = _validate.choice("dtype", dtype, DTYPES)
+        dtype = dtypes.check(dtype, allowed=dtypes.PEAK_DTYPES)
         for name, value in self._peaks:
             if name == dtype:
                 return value
-        raise ValueError(
+        raise MissingFigureError(
+            self.name, f"peak_flops:{dtype}",
             f"{self.name} has no published dense {dtype} peak; it has {', '.join(self.dtypes)}"
         )
 
-    def ridge_flops_per_byte(self, dtype: str = "bf16") -> float:
+    def ridge_flops_per_byte(self, dtype: DType = "bf16") -> float:
         """Peak FLOP/s over memory bytes/s: the arithmetic intensity needed to be compute-bound."""
         if self.hbm_bytes_per_second is None:  # pragma: no cover - every catalog chip has one
-            raise ValueError(f"{self.name} has no published memory bandwidth")
+            raise MissingFigureError(self.name, "hbm_bytes_per_second",
+                                     f"{self.name} has no published memory bandwidth")
         return self.peak_flops(dtype) / self.hbm_bytes_per_second
 
     def source(self, field_name: str) -> str:
@@ -117,7 +138,7 @@ class Chip:
         if key == "peak_flops":
             key = "peak_flops:bf16"
         if key.startswith("peak_flops:"):
-            self.peak_flops(key.split(":", 1)[1])  # raises a clear error for a missing precision
+            self.peak_flops(dtypes.check(key.split(":", 1)[1]))  # raises a clear error for a missing precision
         for name, text in self._sources:
             if name == key:
                 return text
@@ -133,7 +154,8 @@ class Chip:
             raise ValueError(f"field must be one of {list(NUMERIC_FIELDS)}, got {field_name!r}")
         value = getattr(self, field_name)
         if value is None:
-            raise ValueError(
+            raise MissingFigureError(
+                self.name, field_name,
                 f"{self.name} has no published {field_name} figure ({self.source(field_name)})"
             )
         return value
@@ -205,7 +227,7 @@ def _chip_from_json(entry: dict[str, Any]) -> Chip:
     peaks = entry["peak_flops"]
     values = {name: entry[name]["value"] for name in NUMERIC_FIELDS}
     sources = [(name, entry[name]["source"]) for name in NUMERIC_FIELDS]
-    sources += [(f"peak_flops:{d}", peaks[d]["source"]) for d in DTYPES if d in peaks]
+    sources += [(f"peak_flops:{d}", peaks[d]["source"]) for d in dtypes.PEAK_DTYPES if d in peaks]
     text = entry["text"]
     return Chip(
         name=entry["name"], vendor=entry["vendor"], year=entry["year"], kind=entry["kind"],
@@ -216,10 +238,11 @@ def _chip_from_json(entry: dict[str, Any]) -> Chip:
         notes=entry.get("notes", ""),
         price_date=text.get("price_date", ""),
         aliases=tuple(entry["aliases"]),
-        _peaks=tuple((d, float(peaks[d]["value"])) for d in DTYPES if d in peaks),
+        _peaks=tuple((d, float(peaks[d]["value"])) for d in dtypes.PEAK_DTYPES if d in peaks),
         _sources=tuple(sources),
         price_alternatives=tuple(
-            (float(a["usd_per_hour"]), a["provider"], a["date"], a["source"])
+            (float(a["usd_per_hour"]), a["provider"], a["date"], a["source"],
+             bool(a["list_price"]))
             for a in entry.get("price_alternatives", [])
         ),
         sources=text["sources"],

@@ -151,7 +151,7 @@ def _train(args: argparse.Namespace) -> str:
 def _serve(args: argparse.Namespace) -> str:
     from accelkit import inference
     p = inference.prefill(args.model, args.chip, n_chips=args.chips, batch=args.batch,
-                          prompt_tokens=args.context, dtype=args.weight_dtype,
+                          prompt_tokens=args.context, weight_dtype=args.weight_dtype,
                           kv_dtype=args.kv_dtype)
     d = inference.decode_step(args.model, args.chip, n_chips=args.chips, batch=args.batch,
                               context_tokens=args.context, weight_dtype=args.weight_dtype,
@@ -221,7 +221,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--batch", type=int, default=1, help="sequences decoded together")
     serve.add_argument("--context", type=int, default=2048, help="prompt/context tokens")
     serve.add_argument("--weight-dtype", default="bf16", help="weight format (default bf16)")
-    serve.add_argument("--kv-dtype", default="bf16", help="KV cache format (default bf16)")
+    serve.add_argument("--kv-dtype", default=None,
+                       help="KV cache format (default: the weight format, bf16 for 8-bit weights)")
     serve.set_defaults(run=_serve)
     return parser
 

@@ -21,12 +21,13 @@ import html
 import json
 from dataclasses import dataclass
 from importlib import resources
+from collections.abc import Mapping
 from typing import Any
 
-from accelkit import _validate
+import numpy as np
 
-#: Bytes per element for each precision an engine run can be costed in.
-BYTES_PER_ELEMENT = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "fp32": 4}
+from accelkit import _validate, dtypes
+from accelkit.dtypes import DType
 
 #: Memory levels with a per-access figure (``"register"`` is listed but has no cited figure).
 LEVELS = ("register", "sram_8kb", "sram_32kb", "sram_1mb", "dram")
@@ -73,7 +74,7 @@ def sources() -> dict[str, str]:
             for group in ("operations", "memory") for name, entry in data[group].items()}
 
 
-def mac_picojoules(dtype: str = "bf16", *, wide_accumulator: bool = True) -> float:
+def mac_picojoules(dtype: DType = "bf16", *, wide_accumulator: bool = True) -> float:
     """Energy of one multiply-accumulate: a multiply at ``dtype`` plus an add.
 
     With ``wide_accumulator`` (the default, as in tensor cores and MXUs) the add is 32-bit:
@@ -83,7 +84,7 @@ def mac_picojoules(dtype: str = "bf16", *, wide_accumulator: bool = True) -> flo
     Raises:
         ValueError: a precision the 45 nm table has no figures for (fp8), or an unknown one.
     """
-    dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
+    dtype = dtypes.check(dtype)
     if dtype not in _MAC_PARTS:
         raise ValueError(f"the 45 nm energy table has no {dtype} multiplier figure; "
                          f"use one of {sorted(_MAC_PARTS)}")
@@ -161,26 +162,26 @@ class EnergyBreakdown:
         return f"<table><tr><th>where</th><th>energy</th><th>share</th></tr>{body}</table>"
 
 
-def of_run(run: object, dtype: str = "bf16", sram_level: str = "sram_32kb", *,
+def of_run(run: object, dtype: DType = "bf16", sram_level: str = "sram_32kb", *,
            dram_estimate: str = "mid") -> EnergyBreakdown:
     """Energy of an engine run from its counts, using the 45 nm table.
 
-    Reads ``run.macs``, ``run.sram_reads`` and ``run.sram_writes`` (dicts of operand -> element
-    count) and, if present, ``run.dram_reads`` / ``run.dram_writes`` (same form). Every element
+    Reads ``run.macs``, ``run.sram_reads`` and ``run.sram_writes`` (mappings of operand ->
+    element count) and, if present, ``run.dram_reads`` / ``run.dram_writes`` (same form). Every element
     is ``dtype``-sized; each MAC costs :func:`mac_picojoules` (wide accumulator).
 
     Raises:
         TypeError: ``run`` lacks the fields, or they are not counts.
         ValueError: unknown dtype or level, negative counts.
     """
-    dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
+    dtype = dtypes.check(dtype)
     sram_level = _validate.choice("sram_level", sram_level, [lv for lv in LEVELS if lv != "dram"])
     for name in ("macs", "sram_reads", "sram_writes"):
         if not hasattr(run, name):
             raise TypeError(f"run must have macs, sram_reads and sram_writes (an engine run); "
                             f"{type(run).__name__} has no {name!r}")
     macs = _validate.nonnegative_int("run.macs", run.macs)  # type: ignore[attr-defined]
-    element = BYTES_PER_ELEMENT[dtype]
+    element = dtypes.BYTES[dtype]
     sram_elements = (_total("run.sram_reads", run.sram_reads)  # type: ignore[attr-defined]
                      + _total("run.sram_writes", run.sram_writes))  # type: ignore[attr-defined]
     dram_elements = (_total("run.dram_reads", getattr(run, "dram_reads", None))
@@ -202,7 +203,34 @@ def of_run(run: object, dtype: str = "bf16", sram_level: str = "sram_32kb", *,
 def _total(name: str, counts: object) -> int:
     if counts is None:
         return 0
-    if not isinstance(counts, dict):
-        raise TypeError(f"{name} must be a dict of operand -> element count, "
+    if not isinstance(counts, Mapping):
+        raise TypeError(f"{name} must be a mapping of operand -> element count, "
                         f"got {type(counts).__name__}")
     return sum(_validate.nonnegative_int(f"{name}[{key!r}]", value) for key, value in counts.items())
+
+
+def tdp_joules(watts: float | None, seconds: float | np.ndarray,
+               n_chips: int = 1) -> float | np.ndarray | None:
+    """Energy of ``n_chips`` chips drawing their published power (TDP) for ``seconds``.
+
+    ``watts × n_chips × seconds``: an upper bound, as chips rarely sit at TDP. The one place the
+    library turns power into energy (training runs, decision scenarios). ``seconds`` may be an
+    array (a sweep); ``watts=None`` (a chip with no published power, such as TPU v5e) gives None.
+
+    Raises:
+        TypeError / ValueError: watts not > 0, seconds negative or non-finite, n_chips < 1.
+    """
+    count = _validate.positive_int("n_chips", n_chips)
+    if watts is None:
+        return None
+    power = _validate.positive_float("watts", watts)
+    if np.ndim(seconds) == 0 and not isinstance(seconds, np.ndarray):
+        return power * count * _validate.real_in_range("seconds", seconds, low=0.0)
+    duration = np.asarray(seconds, dtype=float)
+    if not np.isfinite(duration).all() or (duration < 0).any():
+        raise ValueError("seconds must all be finite and >= 0")
+    return power * count * duration
+
+
+__all__ = ["EnergyBreakdown", "LEVELS", "access_picojoules", "mac_picojoules", "of_run",
+           "sources", "table", "tdp_joules"]

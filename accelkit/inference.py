@@ -16,8 +16,14 @@ Conventions:
   their HBM. The scaling book finds tensor parallelism for LLaMA 3-70B on TPU v5e turns
   communication-bound beyond about 16 chips (applied-inference.md); that cost is not modelled.
 * Decode reads every weight and the whole KV cache once per step. The FLOPs run in
-  ``compute_dtype`` (default bf16), whatever the weight and KV formats: int8 weights halve
-  the bytes, not the arithmetic, so decode turns compute-bound at half the batch.
+  ``compute_dtype`` (default bf16, in prefill and decode alike), whatever the weight and KV
+  formats: int8 weights halve the bytes, not the arithmetic, so decode turns compute-bound at
+  half the batch.
+* Precision defaults, one rule for every function here and for :mod:`accelkit.scenarios`:
+  ``weight_dtype`` names the weights' format; activations and the KV cache (``kv_dtype=None``)
+  follow :func:`accelkit.dtypes.activation_dtype` -- the weight format for 16- and 32-bit
+  float weights, bf16 for 8- and 4-bit weights (dequantised before the arithmetic). An int8
+  or int4 cache is a choice you make by passing ``kv_dtype``.
 * A configuration that does not fit (weights + KV cache > n_chips × HBM; activations ignored)
   still gets a result, with ``fits=False``, ``message`` saying how short it is and
   ``min_chips`` what would fit; its times are what it would take if it did fit. Functions
@@ -35,7 +41,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from accelkit import _validate, chips, models
+from accelkit import _validate, chips, dtypes, models, price, roofline
+from accelkit.dtypes import DType
 
 _MAX_BATCH = 10**7
 _MAX_CONTEXT = 10**8
@@ -105,7 +112,10 @@ class InferenceResult:
 
 @dataclass(frozen=True)
 class DecodeSweep:
-    """Decode steps over chips × batches: every array has shape (len(chips), len(batches))."""
+    """Decode steps over chips × batches: every array has shape (len(chips), len(batches)).
+
+    The arrays are read-only, like the rest of a frozen result.
+    """
 
     model: str
     chips: tuple[str, ...]
@@ -132,8 +142,8 @@ def _transformer(model: object) -> models.Transformer:
 
 
 @lru_cache(maxsize=256)
-def _decode_coefficients(model: models.Transformer, context: int, weight_dtype: str,
-                         kv_dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _decode_coefficients(model: models.Transformer, context: int, weight_dtype: DType,
+                         kv_dtype: DType) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-operation decode FLOPs and bytes as ``f0 + f1·batch`` and ``b0 + b1·batch``.
 
     Every decode operation is affine in the batch (weights are read once, everything else
@@ -152,18 +162,19 @@ def _decode_coefficients(model: models.Transformer, context: int, weight_dtype: 
 
 def _roofline_seconds(flops: np.ndarray, moved: np.ndarray, peak: float,
                       bandwidth: float) -> tuple[float, float, float]:
-    compute, memory = flops / peak, moved / bandwidth
-    return float(np.maximum(compute, memory).sum()), float(compute.sum()), float(memory.sum())
+    """Sum over operations of each one's roofline time, and the total compute and memory times."""
+    compute, memory, seconds = roofline.times(flops, moved, peak, bandwidth)
+    return float(np.sum(seconds)), float(np.sum(compute)), float(np.sum(memory))
 
 
-def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: str) -> tuple[float, float, float]:
+def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[float, float, float]:
     bandwidth = chip.require("hbm_bytes_per_second")
     hbm = float(chip.require("hbm_bytes"))
     return n_chips * chip.peak_flops(compute_dtype), n_chips * bandwidth, n_chips * hbm
 
 
 def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, batch: int,
-            tokens: int, context: int, weight_dtype: str, kv_dtype: str, compute_dtype: str,
+            tokens: int, context: int, weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
             flops: np.ndarray, moved: np.ndarray, require_fit: bool) -> InferenceResult:
     peak, bandwidth, hbm = _chip_rates(chip, n_chips, compute_dtype)
     seconds, compute_s, memory_s = _roofline_seconds(flops, moved, peak, bandwidth)
@@ -185,9 +196,8 @@ def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, b
             raise ValueError(message)
     new_tokens = batch * tokens
     rate = new_tokens / seconds
-    usd = None
-    if chip.usd_per_hour is not None:
-        usd = chip.usd_per_hour * n_chips * seconds / 3600.0 / new_tokens * 1e6
+    step_usd = price.usd_for(chip.usd_per_hour, seconds, n_chips)
+    usd = None if step_usd is None else float(step_usd) / new_tokens * 1e6
     return InferenceResult(
         phase=phase, model=m.name, chip=chip.name, n_chips=n_chips, batch=batch, tokens=tokens,
         context_tokens=context, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
@@ -199,20 +209,26 @@ def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, b
         min_chips=min_chips, message=message)
 
 
-def _dtypes(weight_dtype: str, kv_dtype: str, compute_dtype: str) -> tuple[str, str, str]:
-    return (_validate.choice("weight_dtype", weight_dtype, models.DTYPE_BYTES),
-            _validate.choice("kv_dtype", kv_dtype, models.DTYPE_BYTES),
-            _validate.choice("compute_dtype", compute_dtype, models.DTYPE_BYTES))
+def _dtypes(weight_dtype: object, kv_dtype: object | None,
+            compute_dtype: object) -> tuple[DType, DType, DType]:
+    """Checked formats; a KV cache left as None follows :func:`accelkit.dtypes.activation_dtype`."""
+    weight = dtypes.check(weight_dtype, "weight_dtype")
+    kv = dtypes.activation_dtype(weight) if kv_dtype is None else dtypes.check(kv_dtype,
+                                                                              "kv_dtype")
+    return weight, kv, dtypes.check(compute_dtype, "compute_dtype")
 
 
 def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1, batch: int = 1,
-            prompt_tokens: int = 2048, dtype: str = "bf16", kv_dtype: str | None = None,
-            compute_dtype: str | None = None, require_fit: bool = False) -> InferenceResult:
+            prompt_tokens: int = 2048, weight_dtype: DType = "bf16",
+            kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
+            require_fit: bool = False) -> InferenceResult:
     """Process ``batch`` prompts of ``prompt_tokens`` tokens, writing the KV cache.
 
     Args:
-        dtype: weight format; also the compute format unless ``compute_dtype`` is given.
-        kv_dtype: KV cache format (default bf16 for integer weights, else ``dtype``).
+        weight_dtype: the weights' format.
+        kv_dtype: KV cache format (default :func:`accelkit.dtypes.activation_dtype` of the
+            weights: bf16 for 8- and 4-bit weights, else ``weight_dtype``).
+        compute_dtype: the arithmetic's format, whose peak applies (default bf16).
         require_fit: raise ValueError instead of returning ``fits=False``.
     Returns:
         An :class:`InferenceResult` (``tokens_per_second`` counts prompt tokens).
@@ -225,9 +241,7 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     batch = _validate.positive_int("batch", batch, maximum=_MAX_BATCH)
     prompt_tokens = _validate.positive_int("prompt_tokens", prompt_tokens, maximum=_MAX_CONTEXT)
-    dtype = _validate.choice("dtype", dtype, models.DTYPE_BYTES)
-    kv_dtype = kv_dtype if kv_dtype is not None else models._activation_dtype(dtype)
-    weight_dtype, kv_dtype, compute_dtype = _dtypes(dtype, kv_dtype, compute_dtype or dtype)
+    weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
     ops = m.operations(batch=batch, seq_len=prompt_tokens, phase="prefill", dtype=weight_dtype,
                        kv_dtype=kv_dtype)
     flops = np.array([op.flops for op in ops])
@@ -237,10 +251,13 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
 
 
 def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
-                batch: int = 1, context_tokens: int = 2048, weight_dtype: str = "bf16",
-                kv_dtype: str = "bf16", compute_dtype: str = "bf16",
+                batch: int = 1, context_tokens: int = 2048, weight_dtype: DType = "bf16",
+                kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
                 require_fit: bool = False) -> InferenceResult:
     """Generate one token for each of ``batch`` sequences holding ``context_tokens`` in cache.
+
+    Formats as :func:`prefill`: ``kv_dtype=None`` follows
+    :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``; the arithmetic is bf16.
 
     Returns:
         An :class:`InferenceResult`; ``seconds`` is the time per generated token of one
@@ -261,8 +278,8 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
 
 
 def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
-                        context_tokens: int = 0, weight_dtype: str = "bf16",
-                        kv_dtype: str = "bf16", compute_dtype: str = "bf16",
+                        context_tokens: int = 0, weight_dtype: DType = "bf16",
+                        kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
                         kinds: Sequence[str] | None = None) -> float:
     """The batch at which a decode step's compute time catches up with its memory time.
 
@@ -291,13 +308,17 @@ def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chi
 
 
 def max_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
-              context_tokens: int = 2048, weight_dtype: str = "bf16",
-              kv_dtype: str = "bf16") -> int:
-    """The largest batch whose weights and KV cache fit in n_chips × HBM (0 if none does)."""
+              context_tokens: int = 2048, weight_dtype: DType = "bf16",
+              kv_dtype: DType | None = None) -> int:
+    """The largest batch whose weights and KV cache fit in n_chips × HBM (0 if none does).
+
+    ``kv_dtype=None`` follows :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``.
+    """
     m = _transformer(model)
     the_chip = chips.get(chip)
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     context = _validate.positive_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
+    weight_dtype, kv_dtype, _ = _dtypes(weight_dtype, kv_dtype, "bf16")
     free = n_chips * float(the_chip.require("hbm_bytes")) - m.weight_bytes(weight_dtype)
     if free <= 0:
         return 0
@@ -307,8 +328,8 @@ def max_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 
 
 def best_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
                context_tokens: int = 2048, max_seconds_per_token: float = 0.05,
-               weight_dtype: str = "bf16", kv_dtype: str = "bf16",
-               compute_dtype: str = "bf16") -> InferenceResult:
+               weight_dtype: DType = "bf16", kv_dtype: DType | None = None,
+               compute_dtype: DType = "bf16") -> InferenceResult:
     """The highest-throughput decode step whose time per token stays under a latency target.
 
     Step time grows with batch, so this is the largest batch that both fits and meets
@@ -341,8 +362,8 @@ def best_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int =
 
 def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
                  batches: Sequence[int] | np.ndarray, n_chips: int = 1,
-                 context_tokens: int = 2048, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
-                 compute_dtype: str = "bf16") -> DecodeSweep:
+                 context_tokens: int = 2048, weight_dtype: DType = "bf16",
+                 kv_dtype: DType | None = None, compute_dtype: DType = "bf16") -> DecodeSweep:
     """Decode steps for every (chip, batch) pair at once, vectorised for widgets.
 
     Gives the same ``seconds`` as :func:`decode_step` for each pair.
@@ -367,22 +388,24 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     batch = b.astype(float)
     flops = f0[:, None] + f1[:, None] * batch          # (ops, batches)
     moved = b0[:, None] + b1[:, None] * batch
-    compute = flops[None] / peak                        # (chips, ops, batches)
-    memory = moved[None] / bandwidth
-    seconds = np.maximum(compute, memory).sum(axis=1)
+    # (chips, ops, batches)
+    compute, memory, per_op = roofline.times(flops[None], moved[None], peak, bandwidth)
+    seconds = np.asarray(per_op).sum(axis=1)
     need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
         kv_dtype)
-    price = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
-    usd = price[:, None] * n_chips * seconds / 3600.0 / batch * 1e6
-    return DecodeSweep(model=m.name, chips=tuple(c.name for c in chip_list), batches=b.copy(),
-                       n_chips=n_chips, context_tokens=context, seconds=seconds,
-                       tokens_per_second=batch / seconds,
-                       compute_bound=compute.sum(axis=1) >= memory.sum(axis=1),
-                       fits=need[None, :] <= hbm, usd_per_million_tokens=usd)
+    hourly = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
+    usd = price.usd_for(hourly[:, None], seconds, n_chips) / batch * 1e6  # type: ignore[operator]
+    arrays = {"batches": b.copy(), "seconds": seconds, "tokens_per_second": batch / seconds,
+              "compute_bound": np.sum(compute, axis=1) >= np.sum(memory, axis=1),
+              "fits": need[None, :] <= hbm, "usd_per_million_tokens": usd}
+    for array in arrays.values():
+        array.flags.writeable = False  # a frozen result: its arrays are read-only too
+    return DecodeSweep(model=m.name, chips=tuple(c.name for c in chip_list), n_chips=n_chips,
+                       context_tokens=context, **arrays)
 
 
 def kv_cache_bytes(model: str | models.Model, batch: int, context_tokens: int,
-                   dtype: str = "bf16") -> float:
+                   dtype: DType = "bf16") -> float:
     """Bytes of KV cache for ``batch`` sequences of ``context_tokens`` (see Transformer)."""
     return _transformer(model).kv_cache_bytes(batch, context_tokens, dtype)
 

@@ -48,28 +48,15 @@ from functools import cached_property
 from importlib import resources
 from typing import Any
 
-from accelkit import _validate
+from accelkit import _validate, dtypes
+from accelkit.dtypes import DType
 
-#: Bytes per element for each supported number format.
-DTYPE_BYTES: dict[str, float] = {
-    "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5,
-}
 PHASES = ("forward", "backward", "train", "prefill", "decode")
 KINDS = ("matmul", "attention", "conv", "recurrent-matmul", "elementwise", "normalization",
          "gather", "pooling")
 # Largest batch or sequence we accept: far beyond any real run, small enough that float
 # arithmetic stays exact to the digits we report.
 _MAX_SIZE = 10**9
-
-
-def dtype_bytes(dtype: object, name: str = "dtype") -> float:
-    """Bytes per element of ``dtype`` ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "tf32")."""
-    return DTYPE_BYTES[_validate.choice(name, dtype, DTYPE_BYTES)]
-
-
-def _activation_dtype(dtype: str) -> str:
-    # Integer or fp8 weights are dequantised; activations stay in bf16.
-    return dtype if dtype in ("fp32", "tf32", "bf16", "fp16") else "bf16"
 
 
 @dataclass(frozen=True)
@@ -200,8 +187,8 @@ class Model:
         raise NotImplementedError
 
     def operations(self, batch: int = 1, seq_len: int | None = None, phase: str = "forward",
-                   context_tokens: int = 0, dtype: str = "bf16",
-                   kv_dtype: str | None = None) -> tuple[Operation, ...]:
+                   context_tokens: int = 0, dtype: DType = "bf16",
+                   kv_dtype: DType | None = None) -> tuple[Operation, ...]:
         """The operations of one pass, with FLOPs and bytes (see the module docstring).
 
         Args:
@@ -211,7 +198,8 @@ class Model:
                 recommender take none.
             phase: "forward", "backward", "train"; transformers also "prefill" and "decode".
             context_tokens: tokens already in the KV cache (prefill and decode only).
-            dtype: format of weights (and activations, unless integer or fp8: then bf16).
+            dtype: format of the weights; activations follow
+                :func:`accelkit.dtypes.activation_dtype` (bf16 for 8- and 4-bit weights).
             kv_dtype: format of the KV cache (default: the activation format).
         Returns:
             A tuple of :class:`Operation`; sum ``flops`` or ``bytes`` for the pass totals.
@@ -223,11 +211,11 @@ class Model:
         batch = _validate.positive_int("batch", batch, maximum=_MAX_SIZE)
         context_tokens = _validate.nonnegative_int("context_tokens", context_tokens,
                                                    maximum=_MAX_SIZE)
-        wb = dtype_bytes(dtype)
-        act = _activation_dtype(_validate.choice("dtype", dtype, DTYPE_BYTES))
-        kb = dtype_bytes(kv_dtype if kv_dtype is not None else act, "kv_dtype")
+        wb = dtypes.nbytes(dtype)
+        act = dtypes.activation_dtype(dtype, "dtype")
+        kb = dtypes.nbytes(kv_dtype if kv_dtype is not None else act, "kv_dtype")
         base = "forward" if phase in ("backward", "train") else phase
-        forward = self._forward(base, batch, seq_len, context_tokens, wb, DTYPE_BYTES[act], kb)
+        forward = self._forward(base, batch, seq_len, context_tokens, wb, dtypes.BYTES[act], kb)
         if phase == "forward" or phase in ("prefill", "decode"):
             return forward
         backward = tuple(Operation(f"backward.{op.name}", op.kind, 2.0 * op.flops,
@@ -247,9 +235,9 @@ class Model:
         batch = kwargs.pop("batch", 1)
         return self.flops(batch=batch, phase=phase, **kwargs) / batch
 
-    def weight_bytes(self, dtype: str = "bf16") -> float:
+    def weight_bytes(self, dtype: DType = "bf16") -> float:
         """Bytes to hold every parameter in ``dtype``."""
-        return self.params * dtype_bytes(dtype)
+        return self.params * dtypes.nbytes(dtype)
 
     def summary(self) -> dict[str, Any]:
         """Shape, computed and published parameter counts, and source, as a plain dict."""
@@ -327,11 +315,11 @@ class Transformer(Model):
         positions = self.seq_len * self.d_model if self.position == "learned" else 0
         return self.layers * self.layer_params + embeddings + positions + self._norm_params_each
 
-    def kv_cache_bytes_per_token(self, dtype: str = "bf16") -> float:
+    def kv_cache_bytes_per_token(self, dtype: DType = "bf16") -> float:
         """Bytes of keys and values one token leaves in the cache: 2·layers·kv_heads·head_dim."""
-        return 2.0 * self.layers * self.kv_heads * self.head_dim * dtype_bytes(dtype)
+        return 2.0 * self.layers * self.kv_heads * self.head_dim * dtypes.nbytes(dtype)
 
-    def kv_cache_bytes(self, batch: int, context_tokens: int, dtype: str = "bf16") -> float:
+    def kv_cache_bytes(self, batch: int, context_tokens: int, dtype: DType = "bf16") -> float:
         """Bytes of the KV cache for ``batch`` sequences of ``context_tokens`` tokens each."""
         batch = _validate.positive_int("batch", batch, maximum=_MAX_SIZE)
         context_tokens = _validate.nonnegative_int("context_tokens", context_tokens,
@@ -339,7 +327,7 @@ class Transformer(Model):
         return batch * context_tokens * self.kv_cache_bytes_per_token(dtype)
 
     def flops_per_token(self, phase: str = "forward", seq_len: int | None = None,
-                        context_tokens: int = 0, dtype: str = "bf16") -> float:
+                        context_tokens: int = 0, dtype: DType = "bf16") -> float:
         """FLOPs per processed token (per new token in prefill and decode).
 
         ``forward`` is about 2·params plus attention; ``train`` about 6·params plus attention.
@@ -517,7 +505,7 @@ class LSTMLanguageModel(Model):
         return lstm + embed + softmax
 
     def flops_per_token(self, phase: str = "forward", seq_len: int | None = None,
-                        dtype: str = "bf16") -> float:
+                        dtype: DType = "bf16") -> float:
         """FLOPs per token of the unrolled sequence."""
         t = self.seq_len if seq_len is None else seq_len
         return self.flops(batch=1, seq_len=t, phase=phase, dtype=dtype) / t
@@ -660,6 +648,6 @@ def names() -> tuple[str, ...]:
     return tuple(m.name for m in all())
 
 
-__all__ = ["DTYPE_BYTES", "KINDS", "MATRIX_KINDS", "PHASES", "ConvNet", "KindShare",
+__all__ = ["KINDS", "MATRIX_KINDS", "PHASES", "ConvNet", "KindShare",
            "LSTMLanguageModel", "Model", "Operation", "Recommender", "Transformer", "all",
-           "by_kind", "dtype_bytes", "get", "kind_share", "names"]
+           "by_kind", "get", "kind_share", "names"]

@@ -14,30 +14,69 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from accelkit import _validate, chips
+from accelkit.dtypes import DType
 
 
 class PricePoint(NamedTuple):
-    """One sourced price for a chip-hour."""
+    """One sourced price for a chip-hour.
+
+    ``list_price`` is False for a point that is not a published on-demand list price (the TPU7x
+    point is a 3-year-commitment model); compare like with like by filtering on it.
+    """
 
     usd_per_hour: float
     provider: str
     date: str
     source: str
+    list_price: bool = True
+
+
+def usd_for(usd_per_hour: float | np.ndarray | None, seconds: float | np.ndarray,
+            n_chips: int = 1) -> float | np.ndarray | None:
+    """Dollars for ``n_chips`` chips held for ``seconds`` at ``usd_per_hour`` per chip-hour.
+
+    ``usd_per_hour × n_chips × seconds / 3600``: the one place the library turns time into
+    money (serving, training, scenarios, :func:`usd`). Arrays broadcast (a price per chip against
+    a time per batch); NaN in a price array means "no price" and gives NaN; ``usd_per_hour=None``
+    gives None.
+
+    Raises:
+        TypeError / ValueError: a scalar price not > 0, seconds negative or non-finite,
+            n_chips < 1, a negative or infinite entry in a price array.
+    """
+    count = _validate.positive_int("n_chips", n_chips)
+    if usd_per_hour is None:
+        return None
+    scalar = (np.ndim(usd_per_hour) == 0 and not isinstance(usd_per_hour, np.ndarray)
+              and np.ndim(seconds) == 0 and not isinstance(seconds, np.ndarray))
+    if scalar:
+        rate = _validate.positive_float("usd_per_hour", usd_per_hour)
+        return rate * count * _validate.real_in_range("seconds", seconds, low=0.0) / 3600.0
+    rates = np.asarray(usd_per_hour, dtype=float)
+    duration = np.asarray(seconds, dtype=float)
+    if np.isinf(rates).any() or (rates <= 0).any():
+        raise ValueError("usd_per_hour must all be > 0 and finite (NaN for no price)")
+    if not np.isfinite(duration).all() or (duration < 0).any():
+        raise ValueError("seconds must all be finite and >= 0")
+    return rates * count * duration / 3600.0
 
 
 def _hourly(chip: chips.Chip, usd_per_hour: float | None) -> float:
     if usd_per_hour is not None:
         return _validate.positive_float("usd_per_hour", usd_per_hour)
     if chip.usd_per_hour is None:
-        raise ValueError(
+        raise chips.MissingFigureError(
+            chip.name, "usd_per_hour",
             f"{chip.name} has no list price ({chip.source('usd_per_hour')}); "
             "pass usd_per_hour= to use a price of your own"
         )
     return chip.usd_per_hour
 
 
-def flops_per_dollar(chip: str | chips.Chip, dtype: str = "bf16", mfu: float = 1.0, *,
+def flops_per_dollar(chip: str | chips.Chip, dtype: DType = "bf16", mfu: float = 1.0, *,
                      usd_per_hour: float | None = None) -> float:
     """FLOPs one dollar buys: peak FLOP/s × MFU × 3600 s / price per chip-hour.
 
@@ -63,7 +102,7 @@ def usd(chip: str | chips.Chip, seconds: float, n_chips: int = 1, *,
     the_chip = chips.get(chip)
     duration = _validate.real_in_range("seconds", seconds, low=0.0)
     count = _validate.positive_int("n_chips", n_chips)
-    return _hourly(the_chip, usd_per_hour) * count * duration / 3600.0
+    return float(usd_for(_hourly(the_chip, usd_per_hour), duration, count))  # type: ignore[arg-type]
 
 
 def usd_per_million_tokens(chip: str | chips.Chip, tokens_per_second: float, n_chips: int = 1, *,
@@ -76,7 +115,7 @@ def usd_per_million_tokens(chip: str | chips.Chip, tokens_per_second: float, n_c
     the_chip = chips.get(chip)
     rate = _validate.positive_float("tokens_per_second", tokens_per_second)
     count = _validate.positive_int("n_chips", n_chips)
-    usd_per_second = _hourly(the_chip, usd_per_hour) * count / 3600.0
+    usd_per_second = float(usd_for(_hourly(the_chip, usd_per_hour), 1.0, count))  # type: ignore[arg-type]
     return usd_per_second / rate * 1e6
 
 
@@ -84,7 +123,7 @@ def alternatives(chip: str | chips.Chip) -> list[PricePoint]:
     """Other sourced prices for this chip (other providers or dates), not the catalog's own.
 
     Empty where the reference lists none. A point may not be a list price (the TPU7x point is a
-    3-year-commitment model); its ``provider`` says so.
+    3-year-commitment model): its ``list_price`` is False and its ``provider`` says why.
     """
     the_chip = chips.get(chip)
     return [PricePoint(*point) for point in the_chip.price_alternatives]
@@ -96,5 +135,5 @@ def price_points(chip: str | chips.Chip) -> list[PricePoint]:
     points = []
     if the_chip.usd_per_hour is not None:
         points.append(PricePoint(the_chip.usd_per_hour, the_chip.price_source, the_chip.price_date,
-                                 the_chip.source("usd_per_hour")))
+                                 the_chip.source("usd_per_hour"), True))
     return points + alternatives(the_chip)

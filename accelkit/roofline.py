@@ -20,13 +20,68 @@ import html
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from accelkit import _validate, chips
+from accelkit import _validate, chips, dtypes
+from accelkit.dtypes import DType
 
-#: Bytes of one element of each precision a chip can be asked to compute in.
-BYTES_PER_ELEMENT = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "fp32": 4}
+_Numbers = float | np.ndarray
+_Counts = float | Sequence[float] | np.ndarray
+
+
+class RooflineTimes(NamedTuple):
+    """The roofline rule's three times, floats for scalar inputs, arrays for array inputs."""
+
+    compute_seconds: _Numbers  # flops / peak
+    memory_seconds: _Numbers   # bytes / bandwidth
+    seconds: _Numbers          # max of the two: perfect overlap
+
+
+def _counts(name: str, value: object, *, positive: bool) -> _Numbers:
+    """A scalar (checked by ``_validate``) or a float array of finite values >= 0 (or > 0)."""
+    if isinstance(value, numbers.Real) or not isinstance(value, (Sequence, np.ndarray)):
+        if positive:
+            return _validate.positive_float(name, value)
+        return _validate.real_in_range(name, value, low=0.0)
+    array = np.asarray(value)
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be numbers, got an array of {array.dtype}")
+    array = array.astype(float, copy=False)
+    bad = ~np.isfinite(array) | ((array <= 0) if positive else (array < 0))
+    if bad.any():
+        raise ValueError(f"{name} must all be finite and {'> 0' if positive else '>= 0'}")
+    return array
+
+
+def times(flops: _Counts, bytes: _Counts,  # noqa: A002 - a unit name
+          peak_flops_per_second: _Counts, bytes_per_second: _Counts) -> RooflineTimes:
+    """The roofline rule, the one place the library writes it: ``max(compute, memory)``.
+
+    ``compute_seconds = flops / peak_flops_per_second``, ``memory_seconds = bytes /
+    bytes_per_second`` and ``seconds`` is the larger: the optimistic estimate that assumes
+    arithmetic and data movement overlap perfectly. Inputs broadcast like numpy arrays (a sweep
+    over operations, batches and chips is one call); all-scalar inputs give floats.
+
+    Args:
+        flops: arithmetic operations, finite and >= 0.
+        bytes: bytes moved to and from memory, finite and >= 0.
+        peak_flops_per_second, bytes_per_second: the rates, finite and > 0.
+
+    Raises:
+        TypeError / ValueError: a non-number, a negative or non-finite count, a rate <= 0.
+    """
+    f = _counts("flops", flops, positive=False)
+    b = _counts("bytes", bytes, positive=False)
+    peak = _counts("peak_flops_per_second", peak_flops_per_second, positive=True)
+    bandwidth = _counts("bytes_per_second", bytes_per_second, positive=True)
+    compute = np.divide(f, peak)
+    memory = np.divide(b, bandwidth)
+    seconds = np.maximum(compute, memory)
+    if np.ndim(seconds) == 0:
+        return RooflineTimes(float(compute), float(memory), float(seconds))
+    return RooflineTimes(compute, memory, seconds)
 
 
 @dataclass(frozen=True)
@@ -94,7 +149,7 @@ def estimate(
     *,
     flops: float,
     bytes: float,  # noqa: A002 - a unit name, as the course's result fields use
-    dtype: str = "bf16",
+    dtype: DType = "bf16",
     peak_flops_per_second: float | None = None,
     bytes_per_second: float | None = None,
 ) -> RooflineResult:
@@ -118,7 +173,7 @@ def estimate(
     the_chip = chips.get(chip)
     flops = _validate.real_in_range("flops", flops, low=0.0)
     moved = _validate.positive_float("bytes", bytes)
-    dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
+    dtype = dtypes.check(dtype)
     if peak_flops_per_second is None:
         peak = the_chip.peak_flops(dtype)
     else:
@@ -132,9 +187,8 @@ def estimate(
 
 def _result(name: str, dtype: str, flops: float, moved: float, peak: float,
             bandwidth: float) -> RooflineResult:
-    compute_seconds = flops / peak
-    memory_seconds = moved / bandwidth
-    seconds = max(compute_seconds, memory_seconds)
+    compute_seconds, memory_seconds, seconds = (float(t) for t in
+                                                times(flops, moved, peak, bandwidth))
     intensity = flops / moved
     ridge = peak / bandwidth
     return RooflineResult(
@@ -153,7 +207,7 @@ def matmul(
     M: int,  # noqa: N803 - matrix dimensions are conventionally capitals
     N: int,  # noqa: N803
     K: int,  # noqa: N803
-    dtype: str = "bf16",
+    dtype: DType = "bf16",
     bytes_per_element: float | Sequence[float] | None = None,
 ) -> RooflineResult:
     """Roofline time of C[M,N] = A[M,K] @ B[K,N], each matrix read or written once from memory.
@@ -176,15 +230,15 @@ def matmul(
     m = _validate.positive_int("M", M)
     n = _validate.positive_int("N", N)
     k = _validate.positive_int("K", K)
-    dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
-    a_size, b_size, c_size = _element_sizes(bytes_per_element, BYTES_PER_ELEMENT[dtype])
+    dtype = dtypes.check(dtype)
+    a_size, b_size, c_size = _element_sizes(bytes_per_element, dtypes.BYTES[dtype])
     flops = 2.0 * m * n * k
     moved = float(m * k) * a_size + float(k * n) * b_size + float(m * n) * c_size
     return _result(the_chip.name, dtype, flops, moved, the_chip.peak_flops(dtype),
                    the_chip.require("hbm_bytes_per_second"))
 
 
-def _element_sizes(value: object, default: int) -> tuple[float, float, float]:
+def _element_sizes(value: object, default: float) -> tuple[float, float, float]:
     if value is None:
         return (default, default, default)
     if isinstance(value, (str, bytes)) or not isinstance(value, (numbers.Real, Sequence)):
@@ -204,7 +258,7 @@ def elementwise(
     *,
     n_elements: int,
     flops_per_element: float = 1.0,
-    dtype: str = "bf16",
+    dtype: DType = "bf16",
     reads_per_element: int = 2,
     writes_per_element: int = 1,
     peak_flops_per_second: float | None = None,
@@ -225,13 +279,13 @@ def elementwise(
     writes = _validate.nonnegative_int("writes_per_element", writes_per_element)
     if reads + writes == 0:
         raise ValueError("reads_per_element + writes_per_element must be >= 1, got 0")
-    dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
-    moved = float(n) * (reads + writes) * BYTES_PER_ELEMENT[dtype]
+    dtype = dtypes.check(dtype)
+    moved = float(n) * (reads + writes) * dtypes.BYTES[dtype]
     return estimate(chip, flops=float(n) * per_element, bytes=moved, dtype=dtype,
                     peak_flops_per_second=peak_flops_per_second)
 
 
-def curve(chip: str | chips.Chip, dtype: str = "bf16",
+def curve(chip: str | chips.Chip, dtype: DType = "bf16",
           intensities: Sequence[float] | np.ndarray | None = None) -> np.ndarray:
     """Attainable FLOP/s at each arithmetic intensity: ``min(peak, intensity · bandwidth)``.
 
@@ -277,7 +331,7 @@ def _intensity_array(value: object) -> np.ndarray:
     return x
 
 
-def critical_batch(chip: str | chips.Chip, dtype: str = "bf16",
+def critical_batch(chip: str | chips.Chip, dtype: DType = "bf16",
                    weight_bytes_per_element: float | None = None) -> float:
     """Token batch above which a [B,D]x[D,F] matmul (B ≪ D, F) is compute-bound on this chip.
 
@@ -285,11 +339,11 @@ def critical_batch(chip: str | chips.Chip, dtype: str = "bf16",
     the ridge itself for bf16 (240 on TPU v5e), half of it for int8 weights with bf16 math.
     """
     the_chip = chips.get(chip)
-    dtype = _validate.choice("dtype", dtype, BYTES_PER_ELEMENT)
-    size = (BYTES_PER_ELEMENT[dtype] if weight_bytes_per_element is None
+    dtype = dtypes.check(dtype)
+    size = (dtypes.BYTES[dtype] if weight_bytes_per_element is None
             else _validate.positive_float("weight_bytes_per_element", weight_bytes_per_element))
     return the_chip.ridge_flops_per_byte(dtype) * size / 2.0
 
 
-__all__ = ["BYTES_PER_ELEMENT", "RooflineResult", "critical_batch", "curve", "elementwise",
-           "estimate", "matmul"]
+__all__ = ["RooflineResult", "RooflineTimes", "critical_batch", "curve", "elementwise",
+           "estimate", "matmul", "times"]

@@ -36,8 +36,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
-from accelkit import _validate, chips, inference, models, price, training
+import numpy as np
+
+from accelkit import _validate, chips, dtypes, energy, inference, models, price, roofline, training
 
 #: Chips the lab compares by default: current TPUs and GPUs with a list price.
 DEFAULT_CHIPS = ("TPU v5e", "TPU v6e", "TPU v5p", "NVIDIA A100 (SXM 80GB)", "NVIDIA H100 (SXM)",
@@ -67,12 +70,18 @@ class Scenario:
     n_chips: int | None = None       # None: replica_chips() per chip
     batch: int = 1                   # serve: sequences; recommender: samples per step; 0 = max
     batch_tokens: float | None = None  # train: tokens per optimizer step
-    precision: str = "bf16"          # weights and arithmetic (serve: weights; math in bf16)
+    precision: dtypes.DType = "bf16"  # weights and arithmetic (serve: weights; math in bf16)
     mfu: float = 0.4                 # train only
     latency_ms: float | None = None  # serve: target per generated token
     prompt_tokens: int = 0
     output_tokens: int = 0
     question: str = ""
+
+    def __post_init__(self) -> None:
+        # Checked when built: an unknown kind would otherwise be priced as some other job.
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {list(KINDS)}, got {self.kind!r}")
+        dtypes.check(self.precision, "precision")
 
     def __repr__(self) -> str:
         return f"Scenario({self.key!r}: {self.title})"
@@ -180,7 +189,7 @@ def get(name: str | Scenario) -> Scenario:
                                                for k, v in SCENARIOS.items()})  # type: ignore
 
 
-def replica_chips(model: str | models.Model, chip: str | chips.Chip, dtype: str = "bf16",
+def replica_chips(model: str | models.Model, chip: str | chips.Chip, dtype: dtypes.DType = "bf16",
                   headroom: float = 2.0) -> int:
     """The smallest power-of-two chip count whose pooled HBM holds ``headroom`` × the weights.
 
@@ -206,7 +215,8 @@ def _price(the_chip: chips.Chip, which: str) -> float | None:
 
 
 def _watts_seconds(the_chip: chips.Chip, n: int, seconds: float) -> float | None:
-    return None if the_chip.watts is None else the_chip.watts * n * seconds
+    joules = energy.tdp_joules(the_chip.watts, seconds, n)
+    return None if joules is None else float(joules)
 
 
 def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int | None = None,
@@ -219,8 +229,9 @@ def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int |
         chip: a chip name or Chip.
         n_chips: chips per job (None: the scenario's count, or :func:`replica_chips`).
         batch: serve: sequences per batch (0: largest that fits); recommender: samples/step.
-        precision: train: the arithmetic's dtype; serve: the weights' (KV cache in bf16
-            unless int8/fp8 weights: then the same); recommender: embedding tables'.
+        precision: train: the arithmetic's dtype; serve: the weights' (the KV cache follows
+            :func:`accelkit.dtypes.activation_dtype`, as in :mod:`accelkit.inference`: bf16
+            for 8-bit weights; math in bf16); recommender: embedding tables'.
         mfu: train only, in (0, 1].
         latency_ms: serve only, target milliseconds per generated token.
         price_source: "list" (catalog) or "lowest" (cheapest sourced price).
@@ -232,13 +243,13 @@ def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int |
     s = get(scenario)
     the_chip = chips.get(chip)
     which = _validate.choice("price_source", price_source, PRICES)
-    knobs = {}
+    knobs: dict[str, Any] = {}
     if n_chips is not None:
         knobs["n_chips"] = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     if batch is not None:
         knobs["batch"] = _validate.nonnegative_int("batch", batch, maximum=10**7)
     if precision is not None:
-        knobs["precision"] = _validate.choice("precision", precision, models.DTYPE_BYTES)
+        knobs["precision"] = dtypes.check(precision, "precision")
     if mfu is not None:
         knobs["mfu"] = _validate.fraction("mfu", mfu)
     if latency_ms is not None:
@@ -266,7 +277,8 @@ def _train(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
                           dtype=s.precision, batch_tokens=s.batch_tokens)
     seconds = t.seconds * s.runs
     usd, per_million = _money(the_chip, seconds, n, usd_per_hour, s.work * s.runs)
-    note = "; ".join(n_ for n_ in t.notes if "price" not in n_ and "power" not in n_)
+    # The outcome reports price and power in its own fields (None where unpublished).
+    note = "; ".join(n_ for n_ in t.notes if n_.kind not in ("no_price", "no_power"))
     return Outcome(
         scenario=s.key, chip=the_chip.name, n_chips=n, batch=int(s.batch_tokens or 0),
         precision=s.precision, seconds=seconds, usd=usd, usd_per_hour=usd_per_hour,
@@ -279,7 +291,7 @@ def _train(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
 
 def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Outcome:
     weights = s.precision
-    kv = weights if weights in ("bf16", "fp16", "int8", "fp8") else "bf16"
+    kv = dtypes.activation_dtype(weights)  # the serving model's rule for the cache's format
     n = s.n_chips or replica_chips(s.model, the_chip, dtype=weights, headroom=1.5)
     context = s.prompt_tokens + s.output_tokens // 2
     batch = s.batch
@@ -288,7 +300,7 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
                                     weight_dtype=weights, kv_dtype=kv)
         if batch < 1:
             batch = 1  # does not fit at all: price batch 1 and say so
-    pre = inference.prefill(s.model, the_chip, n, batch, s.prompt_tokens, dtype=weights,
+    pre = inference.prefill(s.model, the_chip, n, batch, s.prompt_tokens, weight_dtype=weights,
                             kv_dtype=kv, compute_dtype="bf16")
     dec = inference.decode_step(s.model, the_chip, n, batch, context, weight_dtype=weights,
                                 kv_dtype=kv)
@@ -323,23 +335,25 @@ def _recommender(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None,
                  optimizer_bytes_per_param: float = 4.0) -> Outcome:
     # Row-wise optimizer state (e.g. Adagrad) is about one more value per parameter: 4 bytes.
     m = models.get(s.model)
-    headroom = 1.0 + optimizer_bytes_per_param / models.dtype_bytes(s.precision)
+    headroom = 1.0 + optimizer_bytes_per_param / dtypes.nbytes(s.precision)
     n = s.n_chips or replica_chips(m, the_chip, dtype=s.precision, headroom=headroom + 0.25)
     batch = s.batch or 65_536
     ops = m.operations(batch=batch, phase="train", dtype=s.precision)
     # Mixed precision: the MLPs run in bf16 on the matrix units whatever the tables' format
     # (TPUs have no fp32 matrix peak), so chips are compared on the same arithmetic.
-    compute = "bf16"
+    compute: dtypes.DType = "bf16"
     peak = n * the_chip.peak_flops(compute)
     bandwidth = n * float(the_chip.require("hbm_bytes_per_second"))
-    compute_s = sum(op.flops for op in ops) / peak
-    memory_s = sum(op.bytes for op in ops) / bandwidth
-    step = sum(max(op.flops / peak, op.bytes / bandwidth) for op in ops)
-    gather = sum(op.bytes / bandwidth for op in ops if op.kind == "gather")
+    per_op = roofline.times([op.flops for op in ops], [op.bytes for op in ops], peak, bandwidth)
+    compute_s = float(np.sum(per_op.compute_seconds))
+    memory_s = float(np.sum(per_op.memory_seconds))
+    step = float(np.sum(per_op.seconds))
+    gather = float(sum(t for op, t in zip(ops, np.asarray(per_op.memory_seconds))
+                       if op.kind == "gather"))
     steps = s.work / batch
     seconds = steps * step
     usd, per_million = _money(the_chip, seconds, n, usd_per_hour, s.work)
-    need = m.params * (models.dtype_bytes(s.precision) + optimizer_bytes_per_param)
+    need = m.params * (dtypes.nbytes(s.precision) + optimizer_bytes_per_param)
     hbm = n * float(the_chip.require("hbm_bytes"))
     fits = need <= hbm
     note = f"gathers take {gather / step:.0%} of a step's time; math in {compute}"
@@ -368,8 +382,9 @@ def compare(scenario: str | Scenario, chip_names: tuple[str, ...] | list[str] | 
             **knobs: object) -> tuple[Outcome | Unavailable, ...]:
     """:func:`evaluate` on each chip (default :data:`DEFAULT_CHIPS`), same knobs.
 
-    A chip that cannot take the knobs (a precision it lacks) gives an :class:`Unavailable`
-    saying why instead of stopping the comparison; bad knobs still raise ValueError.
+    A chip that cannot take the knobs (a precision it lacks: a
+    :class:`accelkit.chips.MissingFigureError`) gives an :class:`Unavailable` saying why
+    instead of stopping the comparison; bad knobs still raise ValueError.
     """
     s = get(scenario)
     names = DEFAULT_CHIPS if chip_names is None else tuple(chip_names)
@@ -380,9 +395,7 @@ def compare(scenario: str | Scenario, chip_names: tuple[str, ...] | list[str] | 
         the_chip = chips.get(name)
         try:
             rows.append(evaluate(s, the_chip, **knobs))  # type: ignore[arg-type]
-        except ValueError as error:
-            if "has no published" not in str(error):
-                raise
+        except chips.MissingFigureError as error:
             rows.append(Unavailable(s.key, the_chip.name, str(error)))
     return tuple(rows)
 

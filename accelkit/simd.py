@@ -13,7 +13,9 @@ warp instruction touches), so coalescing is not assumed, it is measured.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
@@ -108,11 +110,18 @@ class SIMDRun:
     warps: int
     diverged_warps: int
     global_transactions: int
-    dram_reads: dict[str, int]
-    dram_writes: dict[str, int]
-    sram_reads: dict[str, int]
-    sram_writes: dict[str, int]
+    # Read-only mappings (compared, left out of the hash: a run stays hashable).
+    dram_reads: Mapping[str, int] = field(hash=False)
+    dram_writes: Mapping[str, int] = field(hash=False)
+    sram_reads: Mapping[str, int] = field(hash=False)
+    sram_writes: Mapping[str, int] = field(hash=False)
     output: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Frozen all the way down: the per-operand counts become read-only mappings, so no one
+        # can edit a run's counts after the engine made it.
+        for name in ("dram_reads", "dram_writes", "sram_reads", "sram_writes"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
     def __repr__(self) -> str:
         shown = "estimate" if self.output is None else "output=%s array" % "×".join(
@@ -122,7 +131,7 @@ class SIMDRun:
             f"cycles={self.cycles:,} (issue {self.issue_cycles:,}, memory {self.memory_cycles:,}), "
             f"utilization={self.utilization:.1%}, lane_utilization={self.lane_utilization:.1%}, "
             f"instructions={self.instructions:,}, global_transactions={self.global_transactions:,}, "
-            f"dram_reads={self.dram_reads}, {shown})"
+            f"dram_reads={dict(self.dram_reads)}, {shown})"
         )
 
     def _repr_html_(self) -> str:
@@ -170,8 +179,8 @@ class SIMDMachine:
 
     Defaults: 4 cores × 32 lanes, 8 resident warps, 64-cycle latency, 32-byte transactions and
     4-byte elements give 4 bytes per cycle per core against 32 FMAs per cycle, about 8 FMAs per
-    byte: the H100's balance is about 10 (67 FP32 TFLOP/s over 3.35 TB/s, NVIDIA H100 datasheet
-    via /work/shared/reference/hardware_specs.csv).
+    byte: the H100's balance is about 10 (67 FP32 TFLOP/s over 3.35 TB/s, the NVIDIA H100 Tensor
+    Core GPU datasheet; its figures and sources are in ``accelkit/data/chips.json``).
 
     Matmul kernels: ``shared_memory=False`` is the naive kernel (one thread per output element,
     both operands read from global memory every step); ``shared_memory=True`` (default) stages

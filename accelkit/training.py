@@ -37,9 +37,36 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from accelkit import _validate, chips, models
+from accelkit import _validate, chips, dtypes, energy, models, price
+from accelkit.dtypes import DType
 
 SECONDS_PER_DAY = 86_400.0
+
+#: What a :class:`Note` is about, so code tests the kind, never the sentence's wording.
+NOTE_KINDS = ("no_price", "no_power", "beyond_domain", "does_not_fit", "activations_skipped")
+
+
+class Note(str):
+    """A caveat on an estimate: the sentence itself (a ``str``, so it prints and compares as one)
+    with a ``kind`` from :data:`NOTE_KINDS` saying what it is about.
+
+        >>> n = Note("no_power", "TPU v5e has no published power; joules is None")
+        >>> n.kind, n.endswith("None")
+        ('no_power', True)
+    """
+
+    kind: str
+
+    def __new__(cls, kind: str, text: str) -> Note:
+        note = super().__new__(cls, text)
+        object.__setattr__(note, "kind", _validate.choice("kind", kind, NOTE_KINDS))
+        return note
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Note is immutable; cannot set {name!r}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Note, (self.kind, str(self)))
 
 
 @dataclass(frozen=True)
@@ -77,7 +104,7 @@ class TrainingEstimate:
     hbm_bytes: float
     fits: bool
     min_chips_to_fit: int
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()  # caveats, each a sentence with a ``kind`` (see Note)
 
     @property
     def days(self) -> float:
@@ -107,7 +134,7 @@ class TrainingEstimate:
 
 def estimate(model: str | models.Model | None = None, *, params: float | None = None,
              tokens: float, chip: str | chips.Chip, n_chips: int = 1, mfu: float = 0.4,
-             dtype: str = "bf16", batch_tokens: float | None = None,
+             dtype: DType = "bf16", batch_tokens: float | None = None,
              interconnect_bytes_per_second: float | None = None, overlap: bool = True,
              weight_bytes_per_param: float = 2.0, grad_bytes_per_param: float = 2.0,
              optimizer_bytes_per_param: float = 12.0, sharded: bool = True,
@@ -133,7 +160,7 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
         ValueError: unknown model or chip, sizes not positive, MFU outside (0, 1], both or
             neither of model and params, a precision the chip lacks.
     """
-    notes: list[str] = []
+    notes: list[Note] = []
     if (model is None) == (params is None):
         raise ValueError("give exactly one of model= (a catalog name) or params= (a count)")
     the_model = models.get(model) if model is not None else None
@@ -144,7 +171,7 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**7)
     mfu = _validate.fraction("mfu", mfu)
     peak = the_chip.peak_flops(dtype)
-    grad_comm_bytes = models.dtype_bytes(dtype)
+    grad_comm_bytes = dtypes.nbytes(dtype)
     for name, value in (("weight_bytes_per_param", weight_bytes_per_param),
                         ("grad_bytes_per_param", grad_bytes_per_param),
                         ("optimizer_bytes_per_param", optimizer_bytes_per_param)):
@@ -167,13 +194,15 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
             if bandwidth is None:
                 bandwidth = the_chip.interconnect_bytes_per_second
                 if bandwidth is None:
-                    raise ValueError(f"{the_chip.name} has no published interconnect bandwidth; "
-                                     "pass interconnect_bytes_per_second")
+                    raise chips.MissingFigureError(
+                        the_chip.name, "interconnect_bytes_per_second",
+                        f"{the_chip.name} has no published interconnect bandwidth; "
+                        "pass interconnect_bytes_per_second")
             bandwidth = _validate.positive_float("interconnect_bytes_per_second", bandwidth)
             if the_chip.max_domain_chips is not None and n_chips > the_chip.max_domain_chips:
-                notes.append(f"{n_chips:,} chips exceed {the_chip.name}'s "
+                notes.append(Note("beyond_domain", f"{n_chips:,} chips exceed {the_chip.name}'s "
                              f"{the_chip.max_domain_chips:,}-chip interconnect domain; beyond it "
-                             "the all-reduce runs over a slower network (pass its bandwidth)")
+                             "the all-reduce runs over a slower network (pass its bandwidth)"))
             ring = 2.0 * (n_chips - 1) / n_chips
             allreduce = ring * n_params * grad_comm_bytes / bandwidth
             backward = 4.0 * n_params * per_chip / (peak * mfu)
@@ -184,14 +213,14 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
 
     seconds = compute_seconds + exposed_total
     chip_hours = seconds * n_chips / 3600.0
-    usd = None if the_chip.usd_per_hour is None else chip_hours * the_chip.usd_per_hour
+    cost = price.usd_for(the_chip.usd_per_hour, seconds, n_chips)
+    usd = None if cost is None else float(cost)
     if usd is None:
-        notes.append(f"{the_chip.name} has no published price; usd is None")
-    if the_chip.watts is None:
-        joules = None
-        notes.append(f"{the_chip.name} has no published power; joules is None")
-    else:
-        joules = the_chip.watts * n_chips * seconds
+        notes.append(Note("no_price", f"{the_chip.name} has no published price; usd is None"))
+    energy_at_tdp = energy.tdp_joules(the_chip.watts, seconds, n_chips)
+    joules = None if energy_at_tdp is None else float(energy_at_tdp)
+    if joules is None:
+        notes.append(Note("no_power", f"{the_chip.name} has no published power; joules is None"))
 
     shards = n_chips if sharded else 1
     weight_b = n_params * weight_bytes_per_param / shards
@@ -203,7 +232,8 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
             act_total = (2.0 * the_model.d_model * the_model.layers * checkpoints
                          * batch_tokens)
         else:
-            notes.append("activation memory counted for catalog transformers only")
+            notes.append(Note("activations_skipped",
+                              "activation memory counted for catalog transformers only"))
     act_b = act_total / n_chips
     per_chip_bytes = weight_b + grad_b + opt_b + act_b
     total = n_params * (weight_bytes_per_param + grad_bytes_per_param
@@ -212,8 +242,9 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
     fits = per_chip_bytes <= hbm
     min_chips = max(1, math.ceil(total / hbm)) if hbm else 0
     if not fits:
-        notes.append(f"needs {per_chip_bytes / 1e9:,.1f} GB per chip but {the_chip.name} has "
-                     f"{hbm / 1e9:,.1f} GB" + ("" if sharded else "; try sharded=True"))
+        notes.append(Note("does_not_fit",
+                          f"needs {per_chip_bytes / 1e9:,.1f} GB per chip but {the_chip.name} "
+                          f"has {hbm / 1e9:,.1f} GB" + ("" if sharded else "; try sharded=True")))
 
     return TrainingEstimate(
         model=the_model.name if the_model else None, params=n_params, tokens=tokens,
@@ -290,5 +321,5 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
 )
 
 
-__all__ = ["INFINIBAND_BYTES_PER_SECOND", "PUBLISHED_RUNS", "PublishedRun", "TrainingEstimate",
-           "estimate"]
+__all__ = ["INFINIBAND_BYTES_PER_SECOND", "NOTE_KINDS", "Note", "PUBLISHED_RUNS", "PublishedRun",
+           "TrainingEstimate", "estimate"]

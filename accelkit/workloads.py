@@ -111,6 +111,24 @@ class TPUStyleMachine:
 Machine = SIMDMachine | TPUStyleMachine
 
 
+def _whole(op: object, *names: str) -> None:
+    """Check ``names`` of a just-built operation are whole numbers >= 1 and store them as ints."""
+    for name in names:
+        value = check.positive_int(f"{type(op).__name__}.{name}", getattr(op, name))
+        object.__setattr__(op, name, value)
+
+
+def _generated_size(op: object, *sizes: int) -> None:
+    # Operations other than Matmul generate their operands, which the engines then refuse if one
+    # holds more than MAX_ELEMENTS: check the same limit when the operation is built, so a huge
+    # size is refused by name instead of failing in (or exhausting) numpy's allocator.
+    largest = max(sizes)
+    if largest > check.MAX_ELEMENTS:
+        raise ValueError(f"{type(op).__name__} would generate an operand of {largest:,} elements, "
+                         f"more than the {check.MAX_ELEMENTS:,} this toy engine holds in memory: "
+                         f"{op}")
+
+
 @dataclass(frozen=True)
 class Matmul:
     """C = A @ B with A M×K, B K×N, ``count`` times (e.g. once per attention head).
@@ -122,6 +140,9 @@ class Matmul:
     count: int = 1
     label: str = "matmul"
     kind = "matmul"
+
+    def __post_init__(self) -> None:
+        _whole(self, "M", "N", "K", "count")
 
     def run(self, machine: Machine):
         return machine.estimate(M=self.M, N=self.N, K=self.K)
@@ -136,6 +157,12 @@ class Elementwise:
     label: str = "elementwise"
     seed: int = 0
     kind = "elementwise"
+
+    def __post_init__(self) -> None:
+        _whole(self, "n", "count")
+        object.__setattr__(self, "op", check.choice("Elementwise.op", self.op,
+                                                    ELEMENTWISE_INSTRUCTIONS))
+        _generated_size(self, self.n)
 
     def run(self, machine: Machine):
         rng = np.random.default_rng(self.seed)
@@ -155,6 +182,11 @@ class Reduction:
     seed: int = 0
     kind = "reduction"
 
+    def __post_init__(self) -> None:
+        _whole(self, "rows", "cols", "count")
+        object.__setattr__(self, "op", check.choice("Reduction.op", self.op, REDUCTIONS))
+        _generated_size(self, self.rows * self.cols)
+
     def run(self, machine: Machine):
         X = np.random.default_rng(self.seed).standard_normal((self.rows, self.cols))
         return machine.reduction(X, self.op)
@@ -170,6 +202,10 @@ class Gather:
     label: str = "gather"
     seed: int = 0
     kind = "gather"
+
+    def __post_init__(self) -> None:
+        _whole(self, "vocab", "dim", "lookups", "count")
+        _generated_size(self, self.vocab * self.dim, self.lookups)
 
     def run(self, machine: Machine):
         rng = np.random.default_rng(self.seed)
@@ -188,6 +224,11 @@ class Branchy:
     label: str = "branchy"
     seed: int = 0
     kind = "branchy"
+
+    def __post_init__(self) -> None:
+        _whole(self, "n", "count")
+        check.real_in_range("Branchy.taken_fraction", self.taken_fraction, low=0.0, high=1.0)
+        _generated_size(self, self.n)
 
     def run(self, machine: Machine):
         rng = np.random.default_rng(self.seed)
@@ -210,6 +251,11 @@ class SparseMatmul:
     label: str = "sparse matmul"
     seed: int = 0
     kind = "sparse_matmul"
+
+    def __post_init__(self) -> None:
+        _whole(self, "M", "N", "K", "block", "count")
+        check.real_in_range("SparseMatmul.density", self.density, low=0.0, high=1.0)
+        _generated_size(self, self.M * self.K, self.K * self.N)
 
     def run(self, machine: Machine):
         rng = np.random.default_rng(self.seed)
@@ -425,8 +471,7 @@ def compare(workload: str | tuple | list, gpu: SIMDMachine | None = None,
         raise TypeError(f"gpu must be a SIMDMachine, got {type(gpu).__name__}")
     if not isinstance(tpu, TPUStyleMachine):
         raise TypeError(f"tpu must be a TPUStyleMachine, got {type(tpu).__name__}")
-    for op in ops:
-        _check_operation(op)
+    # Each operation checked its sizes when it was built (see its __post_init__).
     return compare_runs(name, ops, gpu, tpu, [op.run(gpu) for op in ops], [op.run(tpu) for op in ops])
 
 
@@ -460,30 +505,3 @@ def compare_runs(name: str, ops: tuple | list, gpu: SIMDMachine, tpu: TPUStyleMa
         gpu_mac_utilization=macs / (gpu.peak_macs_per_cycle * gcy),
         tpu_mac_utilization=macs / (tpu.peak_macs_per_cycle * tcy),
         gpu_outside_matrix_share=g_out / gcy, tpu_outside_matrix_share=t_out / tcy)
-
-
-def _check_operation(op: Operation) -> None:
-    """Validate an operation's sizes before it generates data."""
-    for name in ("M", "N", "K", "n", "rows", "cols", "vocab", "dim", "lookups", "count"):
-        if hasattr(op, name):
-            check.positive_int(f"{type(op).__name__}.{name}", getattr(op, name))
-    if isinstance(op, Elementwise):
-        check.choice("Elementwise.op", op.op, ELEMENTWISE_INSTRUCTIONS)
-    if isinstance(op, Reduction):
-        check.choice("Reduction.op", op.op, REDUCTIONS)
-    if isinstance(op, Branchy):
-        check.real_in_range("Branchy.taken_fraction", op.taken_fraction, low=0.0, high=1.0)
-    if isinstance(op, SparseMatmul):
-        check.real_in_range("SparseMatmul.density", op.density, low=0.0, high=1.0)
-        check.positive_int("SparseMatmul.block", op.block)
-    # Operations other than Matmul generate their operands, which the engines then refuse if one
-    # holds more than MAX_ELEMENTS: check the same limit before generating, so a huge size is
-    # refused by name instead of failing in (or exhausting) numpy's allocator.
-    operands = {Elementwise: lambda o: (o.n,), Reduction: lambda o: (o.rows * o.cols,),
-                Gather: lambda o: (o.vocab * o.dim, o.lookups), Branchy: lambda o: (o.n,),
-                SparseMatmul: lambda o: (o.M * o.K, o.K * o.N)}
-    largest = max(operands.get(type(op), lambda o: (0,))(op))
-    if largest > check.MAX_ELEMENTS:
-        raise ValueError(f"{type(op).__name__} would generate an operand of {largest:,} elements, "
-                         f"more than the {check.MAX_ELEMENTS:,} this toy engine holds in memory: "
-                         f"{op}")

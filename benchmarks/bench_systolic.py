@@ -6,7 +6,7 @@ tests/data/scalesim/README.md; path in ACCELKIT_SCALESIM_PYTHON), runs it on the
 configurations and prints the ratios. Without it, the ratios use the SCALE-Sim timings recorded
 on this machine class in tests/data/scalesim/timings.csv, and say so.
 
-Targets (issue 2): estimate() <= 50 µs; matmul() >= 100x faster than SCALE-Sim; simulate(),
+Targets (the course's speed budget): estimate() <= 50 µs; matmul() >= 100x faster than SCALE-Sim; simulate(),
 which moves every operand every cycle, >= 10x faster.
 """
 

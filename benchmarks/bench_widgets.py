@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/bench_widgets.py``. Each widget function in ``accelkit.widgets`` is
 called with its defaults; then every control is moved through a few of its allowed values and
-each re-render (library call + drawing + PNG encoding) is timed. Target (issue 5): median
+each re-render (library call + drawing + PNG encoding) is timed. Target (the course's speed budget): median
 <= 50 ms per widget on the course's 2-core reference machine.
 """
 

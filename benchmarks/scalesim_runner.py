@@ -4,7 +4,8 @@ SCALE-Sim is not a dependency of accelkit: it lives in its own virtual environme
 ``numpy<2.4``; see ``tests/data/scalesim/README.md``). This module works from either side:
 
 * from any Python, ``run_scalesim(...)`` starts the SCALE-Sim venv's interpreter in a subprocess
-  (path from ``ACCELKIT_SCALESIM_PYTHON``, default ``/work/scalesim-venv/bin/python``) and returns
+  (path from ``ACCELKIT_SCALESIM_PYTHON``, default ``.scalesim-venv/bin/python`` in the repository
+  root, where ``tests/data/scalesim/README.md`` makes it) and returns
   a dict, or ``None`` when that interpreter or its ``scalesim`` package is missing;
 * inside the SCALE-Sim venv, ``run_case_in_process(...)`` runs the case directly, and this file is
   the subprocess entry point (``python scalesim_runner.py os 32 32 256 256 256`` prints JSON).
@@ -31,7 +32,8 @@ import time
 from pathlib import Path
 
 SCALESIM_VERSION = "3.0.0"
-DEFAULT_SCALESIM_PYTHON = "/work/scalesim-venv/bin/python"
+DEFAULT_SCALESIM_PYTHON = str(Path(__file__).resolve().parents[1] / ".scalesim-venv" / "bin"
+                              / "python")
 DATAFLOWS = ("os", "ws", "is")
 
 # Each SRAM holds this many kB (1 word = 1 byte in SCALE-Sim). Larger than any operand we run

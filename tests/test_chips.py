@@ -1,7 +1,8 @@
 """The chip catalog: every chip present, units right, every number sourced, ridge points as published.
 
-Published figures checked here come from /work/shared/reference/HARDWARE_SOURCES.md §3 (ridge-point
-table, itself computed from the vendor figures in hardware_specs.csv) and from the scaling book,
+Published figures checked here: ridge points computed by hand (dense peak over HBM bandwidth)
+from the vendors' datasheet figures, each of which is cited next to its number in
+``accelkit/data/chips.json``, and the scaling book,
 jax-ml/scaling-book roofline.md@0819a7d8: "TPU v5e ... 1.97e14 / 8.2e11 = 240 FLOPs/byte" and
 "H100 ... 9.89e14 / 3.35e12 = 295".
 """
@@ -23,7 +24,8 @@ ALL_NAMES = (
     "NVIDIA B200 (HGX)", "NVIDIA L4", "NVIDIA T4",
 )
 
-# HARDWARE_SOURCES.md §3: chip -> (bf16, fp8, int8) ridge in FLOPs/byte; None = "–" in the table.
+# Datasheet dense peak / datasheet HBM bandwidth, worked by hand and rounded: chip -> (bf16, fp8,
+# int8) ridge in FLOPs/byte; None where the vendor publishes no dense peak in that precision.
 RIDGES = {
     "TPU v2": (64, None, None),
     "TPU v3": (137, None, None),
@@ -49,7 +51,8 @@ def test_all_fourteen_chips_in_catalog_order() -> None:
 
 
 def test_capacity_is_gib_and_bandwidth_is_gb() -> None:
-    # HARDWARE_SOURCES.md §1: vendor "GB" of capacity is GiB; bandwidth GB/s is 10^9 bytes/s.
+    # Vendor "GB" of capacity is GiB (a 16 GB HBM stack is 16 * 2**30 bytes); bandwidth GB/s is
+    # 10^9 bytes/s (the convention stated in accelkit/chips.py).
     assert ak.chips.get("TPU v5e").hbm_bytes == 16 * 2**30
     assert ak.chips.get("H100").hbm_bytes == 80 * 2**30
     assert ak.chips.get("H100").hbm_bytes_per_second == 3.35e12
@@ -118,7 +121,7 @@ def test_published_peaks() -> None:
 def test_dtypes_lists_exactly_the_available_precisions() -> None:
     for chip in ak.chips.all():
         assert chip.dtypes[0] == "bf16"
-        for dtype in chips.DTYPES:
+        for dtype in ak.dtypes.PEAK_DTYPES:
             if dtype in chip.dtypes:
                 assert chip.peak_flops(dtype) > 0
             else:
@@ -189,5 +192,7 @@ def test_price_alternatives_are_sourced() -> None:
     h100 = ak.chips.get("H100")
     assert (3.99, "Lambda on-demand 8x H100 SXM, per GPU") == h100.price_alternatives[-1][:2]
     for chip in ak.chips.all():
-        for usd, provider, date, source in chip.price_alternatives:
-            assert usd > 0 and provider and date and source
+        for usd, provider, date, source, list_price in chip.price_alternatives:
+            assert usd > 0 and provider and date and source and isinstance(list_price, bool)
+    # The one point the reference marks as a commitment model, not an on-demand list price.
+    assert [a[4] for a in ak.chips.get("TPU7x").price_alternatives] == [False]

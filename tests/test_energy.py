@@ -118,7 +118,7 @@ def test_of_run_is_additive(macs: int, reads: int, writes: int) -> None:
 def test_of_run_rejects_bad_runs() -> None:
     with pytest.raises(TypeError, match="has no 'sram_reads'"):
         energy.of_run(SimpleNamespace(macs=1))
-    with pytest.raises(TypeError, match="dict of operand"):
+    with pytest.raises(TypeError, match="mapping of operand"):
         energy.of_run(SimpleNamespace(macs=1, sram_reads=[1], sram_writes={}))
     with pytest.raises(ValueError, match="run.sram_reads"):
         energy.of_run(SimpleNamespace(macs=1, sram_reads={"A": -1}, sram_writes={}))

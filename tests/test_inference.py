@@ -162,7 +162,7 @@ def test_bad_decode_inputs(kwargs: dict, error: type) -> None:
         inference.decode_step(**{**base, **kwargs})
 
 
-@pytest.mark.parametrize("kwargs", [{"prompt_tokens": 0}, {"batch": 0}, {"dtype": "int3"},
+@pytest.mark.parametrize("kwargs", [{"prompt_tokens": 0}, {"batch": 0}, {"weight_dtype": "int3"},
                                     {"chip": "nope"}])
 def test_bad_prefill_inputs(kwargs: dict) -> None:
     with pytest.raises(ValueError):

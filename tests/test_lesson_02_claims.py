@@ -68,8 +68,8 @@ def test_tiled_kernel_reads_global_memory_far_less():
 
 def test_tensor_core_speedups_small_unit_near_promise_large_unit_capped_by_memory():
     """'The small unit delivers nearly its promise; the large one a small fraction of it ... With
-    the 16×8×16 unit, memory cycles dwarf issue cycles.' The engine's author reported 1.91× of 2×
-    and 2.9× of 64× at 1024³ (issue 3 closing figures); our engine gives 1.96× and 2.89×."""
+    the 16×8×16 unit, memory cycles dwarf issue cycles.' An earlier version of the engine gave 1.91×
+    of 2× and 2.9× of 64× at 1024³; this one gives 1.96× and 2.89×."""
     base = SIMDMachine().estimate(M=1024, N=1024, K=1024).cycles
     small = SIMDMachine(tensor_core=(4, 4, 4)).estimate(M=1024, N=1024, K=1024)
     big = SIMDMachine(tensor_core=(16, 8, 16)).estimate(M=1024, N=1024, K=1024)

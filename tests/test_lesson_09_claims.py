@@ -1,6 +1,6 @@
 """Lesson 09's quantitative claims, recomputed with the library so the prose cannot drift.
 
-These are also issue 3's required outcomes, read through the lesson's wording."""
+These are also the toy machines' required outcomes, read through the lesson's wording."""
 
 from __future__ import annotations
 

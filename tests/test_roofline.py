@@ -2,7 +2,7 @@
 
 Published figures: jax-ml/scaling-book roofline.md (commit 0819a7d8; read at 0296c23d):
 - "For the TPU v5e MXU, this is about 240 FLOPs/byte, since the TPU can perform 1.97e14 FLOPs/s
-  and load 8.2e11 bytes/s from HBM." (our catalog uses 819 GB/s, HARDWARE_SOURCES C6)
+  and load 8.2e11 bytes/s from HBM." (our catalog uses 819 GB/s, from an older revision of Google's v5e page; see chips.json)
 - Matmul bf16[B,D] x bf16[D,F]: intensity BDF / (BD + DF + BF) ≈ B when B ≪ D, F; compute-bound
   when B > 240.
 - Question 1 (int8 matmul): intensity ≈ 2B, int8 ridge 3.94e14 / 8.2e11 = 480, so still B > 240.

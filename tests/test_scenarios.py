@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -41,17 +42,33 @@ def test_finetune_runs_multiply_time_and_cost():
     assert o.joules == pytest.approx(700 * 8 * o.seconds)
 
 
-def test_serving_outcome_adds_prefill_and_decode_steps():
+def test_serving_outcome_matches_a_closed_form_on_published_figures():
+    """The chatbot on 8 H100s, worked by hand from published figures, not from the library.
+
+    Llama-3-70B: 70.6e9 parameters, 80 layers, 8 KV heads of dimension 128, d_model 8192,
+    vocabulary 128,256 (meta-llama/Meta-Llama-3-70B config.json and model card). H100 SXM:
+    3.35 TB/s HBM, 989 TFLOP/s dense bf16 (NVIDIA H100 Tensor Core GPU datasheet).
+    A decode step is memory-bound: it reads every weight but the input embedding table (only
+    the looked-up rows) plus the bf16 KV cache, 2·80·8·128·2 = 327,680 bytes per token, at the
+    mean context 1,000 + 250/2. Prefill is compute-bound: at least 2 FLOPs per weight per
+    prompt token, less the two vocabulary-sized matrices (the embedding is a lookup; logits
+    are computed for each sequence's last token only).
+    """
     s = sc.SCENARIOS["chatbot"]
     o = sc.evaluate("chatbot", "H100", n_chips=8)
-    pre = ak.inference.prefill(s.model, "H100", 8, s.batch, s.prompt_tokens)
-    dec = ak.inference.decode_step(s.model, "H100", 8, s.batch,
-                                   s.prompt_tokens + s.output_tokens // 2)
-    per_batch = pre.seconds + s.output_tokens * dec.seconds
-    assert o.seconds == pytest.approx(s.work / (s.batch * s.output_tokens) * per_batch)
-    assert o.latency_seconds == dec.seconds and o.first_token_seconds == pre.seconds
-    assert o.usd_per_million == pytest.approx(10.8 * 8 * o.seconds / 3600 / s.work * 1e6)
-    assert o.meets_latency is (dec.seconds <= 0.05)
+    params, vocab_rows = 70.6e9, 128_256 * 8192
+    bandwidth, peak = 8 * 3.35e12, 8 * 989e12
+    context = 1000 + 250 // 2
+    decode = (2 * (params - vocab_rows) + 4 * context * 327_680) / bandwidth    # 5.25 ms
+    prefill = 2 * (params - 2 * vocab_rows) * 4 * 1000 / peak                  # 69 ms
+    assert o.latency_seconds == pytest.approx(decode, rel=0.02)
+    # the compute floor; attention and unfused elementwise work add up to 10% on top
+    assert prefill <= o.first_token_seconds <= 1.1 * prefill
+    seconds = 1e9 / (4 * 250) * (prefill + 250 * decode)                        # about 16 days
+    assert o.seconds == pytest.approx(seconds, rel=0.02)
+    # $10.80 per H100-hour, the catalog's Google Cloud list price
+    assert o.usd_per_million == pytest.approx(10.8 * 8 * seconds / 3600 / 1e9 * 1e6, rel=0.02)
+    assert o.meets_latency is True  # 5.25 ms is well under the 50 ms target
 
 
 def test_offline_batch_zero_means_largest_that_fits():
@@ -86,7 +103,7 @@ def test_lowest_price_is_never_dearer():
             b = sc.evaluate(key, chip, price_source="lowest")
             assert b.usd <= a.usd
     h = sc.evaluate("offline", "H100", price_source="lowest")
-    assert h.usd_per_hour == 3.99  # Lambda, HARDWARE_SOURCES.md
+    assert h.usd_per_hour == 3.99  # Lambda on-demand, sourced in accelkit/data/chips.json
 
 
 def test_chip_without_power_has_no_energy_and_without_price_no_cost():
@@ -142,3 +159,30 @@ def test_more_chips_never_slower_for_serving_and_cost_is_consistent(key, chip, n
     if sc.SCENARIOS[key].kind == "serve":
         more = sc.evaluate(key, chip, n_chips=2 * n, batch=o.batch)
         assert more.latency_seconds < o.latency_seconds
+
+
+def test_a_scenario_with_an_unknown_kind_is_refused_when_built():
+    base = sc.SCENARIOS["chatbot"]
+    with pytest.raises(ValueError, match=r"kind must be one of \['train', 'serve', 'recommender'\]"):
+        dataclasses.replace(base, kind="Serve")
+    with pytest.raises(ValueError, match="precision"):
+        dataclasses.replace(base, precision="fp4")
+
+
+def test_unavailable_is_decided_by_the_error_type_not_its_wording():
+    # A missing figure is a MissingFigureError (still a ValueError); a bad knob is a plain one.
+    with pytest.raises(ak.chips.MissingFigureError) as missing:
+        sc.evaluate("pretrain", "TPU v5e", precision="fp8")
+    assert isinstance(missing.value, ValueError) and missing.value.figure == "peak_flops:fp8"
+    with pytest.raises(ValueError) as bad:
+        sc.compare("pretrain", ["H100"], mfu=2.0)
+    assert not isinstance(bad.value, ak.chips.MissingFigureError)
+
+
+def test_serving_cache_follows_the_one_precision_rule():
+    # int8 weights: the cache defaults to bf16 in the scenario exactly as in decode_step.
+    s = sc.SCENARIOS["chatbot"]
+    o = sc.evaluate("chatbot", "H100", n_chips=8, precision="int8")
+    dec = ak.inference.decode_step(s.model, "H100", 8, s.batch,
+                                   s.prompt_tokens + s.output_tokens // 2, weight_dtype="int8")
+    assert dec.kv_dtype == "bf16" and o.latency_seconds == dec.seconds

@@ -1,4 +1,4 @@
-"""The same work on both toy machines: the results issue 3 requires from the defaults."""
+"""The same work on both toy machines: the results the course requires from the defaults."""
 
 from __future__ import annotations
 
@@ -120,3 +120,21 @@ def test_custom_workload_and_lookup():
 def test_bad_input(call, error, word):
     with pytest.raises(error, match=word):
         call()
+
+
+@pytest.mark.parametrize("build, match", [
+    (lambda: Matmul(0, 1, 1), "Matmul.M"), (lambda: Matmul(2, 2, 2, count=0), "Matmul.count"),
+    (lambda: Elementwise(5, "swish"), "Elementwise.op"),
+    (lambda: Branchy(5, taken_fraction=1.5), "taken_fraction"),
+    (lambda: Reduction(4, 2.5), "Reduction.cols"),
+    (lambda: SparseMatmul(8, 8, 8, block=0), "SparseMatmul.block"),
+    (lambda: Gather(vocab=10**9, dim=10**6, lookups=4), "Gather would generate"),
+])
+def test_operations_are_checked_when_built(build, match):
+    with pytest.raises(ValueError, match=match):
+        build()
+
+
+def test_operations_store_whole_sizes_as_ints():
+    op = Matmul(np.int64(4), 8.0, 2)
+    assert (op.M, op.N, op.K) == (4, 8, 2) and all(type(v) is int for v in (op.M, op.N, op.K))

@@ -235,9 +235,9 @@ def perf_per_watt() -> Explorer:
 # -- 4. FLOPs per dollar, and how the price source flips the answer -----------------------------
 
 def _list_prices(points: list[price.PricePoint]) -> list[price.PricePoint]:
-    """Drop points that are not list prices (the TPU7x point is a 3-year-commitment model; its
-    provider says so): a bar must compare like with like."""
-    return [p for p in points if "NOT a list price" not in p.provider]
+    """Drop points that are not list prices (the TPU7x point is a 3-year-commitment model):
+    a bar must compare like with like."""
+    return [p for p in points if p.list_price]
 
 
 def _pick_price(points: list[price.PricePoint], choice: str) -> price.PricePoint | None:

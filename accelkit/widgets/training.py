@@ -113,8 +113,8 @@ def training_planner() -> Explorer:
             rows.append(("tokens per chip per step / critical",
                          f"{est.tokens_per_chip:,.0f} / {est.critical_tokens_per_chip:,.0f}"))
         bandwidth = _network_bandwidth(chip, n, values["network"])
-        shown = [note for note in est.notes if "fit" in note
-                 or ("domain" in note and bandwidth is None)]
+        shown = [note for note in est.notes if note.kind == "does_not_fit"
+                 or (note.kind == "beyond_domain" and bandwidth is None)]
         if bandwidth is not None:
             shown.append(f"beyond the {chip.max_domain_chips}-GPU NVLink node the all-reduce runs "
                          f"over InfiniBand at {bandwidth / 1e9:g} GB/s per GPU (400 Gb/s NDR, "

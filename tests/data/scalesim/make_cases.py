@@ -3,8 +3,8 @@ closed-form formulas of DERIVATION.md.
 
 Run with the SCALE-Sim venv's Python (see README.md), from anywhere:
 
-    /work/scalesim-venv/bin/python tests/data/scalesim/make_cases.py            # cases.csv
-    /work/scalesim-venv/bin/python tests/data/scalesim/make_cases.py --timings  # timings.csv
+    .scalesim-venv/bin/python tests/data/scalesim/make_cases.py            # cases.csv
+    .scalesim-venv/bin/python tests/data/scalesim/make_cases.py --timings  # timings.csv
 
 Writes cases.csv (150 small GEMMs) or timings.csv (the benchmark configurations) next to this
 file. Every SCALE-Sim result is compared with `predict()` below; the script exits 1 if any figure
