@@ -39,7 +39,6 @@ _SUBMODULES = (
     "training",
     "inference",
     "widgets",
-    "quiz",
     "exercises",
     "cli",
 )

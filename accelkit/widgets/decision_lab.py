@@ -14,7 +14,7 @@ import ipywidgets as W
 from matplotlib.ticker import FuncFormatter
 
 from accelkit import chips, scenarios
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure
 from accelkit.widgets._worked import WorkedProblem
 

@@ -13,7 +13,7 @@ import ipywidgets as W
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
 from accelkit import chips, energy, price
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html

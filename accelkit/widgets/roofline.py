@@ -11,7 +11,7 @@ from matplotlib.ticker import NullLocator
 
 import accelkit.models as models
 from accelkit import chips, roofline
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
 
 __all__ = ["roofline_explorer", "batch_intensity", "ridge_points", "roofline_worked_problem",

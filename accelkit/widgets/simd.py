@@ -13,7 +13,7 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine, SIMDRun
 from accelkit.workloads import Branchy
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html

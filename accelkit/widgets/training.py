@@ -15,7 +15,7 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
 from accelkit import chips, models, price, training
 from accelkit.training import INFINIBAND_BYTES_PER_SECOND, PUBLISHED_RUNS, PublishedRun
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
 from accelkit.widgets._worked import WorkedProblem
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipywidgets as W
 
 import accelkit.models as models
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
 
