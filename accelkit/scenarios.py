@@ -455,8 +455,9 @@ class DecisionLab:
 
 #: The knobs of :func:`evaluate` each kind of job uses; the others are accepted and ignored
 #: (``mfu`` only sets a training run's speed, ``batch`` only a serving or recommender step's,
-#: ``latency_ms`` only a serving job's target). A serving job without a latency target (bulk
-#: offline inference) uses no ``latency_ms`` either: see :func:`knobs_for`.
+#: ``latency_ms`` only a serving job's target). A serving scenario that sets no latency target
+#: (bulk offline inference) would gain one if ``latency_ms`` were passed, so :func:`knobs_for`
+#: leaves it out there.
 KNOBS_BY_KIND: dict[str, tuple[str, ...]] = {
     "train": ("n_chips", "precision", "mfu", "price_source"),
     "serve": ("n_chips", "batch", "precision", "latency_ms", "price_source"),
