@@ -210,7 +210,7 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
     return Explorer(controls, render, title="Branch divergence: both sides under a mask")
 
 
-def matmul_kernel_machine(kernel: str, warps_per_core: int = 8) -> SIMDMachine:
+def _matmul_kernel_machine(kernel: str, warps_per_core: int = 8) -> SIMDMachine:
     """The default toy GPU running one of :data:`MATMUL_KERNELS`."""
     shared, tile = MATMUL_KERNELS[kernel]
     return SIMDMachine(warps_per_core=warps_per_core, shared_memory=shared, tensor_core=tile)
@@ -218,7 +218,7 @@ def matmul_kernel_machine(kernel: str, warps_per_core: int = 8) -> SIMDMachine:
 
 @lru_cache(maxsize=8)
 def _matmul_sweep(warps_per_core: int) -> dict[str, tuple[SIMDRun, ...]]:
-    return {k: tuple(matmul_kernel_machine(k, warps_per_core).estimate(M=n, N=n, K=n)
+    return {k: tuple(_matmul_kernel_machine(k, warps_per_core).estimate(M=n, N=n, K=n)
                      for n in _SIZES) for k in MATMUL_KERNELS}
 
 
@@ -262,7 +262,7 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
         i = _SIZES.index(values["size"])
         run = sweep[values["kernel"]][i]
         simd = sweep["tiled SIMD (shared memory)"][i]
-        machine = matmul_kernel_machine(values["kernel"], values["warps_per_core"])
+        machine = _matmul_kernel_machine(values["kernel"], values["warps_per_core"])
         promise = machine.peak_macs_per_cycle / SIMDMachine().peak_macs_per_cycle
         for (k, runs), cyc, reads, key in zip(sweep.items(), cycle_lines, read_lines,
                                               legend.legend_handles):
