@@ -7,7 +7,8 @@ Engines (toy, but honest):
     SIMDMachine    -- cores of SIMD lanes with warps, divergence and coalescing (GPU-style)
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
-    chips, models, roofline, energy, price, training, inference, workloads
+    chips, models, roofline, energy, price, training, inference, workloads, scenarios,
+    utilization (lesson 04's shape sweeps), flexibility (lesson 09's comparisons)
 
 Submodules are imported lazily so that ``import accelkit`` stays fast.
 """
@@ -38,6 +39,8 @@ _SUBMODULES = (
     "price",
     "training",
     "inference",
+    "utilization",
+    "flexibility",
     "widgets",
     "exercises",
     "cli",
