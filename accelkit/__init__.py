@@ -7,7 +7,8 @@ Engines (toy, but honest):
     SIMDMachine    -- cores of SIMD lanes with warps, divergence and coalescing (GPU-style)
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
-    chips, dtypes, models, roofline, energy, price, training, inference, workloads
+    chips, dtypes, models, roofline, energy, price, training, inference, workloads, scenarios,
+    utilization (lesson 04's shape sweeps), flexibility (lesson 09's comparisons)
 
 Submodules are imported lazily so that ``import accelkit`` stays fast.
 """
@@ -39,8 +40,9 @@ _SUBMODULES = (
     "price",
     "training",
     "inference",
+    "utilization",
+    "flexibility",
     "widgets",
-    "quiz",
     "exercises",
     "cli",
 )

@@ -232,5 +232,53 @@ def tdp_joules(watts: float | None, seconds: float | np.ndarray,
     return power * count * duration
 
 
-__all__ = ["EnergyBreakdown", "LEVELS", "access_picojoules", "mac_picojoules", "of_run",
-           "sources", "table", "tdp_joules"]
+# -- the least DRAM traffic a GEMM can pay ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class RunWithDramFloor:
+    """An engine run's counts plus the least DRAM traffic any machine pays for its GEMM.
+
+    The form :func:`of_run` reads: ``macs`` and element counts per operand. ``dram_reads`` is
+    ``{"A": M·K, "B": K·N}`` (each input read once) and ``dram_writes`` is ``{"C": M·N}``.
+    """
+
+    macs: int
+    sram_reads: dict[str, int]
+    sram_writes: dict[str, int]
+    dram_reads: dict[str, int]
+    dram_writes: dict[str, int]
+
+
+def with_dram_floor(run: object) -> RunWithDramFloor:
+    """Give a systolic run the DRAM traffic it leaves out: A and B read once, C written once.
+
+    The systolic engine models the array and its on-chip buffers, not HBM, so its runs carry no
+    DRAM counts; the SIMD engine counts its global-memory traffic. Costing the systolic run with
+    this floor keeps a comparison between them from being tilted. It is an assumption, a lower
+    bound: a real accelerator whose buffers cannot hold an operand re-reads it from DRAM.
+
+    Args:
+        run: a GEMM run with ``M``, ``N``, ``K``, ``macs``, ``sram_reads`` and ``sram_writes``
+            (a :class:`~accelkit.systolic.SystolicRun`).
+    Returns:
+        A :class:`RunWithDramFloor` to pass to :func:`of_run`.
+    Raises:
+        TypeError: ``run`` lacks those fields.
+        ValueError: a size or count that is not a whole number >= 0.
+    """
+    for name in ("M", "N", "K", "macs", "sram_reads", "sram_writes"):
+        if not hasattr(run, name):
+            raise TypeError(f"run must be a GEMM run with M, N, K, macs, sram_reads and "
+                            f"sram_writes; {type(run).__name__} has no {name!r}")
+    M = _validate.positive_int("run.M", run.M)  # type: ignore[attr-defined]
+    N = _validate.positive_int("run.N", run.N)  # type: ignore[attr-defined]
+    K = _validate.positive_int("run.K", run.K)  # type: ignore[attr-defined]
+    return RunWithDramFloor(
+        macs=_validate.nonnegative_int("run.macs", run.macs),  # type: ignore[attr-defined]
+        sram_reads=dict(run.sram_reads),  # type: ignore[attr-defined]
+        sram_writes=dict(run.sram_writes),  # type: ignore[attr-defined]
+        dram_reads={"A": M * K, "B": K * N}, dram_writes={"C": M * N})
+
+
+__all__ = ["EnergyBreakdown", "LEVELS", "RunWithDramFloor", "access_picojoules", "mac_picojoules",
+           "of_run", "sources", "table", "tdp_joules", "with_dram_floor"]

@@ -648,6 +648,45 @@ def names() -> tuple[str, ...]:
     return tuple(m.name for m in all())
 
 
-__all__ = ["KINDS", "MATRIX_KINDS", "PHASES", "ConvNet", "KindShare",
-           "LSTMLanguageModel", "Model", "Operation", "Recommender", "Transformer", "all",
-           "by_kind", "get", "kind_share", "names"]
+# -- the "2 × parameters × tokens" rule against the full count -------------------------------------
+
+def rule_of_thumb(name: str | Model = "llama-3-8b") -> dict[str, float]:
+    """One forward pass over one full-length sequence: the 2·N·D rule against the library's count.
+
+    The rule counts 2 FLOPs per parameter per token. It misses attention's QKᵀ and A·V (no
+    weights) and over-counts the input embedding (a table lookup, not a matmul); the returned
+    figures quantify both corrections.
+
+    Args:
+        name: a catalog model name or Model with ``seq_len``, ``vocab`` and ``d_model``
+            (a :class:`Transformer`).
+    Returns:
+        ``tokens`` (the model's seq_len), ``params``, ``rule_of_thumb_flops`` (2·params·tokens),
+        ``library_flops`` (:meth:`Model.flops`, forward, batch 1), ``attention_fraction`` (share
+        of those FLOPs in attention), ``embedding_params`` (vocab · d_model) and
+        ``embedding_flops_in_rule`` (2 · embedding_params · tokens).
+    Raises:
+        TypeError: a model that is not a transformer.
+        ValueError: an unknown model name.
+    """
+    model = get(name)
+    if not isinstance(model, Transformer):
+        raise TypeError(f"name must be a transformer (it needs seq_len, vocab and d_model), "
+                        f"got {type(model).__name__} {model.name!r}")
+    tokens = model.seq_len
+    ops = model.operations(batch=1, seq_len=tokens, phase="forward")
+    embedding_params = model.vocab * model.d_model  # looked up, not multiplied
+    return {
+        "tokens": tokens,
+        "params": model.params,
+        "rule_of_thumb_flops": 2.0 * model.params * tokens,
+        "library_flops": model.flops(batch=1, seq_len=tokens, phase="forward"),
+        "attention_fraction": kind_share(ops, "attention").flops_fraction,
+        "embedding_params": embedding_params,
+        "embedding_flops_in_rule": 2.0 * embedding_params * tokens,
+    }
+
+
+__all__ = ["ConvNet", "KINDS", "KindShare", "LSTMLanguageModel", "MATRIX_KINDS", "Model",
+           "Operation", "PHASES", "Recommender", "Transformer", "all", "by_kind", "get",
+           "kind_share", "names", "rule_of_thumb"]

@@ -345,5 +345,36 @@ def critical_batch(chip: str | chips.Chip, dtype: DType = "bf16",
     return the_chip.ridge_flops_per_byte(dtype) * size / 2.0
 
 
-__all__ = ["RooflineResult", "RooflineTimes", "critical_batch", "curve", "elementwise",
-           "estimate", "matmul", "times"]
+def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
+                       d_ff: int = 14336) -> dict[str, float | str]:
+    """A decode step's MLP matmul, ``[B, d_model] × [d_model, d_ff]`` in bf16, at B = 8 and 512.
+
+    Args:
+        chip: a chip name or Chip with a bf16 peak and HBM bandwidth.
+        d_model: the model width, >= 1.
+        d_ff: the MLP's hidden width, >= 1.
+    Returns:
+        ``peak_flops_per_second``, ``hbm_bytes_per_second``, ``ridge`` (FLOPs per byte),
+        ``critical_batch`` (:func:`critical_batch`), and for each batch (suffix ``_b8`` and
+        ``_b512``) ``intensity``, ``seconds`` and ``bound`` from :func:`matmul`.
+    Raises:
+        TypeError, ValueError: an unknown chip, one without published bf16 figures, or a bad
+            width.
+    """
+    the_chip = chips.get(chip)
+    small = matmul(the_chip, M=8, N=d_ff, K=d_model)
+    big = matmul(the_chip, M=512, N=d_ff, K=d_model)
+    return {
+        "peak_flops_per_second": the_chip.peak_flops("bf16"),
+        "hbm_bytes_per_second": the_chip.hbm_bytes_per_second,
+        "ridge": the_chip.ridge_flops_per_byte("bf16"),
+        "critical_batch": critical_batch(the_chip),
+        "intensity_b8": small.arithmetic_intensity, "seconds_b8": small.seconds,
+        "bound_b8": small.bound,
+        "intensity_b512": big.arithmetic_intensity, "seconds_b512": big.seconds,
+        "bound_b512": big.bound,
+    }
+
+
+__all__ = ["RooflineResult", "RooflineTimes", "critical_batch", "curve", "decode_mlp_numbers",
+           "elementwise", "estimate", "matmul", "times"]

@@ -235,6 +235,7 @@ def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int |
         mfu: train only, in (0, 1].
         latency_ms: serve only, target milliseconds per generated token.
         price_source: "list" (catalog) or "lowest" (cheapest sourced price).
+        (:func:`knobs_for` names the knobs a scenario uses; the others are ignored.)
     Returns:
         An :class:`Outcome`.
     Raises:
@@ -463,5 +464,61 @@ class DecisionLab:
         return f"DecisionLab({len(self._decisions)} of {len(SCENARIOS)} scenarios decided)"
 
 
-__all__ = ["DEFAULT_CHIPS", "Decision", "DecisionLab", "Outcome", "SCENARIOS", "Scenario",
-           "Unavailable", "compare", "evaluate", "get", "replica_chips"]
+# -- which knobs a scenario uses ------------------------------------------------------------------
+
+#: The knobs of :func:`evaluate` each kind of job uses; the others are accepted and ignored
+#: (``mfu`` only sets a training run's speed, ``batch`` only a serving or recommender step's,
+#: ``latency_ms`` only a serving job's target). A serving scenario that sets no latency target
+#: (bulk offline inference) would gain one if ``latency_ms`` were passed, so :func:`knobs_for`
+#: leaves it out there.
+KNOBS_BY_KIND: dict[str, tuple[str, ...]] = {
+    "train": ("n_chips", "precision", "mfu", "price_source"),
+    "serve": ("n_chips", "batch", "precision", "latency_ms", "price_source"),
+    "recommender": ("n_chips", "batch", "precision", "price_source"),
+}
+#: Every knob :func:`evaluate` and :func:`compare` accept.
+KNOBS = ("n_chips", "batch", "precision", "mfu", "latency_ms", "price_source")
+
+
+def knobs_for(scenario: str | Scenario) -> tuple[str, ...]:
+    """The knobs of :func:`evaluate` that change this scenario's outcome.
+
+    Args:
+        scenario: a key of :data:`SCENARIOS` or a :class:`Scenario`.
+    Returns:
+        Names from :data:`KNOBS`, in that order: ``KNOBS_BY_KIND[kind]``, less ``latency_ms``
+        for a serving scenario that sets no latency target.
+    Raises:
+        TypeError, ValueError: an unknown scenario or kind.
+    """
+    s = get(scenario)
+    kind = _validate.choice("scenario.kind", s.kind, KINDS)
+    used = KNOBS_BY_KIND[kind]
+    if kind == "serve" and s.latency_ms is None:
+        used = tuple(k for k in used if k != "latency_ms")
+    return used
+
+
+def select_knobs(scenario: str | Scenario, values: dict[str, object]) -> dict[str, object]:
+    """Keep only the knobs ``scenario`` uses, ready for ``evaluate(scenario, chip, **knobs)``.
+
+    Args:
+        scenario: a key of :data:`SCENARIOS` or a :class:`Scenario`.
+        values: knob name -> value (names from :data:`KNOBS`; absent ones keep their defaults).
+    Returns:
+        A new dict of the used knobs present in ``values``.
+    Raises:
+        TypeError: ``values`` is not a dict.
+        ValueError: an unknown scenario or knob name.
+    """
+    if not isinstance(values, dict):
+        raise TypeError(f"values must be a dict of knob -> value, got {type(values).__name__}")
+    for name in values:
+        _validate.choice("knob", name, KNOBS)
+    used = knobs_for(scenario)
+    return {name: values[name] for name in used if name in values}
+
+
+__all__ = ["DEFAULT_CHIPS", "Decision", "DecisionLab", "KNOBS", "KNOBS_BY_KIND", "Outcome",
+           "SCENARIOS", "Scenario", "Unavailable", "compare", "evaluate", "get", "knobs_for",
+           "replica_chips", "select_knobs"]

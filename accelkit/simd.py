@@ -801,3 +801,43 @@ def _apply(op: str, x: np.ndarray, y: np.ndarray | None) -> np.ndarray:
     # gelu, tanh form (Hendrycks & Gimpel 2016, eq. after (1))
     return 0.5 * xf * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (xf + 0.044715 * xf**3)))
 
+
+
+# -- access patterns for the coalescing experiments -----------------------------------------------
+
+#: Elements per kernel launch in lesson 02's small experiments: 128 warps of 32 lanes.
+PATTERN_ELEMENTS = 4096
+
+
+def access_pattern_indices(pattern: str, n: int = PATTERN_ELEMENTS, seed: int = 0) -> np.ndarray:
+    """Element indices thread t reads, for a named access pattern.
+
+    ``"coalesced"``: thread t reads element t. ``"stride s"``: element s·t (s a whole number
+    >= 1). ``"random"``: a seeded uniform draw over ``[0, 8·n)``, the span of stride 8, so the
+    random and stride-8 kernels touch the same range of memory.
+
+    Args:
+        pattern: ``"coalesced"``, ``"stride <s>"`` or ``"random"``.
+        n: threads (indices), 1 to 2**20.
+        seed: the random pattern's seed, >= 0.
+    Returns:
+        An int64 array of ``n`` indices, for :meth:`SIMDMachine.gather` or
+        :meth:`SIMDMachine.transactions`.
+    Raises:
+        TypeError: ``pattern`` is not a str, or a number of the wrong type.
+        ValueError: an unknown pattern or a stride, ``n`` or seed out of range.
+    """
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be 'coalesced', 'stride <s>' or 'random', "
+                        f"got {type(pattern).__name__} {pattern!r}")
+    n = check.positive_int("n", n, maximum=MAX_DIMENSION)
+    seed = check.nonnegative_int("seed", seed, maximum=2**63 - 1)
+    words = pattern.split()
+    if words == ["coalesced"]:
+        return np.arange(n, dtype=np.int64)
+    if len(words) == 2 and words[0] == "stride" and words[1].isdigit():
+        stride = check.positive_int("stride", int(words[1]), maximum=MAX_DIMENSION)
+        return np.arange(n, dtype=np.int64) * stride
+    if words == ["random"]:
+        return np.random.default_rng(seed).integers(0, 8 * n, n).astype(np.int64)
+    raise ValueError(f"pattern must be 'coalesced', 'stride <s>' or 'random', got {pattern!r}")

@@ -321,5 +321,134 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
 )
 
 
-__all__ = ["INFINIBAND_BYTES_PER_SECOND", "NOTE_KINDS", "Note", "PUBLISHED_RUNS", "PublishedRun",
-           "TrainingEstimate", "estimate"]
+# -- what the lessons ask of a run: which network, and published figures against ours ------------
+
+NETWORKS = ("catalog", "infiniband")
+
+
+def network_bandwidth(chip: str | chips.Chip, n_chips: int, network: str = "catalog"
+                      ) -> float | None:
+    """The all-reduce bandwidth to pass as ``estimate(interconnect_bytes_per_second=...)``.
+
+    Inside a chip's interconnect domain (a TPU's ICI pod, a GPU's NVLink node) the catalog's
+    interconnect figure applies, so this returns None (``estimate``'s default). With
+    ``network="infiniband"``, a GPU job larger than its NVLink domain runs its all-reduce over
+    one 400 Gb/s NDR NIC per GPU instead: :data:`INFINIBAND_BYTES_PER_SECOND`. TPUs keep ICI.
+
+    Args:
+        chip: a chip name or :class:`~accelkit.chips.Chip`.
+        n_chips: chips in the job, 1 to 10**6.
+        network: ``"catalog"`` (always the catalog figure) or ``"infiniband"``.
+    Returns:
+        Bytes per second, or None for the catalog interconnect.
+    Raises:
+        TypeError, ValueError: an unknown chip or network, or a bad chip count.
+    """
+    the_chip = chips.get(chip)
+    n = _validate.positive_int("n_chips", n_chips, maximum=10**6)
+    which = _validate.choice("network", network, NETWORKS)
+    beyond = the_chip.max_domain_chips is not None and n > the_chip.max_domain_chips
+    if which == "infiniband" and the_chip.kind == "gpu" and beyond:
+        return INFINIBAND_BYTES_PER_SECOND
+    return None
+
+
+def communication_ratios(model: str | models.Model, chip: str | chips.Chip,
+                         n_chips: tuple[int, ...] | list[int], *, batch_tokens: float,
+                         mfu: float = 0.4, network: str = "catalog") -> dict[int, float]:
+    """Per optimizer step, gradient all-reduce time ÷ backward-pass time, for each chip count.
+
+    Data parallel at a fixed global batch of ``batch_tokens``: the backward pass shrinks with the
+    tokens per chip while the ring all-reduce's per-chip traffic, 2(n−1)/n of the gradients,
+    barely moves. Above 1 the all-reduce cannot hide behind the backward pass.
+
+    Args:
+        model: a catalog model name or Model.
+        chip: a chip name or Chip.
+        n_chips: the chip counts, each 1 to 10**6 (at most 64 of them).
+        batch_tokens: tokens per optimizer step (the global batch), > 0.
+        mfu: model FLOPs utilization, in (0, 1].
+        network: ``"catalog"`` or ``"infiniband"`` (see :func:`network_bandwidth`).
+    Returns:
+        ``{n: allreduce_seconds_per_step / backward_seconds_per_step}`` (0.0 for one chip).
+    Raises:
+        TypeError, ValueError: a bad argument, named.
+    """
+    if not isinstance(n_chips, (tuple, list)) or not n_chips or len(n_chips) > 64:
+        raise TypeError(f"n_chips must be a non-empty tuple or list of at most 64 chip counts, "
+                        f"got {n_chips!r}")
+    counts = [_validate.positive_int(f"n_chips[{i}]", n, maximum=10**6)
+              for i, n in enumerate(n_chips)]
+    the_chip = chips.get(chip)
+    ratios = {}
+    for n in counts:
+        est = estimate(model=model, tokens=batch_tokens, chip=the_chip, n_chips=n, mfu=mfu,
+                       batch_tokens=batch_tokens,
+                       interconnect_bytes_per_second=network_bandwidth(the_chip, n, network))
+        allreduce, backward = est.allreduce_seconds_per_step, est.backward_seconds_per_step
+        # One chip has no gradient all-reduce (estimate reports None): nothing to hide.
+        ratios[n] = 0.0 if allreduce is None or not backward else allreduce / backward
+    return ratios
+
+
+@dataclass(frozen=True)
+class PublishedComparison:
+    """A published run's reported figure beside our compute-only estimate, in one unit.
+
+    The unit is the most direct figure the authors reported: chip-hours if they gave them, else
+    days, else total FLOPs. ``ours`` and ``reported`` are in ``unit`` (chip-hours in millions).
+
+    Attributes:
+        run: the :class:`PublishedRun`.
+        estimate: ``estimate(model, tokens, chip, n_chips, mfu)`` on the run's stated inputs.
+        unit: ``"million chip-hours"``, ``"days"`` or ``"FLOPs"``.
+        ours: our compute-only figure (no failures, restarts or communication).
+        reported: the authors' figure.
+        ratio: ``reported / ours``; above 1, the run cost more than compute alone.
+    """
+
+    run: PublishedRun
+    estimate: TrainingEstimate
+    unit: str
+    ours: float
+    reported: float
+    ratio: float
+
+
+def compare_published(run: PublishedRun | int) -> PublishedComparison:
+    """Estimate a published run from its stated inputs and set it beside the reported figure.
+
+    Args:
+        run: a :class:`PublishedRun`, or an index into :data:`PUBLISHED_RUNS`.
+    Returns:
+        A :class:`PublishedComparison`.
+    Raises:
+        TypeError: ``run`` is neither a PublishedRun nor an int.
+        ValueError: an index out of range, or a run that reports no figure.
+    """
+    if isinstance(run, PublishedRun):
+        the_run = run
+    elif isinstance(run, int) and not isinstance(run, bool):
+        index = _validate.nonnegative_int("run", run, maximum=len(PUBLISHED_RUNS) - 1)
+        the_run = PUBLISHED_RUNS[index]
+    else:
+        raise TypeError(f"run must be a PublishedRun or an index into PUBLISHED_RUNS, "
+                        f"got {type(run).__name__}")
+    est = estimate(model=the_run.model, tokens=the_run.tokens, chip=the_run.chip,
+                   n_chips=the_run.n_chips, mfu=the_run.mfu)
+    if the_run.reported_chip_hours is not None:
+        ours, theirs, unit = est.chip_hours / 1e6, the_run.reported_chip_hours / 1e6, \
+            "million chip-hours"
+    elif the_run.reported_days is not None:
+        ours, theirs, unit = est.days, the_run.reported_days, "days"
+    elif the_run.reported_flops is not None:
+        ours, theirs, unit = est.flops, the_run.reported_flops, "FLOPs"
+    else:
+        raise ValueError(f"run {the_run.name!r} reports no chip-hours, days or FLOPs to compare")
+    return PublishedComparison(run=the_run, estimate=est, unit=unit, ours=ours, reported=theirs,
+                               ratio=theirs / ours)
+
+
+__all__ = ["INFINIBAND_BYTES_PER_SECOND", "NETWORKS", "NOTE_KINDS", "Note", "PUBLISHED_RUNS",
+           "PublishedComparison", "PublishedRun", "TrainingEstimate", "communication_ratios",
+           "compare_published", "estimate", "network_bandwidth"]

@@ -19,7 +19,7 @@ import nbformat  # noqa: E402
 
 from accelkit import widgets  # noqa: E402
 from accelkit.exercises import questions  # noqa: E402
-from accelkit.quiz import MultipleChoice  # noqa: E402
+from accelkit.widgets.quiz import MultipleChoice  # noqa: E402
 
 QUIZ_CALL = re.compile(r"\b(\w*quiz\w*)\(\)")
 

@@ -133,3 +133,32 @@ def test_breakdown_is_frozen_and_readable() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         e.total_joules = 0.0  # type: ignore[misc]
     assert "moving data" in repr(e) and "<table>" in e._repr_html_()
+
+
+# -- the DRAM floor a systolic run is given ---------------------------------------------------------
+
+def test_with_dram_floor_reads_each_input_once_and_writes_the_output_once():
+    run = ak.SystolicArray(16, 16, "ws").estimate(M=48, N=40, K=24)
+    floored = ak.energy.with_dram_floor(run)
+    assert floored.dram_reads == {"A": 48 * 24, "B": 24 * 40}
+    assert floored.dram_writes == {"C": 48 * 40}
+    assert floored.macs == 48 * 40 * 24
+    assert floored.sram_reads == run.sram_reads and floored.sram_writes == run.sram_writes
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        floored.macs = 0  # type: ignore[misc]
+    # costed: the DRAM share is exactly the floor's bytes at the table's mid DRAM figure
+    plain, costed = ak.energy.of_run(run), ak.energy.of_run(floored)
+    floor_bytes = 2 * (48 * 24 + 24 * 40 + 48 * 40)  # bf16
+    assert costed.dram_bytes == floor_bytes and plain.dram_bytes == 0
+    per_byte = ak.energy.access_picojoules("dram", bytes=8) / 8
+    assert costed.dram_joules == pytest.approx(floor_bytes * per_byte * 1e-12)
+    assert costed.compute_joules == plain.compute_joules
+    assert costed.sram_joules == plain.sram_joules
+
+
+def test_with_dram_floor_refuses_what_is_not_a_gemm_run():
+    with pytest.raises(TypeError, match="has no 'M'"):
+        ak.energy.with_dram_floor(SimpleNamespace(macs=1, sram_reads={}, sram_writes={}))
+    with pytest.raises(ValueError, match="run.K"):
+        ak.energy.with_dram_floor(SimpleNamespace(M=1, N=1, K=0, macs=1, sram_reads={},
+                                                  sram_writes={}))

@@ -10,7 +10,7 @@ import pytest
 
 import accelkit as ak
 from accelkit.models import kind_share
-from accelkit.widgets.why_matmul import worked_problem_numbers
+from accelkit.models import rule_of_thumb as worked_problem_numbers
 
 
 def test_matmul_reuses_what_it_reads():

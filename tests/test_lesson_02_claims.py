@@ -7,7 +7,7 @@ import numpy as np
 import accelkit as ak
 from accelkit.simd import SIMDMachine
 from accelkit.workloads import Branchy
-from accelkit.widgets.simd import access_pattern_indices
+from accelkit.simd import access_pattern_indices
 
 X = np.random.default_rng(0).standard_normal(4096)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import accelkit as ak
-from accelkit.widgets.roofline import worked_problem_numbers
+from accelkit.roofline import decode_mlp_numbers as worked_problem_numbers
 
 
 def test_v5e_ridge_is_the_scaling_books_240():

@@ -207,3 +207,28 @@ def test_forward_flops_scale_with_batch(batch: int, seq: int, name: str) -> None
     assert all(op.flops >= 0 and op.bytes > 0 for op in m.operations(batch=batch, seq_len=seq)
                if op.kind != "gather")
     assert math.isfinite(m.bytes(batch=batch, seq_len=seq))
+
+
+def test_rule_of_thumb_against_the_causal_attention_closed_form() -> None:
+    """2·N·D misses attention (causal: layers·heads·(4·head_dim + 5)·T(T+1)/2 FLOPs) and counts the
+    input embedding, a gather: the library's count is 2·(N − vocab·d)·T plus attention (plus the
+    small elementwise work)."""
+    m = models.get("llama-3-8b")
+    n = models.rule_of_thumb("llama-3-8b")
+    t = m.seq_len
+    assert n["tokens"] == t == 8192 and n["params"] == pytest.approx(8.03e9, rel=0.01)
+    assert n["embedding_params"] == 128256 * 4096
+    assert n["rule_of_thumb_flops"] == pytest.approx(2 * 8.03e9 * 8192, rel=0.01)
+    assert n["embedding_flops_in_rule"] == pytest.approx(2 * 128256 * 4096 * 8192)
+    attention = m.layers * m.heads * (4 * m.head_dim + 5) * t * (t + 1) / 2
+    matmuls = 2 * (m.params - 128256 * 4096) * t
+    assert n["library_flops"] == pytest.approx(matmuls + attention, rel=0.01)
+    assert n["attention_fraction"] == pytest.approx(attention / n["library_flops"], rel=1e-9)
+    assert n["library_flops"] > n["rule_of_thumb_flops"]  # attention outweighs the embedding
+
+
+def test_rule_of_thumb_refuses_models_that_are_not_transformers() -> None:
+    with pytest.raises(TypeError, match="transformer"):
+        models.rule_of_thumb("dlrm-criteo-1tb")
+    with pytest.raises(ValueError, match="unknown model"):
+        models.rule_of_thumb("llama-3-9b")

@@ -177,3 +177,24 @@ def test_result_is_frozen_and_readable() -> None:
     assert "memory-bound" in repr(r) and "TPU v5e" in repr(r)
     assert "<table>" in r._repr_html_()
     assert r.fraction_of_peak == pytest.approx(r.arithmetic_intensity / r.ridge_flops_per_byte)
+
+
+def test_decode_mlp_numbers_match_the_matmul_closed_form() -> None:
+    """[B, D] × [D, F] in bf16: FLOPs 2BDF, bytes 2(BD + DF + BF); time max(FLOPs/peak, bytes/BW)."""
+    n = roofline.decode_mlp_numbers("TPU v5e", 4096, 14336)
+    peak, bw = 1.97e14, 8.19e11  # TPU v5e bf16 peak and HBM (HARDWARE_SOURCES C6)
+    assert n["peak_flops_per_second"] == pytest.approx(peak)
+    assert n["hbm_bytes_per_second"] == pytest.approx(bw)
+    assert n["ridge"] == pytest.approx(peak / bw)
+    assert n["critical_batch"] == pytest.approx(peak / bw)  # bf16 weights: B* = ridge
+    D, F = 4096, 14336
+    for B in (8, 512):
+        flops, moved = 2 * B * D * F, 2 * (B * D + D * F + B * F)
+        assert n[f"intensity_b{B}"] == pytest.approx(flops / moved)
+        assert n[f"seconds_b{B}"] == pytest.approx(max(flops / peak, moved / bw))
+    assert (n["bound_b8"], n["bound_b512"]) == ("memory", "compute")
+
+
+def test_decode_mlp_numbers_refuse_bad_widths() -> None:
+    with pytest.raises(ValueError, match="N"):
+        roofline.decode_mlp_numbers("TPU v5e", 4096, 0)

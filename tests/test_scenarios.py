@@ -186,3 +186,46 @@ def test_serving_cache_follows_the_one_precision_rule():
     dec = ak.inference.decode_step(s.model, "H100", 8, s.batch,
                                    s.prompt_tokens + s.output_tokens // 2, weight_dtype="int8")
     assert dec.kv_dtype == "bf16" and o.latency_seconds == dec.seconds
+# -- which knobs a scenario uses -------------------------------------------------------------------
+
+def test_knobs_for_each_kind_of_job():
+    assert sc.knobs_for("pretrain") == ("n_chips", "precision", "mfu", "price_source")
+    assert sc.knobs_for("chatbot") == ("n_chips", "batch", "precision", "latency_ms", "price_source")
+    assert sc.knobs_for("offline") == ("n_chips", "batch", "precision", "price_source")
+    assert sc.knobs_for("recommender") == ("n_chips", "batch", "precision", "price_source")
+    for key in sc.SCENARIOS:
+        assert set(sc.knobs_for(key)) <= set(sc.KNOBS)
+
+
+def test_knobs_a_kind_does_not_use_do_not_change_its_outcome():
+    """What KNOBS_BY_KIND leaves out, evaluate ignores: moving it leaves the Outcome as it was."""
+    moves = {"mfu": 0.1, "batch": 2, "latency_ms": 5.0}
+    for key in ("pretrain", "finetune", "chatbot", "offline", "recommender"):
+        used = sc.KNOBS_BY_KIND[sc.get(key).kind]
+        base = sc.evaluate(key, "H100")
+        for knob, value in moves.items():
+            if knob not in used:
+                assert sc.evaluate(key, "H100", **{knob: value}) == base, (key, knob)
+            else:
+                assert sc.evaluate(key, "H100", **{knob: value}) != base, (key, knob)
+
+
+def test_a_latency_knob_would_add_a_target_the_offline_scenario_does_not_set():
+    """Why knobs_for leaves latency_ms out for offline serving: passing it imposes a target."""
+    assert sc.get("offline").latency_ms is None
+    assert sc.evaluate("offline", "H100").meets_latency is None
+    assert sc.evaluate("offline", "H100", latency_ms=5.0).meets_latency is False
+
+
+def test_select_knobs_keeps_what_the_scenario_uses():
+    values = {"n_chips": 16, "batch": 8, "precision": "fp8", "mfu": 0.5, "latency_ms": 20.0,
+              "price_source": "lowest"}
+    assert sc.select_knobs("pretrain", values) == {"n_chips": 16, "precision": "fp8", "mfu": 0.5,
+                                                   "price_source": "lowest"}
+    assert sc.select_knobs("chatbot", {"mfu": 0.5, "batch": 2}) == {"batch": 2}
+    with pytest.raises(ValueError, match="knob"):
+        sc.select_knobs("chatbot", {"tokens": 1})
+    with pytest.raises(TypeError, match="values"):
+        sc.select_knobs("chatbot", [("batch", 2)])
+    with pytest.raises(ValueError, match="scenario"):
+        sc.knobs_for("serve-fast")

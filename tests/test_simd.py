@@ -263,3 +263,31 @@ def test_divergence_never_speeds_a_branch_up(n, seed):
     mixed = gpu.branchy(x)
     assert gpu.branchy(np.abs(x) + 1).cycles <= mixed.cycles
     assert 0 < mixed.utilization <= 1 and 0 < mixed.lane_utilization <= 1
+
+
+def test_access_pattern_indices_closed_forms():
+    from accelkit.simd import access_pattern_indices
+
+    np.testing.assert_array_equal(access_pattern_indices("coalesced", n=64), np.arange(64))
+    np.testing.assert_array_equal(access_pattern_indices("stride 8", n=64), 8 * np.arange(64))
+    random = access_pattern_indices("random", n=4096, seed=3)
+    assert random.dtype == np.int64 and len(random) == 4096
+    assert random.min() >= 0 and random.max() < 8 * 4096  # the span of stride 8
+    np.testing.assert_array_equal(random, access_pattern_indices("random", n=4096, seed=3))
+    assert not np.array_equal(random, access_pattern_indices("random", n=4096, seed=4))
+    # Coalescing, counted independently: 32 lanes of 4-byte words, 32-byte segments.
+    gpu = SIMDMachine()
+    assert gpu.transactions(access_pattern_indices("coalesced")) == 4096 * 4 // 32
+    assert gpu.transactions(access_pattern_indices("stride 8")) == 4096
+
+
+@pytest.mark.parametrize("args, error, match", [
+    (("diagonal",), ValueError, "pattern"), (("stride -2",), ValueError, "pattern"),
+    (("stride 0",), ValueError, "stride"), ((3,), TypeError, "pattern"),
+    (("coalesced", 0), ValueError, "n"), (("random", 8, -1), ValueError, "seed"),
+])
+def test_access_pattern_indices_refuses_bad_input(args, error, match):
+    from accelkit.simd import access_pattern_indices
+
+    with pytest.raises(error, match=match):
+        access_pattern_indices(*args)

@@ -120,3 +120,60 @@ def test_neither_model_nor_params() -> None:
 def test_time_scales_inversely_with_chips_and_mfu(n: int, mfu: float, tokens: float) -> None:
     t = training.estimate(params=8e9, tokens=tokens, chip="H100", n_chips=n, mfu=mfu)
     assert t.seconds * n * mfu == pytest.approx(6 * 8e9 * tokens / 989e12, rel=1e-9)
+
+
+# -- network choice, the all-reduce sweep and published runs ---------------------------------------
+
+def test_network_bandwidth_uses_infiniband_only_for_gpus_beyond_their_nvlink_node() -> None:
+    h100, v5p = ak.chips.get("H100"), ak.chips.get("v5p")
+    assert h100.max_domain_chips == 8
+    assert training.network_bandwidth(h100, 8, "infiniband") is None  # inside the node
+    assert training.network_bandwidth(h100, 9, "infiniband") == 100e9  # 400 Gb/s NDR, both ways
+    assert training.network_bandwidth(h100, 9, "catalog") is None
+    assert training.network_bandwidth(v5p, 16384, "infiniband") is None  # TPUs keep ICI
+
+
+def test_communication_ratios_match_the_ring_all_reduce_closed_form() -> None:
+    # allreduce / backward = [2(n−1)/n · P · g / W] / [4 · P · (B/n) / (peak · MFU)]
+    #                      = (n − 1) · g · peak · MFU / (2 · W · B), g = 2 bytes (bf16 gradients)
+    h100 = ak.chips.get("H100")
+    ratios = training.communication_ratios("llama-3-70b", h100, [1, 8, 64, 1024],
+                                           batch_tokens=4e6, mfu=0.4, network="infiniband")
+    assert ratios[1] == 0.0  # one chip: no all-reduce
+    for n in (8, 64, 1024):
+        bandwidth = h100.interconnect_bytes_per_second if n <= 8 else 100e9
+        expected = (n - 1) * 2 * h100.peak_flops("bf16") * 0.4 / (2 * bandwidth * 4e6)
+        assert ratios[n] == pytest.approx(expected, rel=1e-12)
+
+
+def test_compare_published_uses_the_most_direct_reported_unit() -> None:
+    by_name = {r.name: training.compare_published(r) for r in training.PUBLISHED_RUNS}
+    llama = by_name["Llama 3.1 405B on 16k H100"]
+    params = ak.models.get("llama-3.1-405b").params
+    hours = 6 * params * 15.6e12 / (989e12 * 0.40) / 3600  # chip-hours, compute only
+    assert llama.unit == "million chip-hours"
+    assert llama.ours == pytest.approx(hours / 1e6) and llama.reported == pytest.approx(30.84)
+    assert llama.ratio == pytest.approx(30.84e6 / hours)
+    gpt3 = by_name["GPT-3 175B"]
+    assert gpt3.unit == "FLOPs" and gpt3.reported == 3.14e23
+    assert gpt3.ours == pytest.approx(6 * ak.models.get("gpt-3-175b").params * 300e9)
+    book = training.compare_published(0)
+    assert book.unit == "days" and book.reported == 44.0 and book.ours == pytest.approx(45, abs=1)
+    assert book == by_name[training.PUBLISHED_RUNS[0].name]
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: training.network_bandwidth("H100", 16, "ethernet"), ValueError, "network"),
+    (lambda: training.network_bandwidth("H100", 0), ValueError, "n_chips"),
+    (lambda: training.network_bandwidth("H900", 16), ValueError, "chip"),
+    (lambda: training.communication_ratios("llama-3-8b", "H100", [], batch_tokens=1e6),
+     TypeError, "n_chips"),
+    (lambda: training.communication_ratios("llama-3-8b", "H100", [8, -1], batch_tokens=1e6),
+     ValueError, r"n_chips\[1\]"),
+    (lambda: training.compare_published(99), ValueError, "run"),
+    (lambda: training.compare_published("GPT-3 175B"), TypeError, "run"),
+    (lambda: training.compare_published(True), TypeError, "run"),
+])
+def test_bad_input_to_the_run_helpers_is_refused_by_name(call, error, match) -> None:
+    with pytest.raises(error, match=match):
+        call()

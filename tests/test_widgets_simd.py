@@ -9,7 +9,8 @@ from accelkit.simd import SIMDMachine
 from accelkit.workloads import Branchy
 from accelkit.widgets import (divergence_lab, simd_quiz, simd_worked_problem, tensor_core_lab,
                               warp_lab)
-from accelkit.widgets.simd import ELEMENTS, access_pattern_indices
+from accelkit.simd import access_pattern_indices
+from accelkit.widgets.simd import ELEMENTS
 
 
 def test_warp_lab_follows_warps_lanes_and_pattern():
@@ -73,10 +74,10 @@ def test_tensor_core_lab_speedup_and_promise_from_engine():
 def test_worked_problem_hides_then_shows_the_engine_numbers():
     w = simd_worked_problem()
     run = SIMDMachine(tensor_core=(16, 8, 16)).estimate(M=1024, N=1024, K=1024)
-    assert f"{run.memory_cycles:,}" not in w.html.value
-    w.controls["show"].value = True
-    assert f"{run.memory_cycles:,}" in w.html.value and "64×" in w.html.value
-    assert w.view.result["tensor_core"] == run
+    assert f"{run.memory_cycles:,}" not in w.question and not w.answer_html.value
+    text = w.reveal()
+    assert f"{run.memory_cycles:,}" in text and "64×" in text and w.revealed
+    assert f"{run.issue_cycles:,}" in text
 
 
 def test_quiz_right_and_wrong():

@@ -14,7 +14,7 @@ import ipywidgets as W
 from matplotlib.ticker import FuncFormatter
 
 from accelkit import chips, scenarios
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure
 from accelkit.widgets._worked import WorkedProblem
 
@@ -101,10 +101,10 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             controls["mfu"].value = s.mfu
             if s.latency_ms is not None:
                 controls["latency_ms"].value = s.latency_ms
-        # Knobs a scenario ignores are greyed out (scenarios.evaluate documents which apply).
-        controls["mfu"].disabled = s.kind != "train"
-        controls["latency_ms"].disabled = s.kind != "serve"
-        controls["batch"].disabled = s.kind == "train"
+        # Knobs a scenario ignores are greyed out (scenarios.knobs_for says which it uses).
+        used = scenarios.knobs_for(s)
+        for name in ("mfu", "latency_ms", "batch"):
+            controls[name].disabled = name not in used
 
     # One bar chart, built once; renders only change heights (new axes cost ~30 ms).
     figure = new_figure(6.6, 2.7, margins={"top": 0.84})
@@ -118,14 +118,10 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
 
     def render(v: dict) -> View:
         s = scenarios.get(v["scenario"])
-        knobs = {"n_chips": None if v["n_chips"] == _AUTO else v["n_chips"],
-                 "precision": v["precision"], "price_source": v["price"]}
-        if s.kind == "train":
-            knobs["mfu"] = v["mfu"]
-        else:
-            knobs["batch"] = v["batch"]
-        if s.kind == "serve" and s.latency_ms is not None:
-            knobs["latency_ms"] = v["latency_ms"]
+        knobs = scenarios.select_knobs(s, {
+            "n_chips": None if v["n_chips"] == _AUTO else v["n_chips"], "batch": v["batch"],
+            "precision": v["precision"], "mfu": v["mfu"], "latency_ms": v["latency_ms"],
+            "price_source": v["price"]})
         rows = scenarios.compare(s, **knobs)
         done = [r for r in rows if isinstance(r, scenarios.Outcome)]
         read = METRICS[v["metric"]]

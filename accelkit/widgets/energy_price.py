@@ -13,7 +13,7 @@ import ipywidgets as W
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
 from accelkit import chips, energy, price
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
@@ -115,15 +115,6 @@ def _simd_machines() -> dict[str, SIMDMachine]:
                                    SIMDMachine(tensor_core=(4, 4, 4)))))
 
 
-def _with_dram_floor(run) -> SimpleNamespace:
-    """The systolic engine models the array and its on-chip buffers, not HBM: give its run the
-    least DRAM traffic any machine pays (A and B read once, C written once) so the comparison with
-    the SIMD kernels, whose DRAM traffic is counted, is not tilted. Labelled as an assumption."""
-    return SimpleNamespace(macs=run.macs, sram_reads=run.sram_reads, sram_writes=run.sram_writes,
-                           dram_reads={"A": run.M * run.K, "B": run.K * run.N},
-                           dram_writes={"C": run.M * run.N})
-
-
 def reuse_energy() -> Explorer:
     """The same GEMM costed on a systolic array and on three SIMD kernels: picojoules per useful
     MAC, split into arithmetic, SRAM and DRAM (``accelkit.energy.of_run`` on each engine run)."""
@@ -160,7 +151,7 @@ def reuse_energy() -> Explorer:
     def render(values: dict) -> View:
         n, side, dataflow = values["n"], values["side"], values["dataflow"]
         run = SystolicArray(side, side, dataflow).estimate(M=n, N=n, K=n)
-        costed = energy.of_run(_with_dram_floor(run) if values["dram_floor"] else run)
+        costed = energy.of_run(energy.with_dram_floor(run) if values["dram_floor"] else run)
         bars = [costed, *(simd[n][name] for name in _SIMD_LABELS)]
         left = [0.0] * len(bars)
         for (_, field, _), segment in zip(parts, segments):

@@ -1,93 +1,29 @@
 """Lesson 09's widgets: the same work on the toy GPU and the toy TPU, and on real chips' rooflines.
 
-Every number comes from :mod:`accelkit.workloads` (operations, machines, :func:`compare`) and
-:mod:`accelkit.roofline`; this module only gathers inputs and draws. Presentation detail: runs
-are memoised per (operation, the machine knobs that operation uses), so a control that changes
-only the matrix unit re-runs only the matmuls; the per-workload :class:`Comparison` is then
-assembled by :func:`accelkit.workloads.compare_runs`, as :func:`~accelkit.workloads.compare` does
-(a test checks they are equal).
+Every number comes from :mod:`accelkit.flexibility` (the lab's machines, memoised comparisons,
+the mix's operations, the roofline pair, the Amdahl presets), :mod:`accelkit.workloads` and
+:mod:`accelkit.roofline`; this module only gathers inputs and draws.
 """
 
 from __future__ import annotations
-
-from functools import lru_cache
 
 import ipywidgets as W
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 from accelkit import roofline
-from accelkit.quiz import MultipleChoice, multiple_choice
-from accelkit.simd import SIMDMachine
-from accelkit.systolic import SystolicArray
-from accelkit.workloads import (WORKLOADS, Branchy, Comparison, Gather, Matmul, SparseMatmul,
-                                TPUStyleMachine, compare, compare_runs)
+from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
+                                  recurrent_batch_sweep, roofline_pair, with_side_instructions)
+from accelkit.workloads import WORKLOADS, Comparison
 from accelkit.widgets._base import Explorer, View, new_figure, table_html
+from accelkit.widgets._worked import WorkedProblem
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
 __all__ = ["flexibility_lab", "mix_builder", "gather_vs_matmul_roofline", "flexibility_quiz",
            "flexibility_worked_problem"]
 
 _STYLE = {"description_width": "initial"}
-TENSOR_CORES = {"none (toy default)": None, "4×4×4": (4, 4, 4), "16×8×16": (16, 8, 16)}
 _SIDES = (4, 16, 64, 256)
-_MATRIX_KINDS = ("matmul", "sparse_matmul")
-#: Toy default memory parallelism: 4 cores × 8 warps on the GPU, 32 transactions on the TPU.
-_DEFAULT_WARPS = 8
-
-
-@lru_cache(maxsize=16)
-def gpu_machine(tensor_core: str = "none (toy default)", warps_per_core: int = _DEFAULT_WARPS
-                ) -> SIMDMachine:
-    """The default toy GPU with a named tensor core and memory parallelism."""
-    return SIMDMachine(tensor_core=TENSOR_CORES[tensor_core], warps_per_core=warps_per_core)
-
-
-@lru_cache(maxsize=16)
-def tpu_machine(double_buffer: bool = False, memory_in_flight: int = 4 * _DEFAULT_WARPS
-                ) -> TPUStyleMachine:
-    """The default toy TPU, optionally double-buffering weights, with memory parallelism."""
-    array = SystolicArray(rows=16, cols=16, dataflow="ws", double_buffer=double_buffer)
-    return TPUStyleMachine(array, memory_in_flight=memory_in_flight)
-
-
-def _gpu_run(op, tensor_core: str, warps: int):
-    # Vector kernels never touch the tensor core: key them without it (tests check equality),
-    # so flipping the tensor core re-runs only the matrix operations.
-    tc = tensor_core if op.kind in _MATRIX_KINDS else "none (toy default)"
-    return _gpu_run_keyed(op, tc, warps)
-
-
-@lru_cache(maxsize=512)
-def _gpu_run_keyed(op, tensor_core: str, warps: int):
-    return op.run(gpu_machine(tensor_core, warps))
-
-
-def _tpu_run(op, double_buffer: bool, in_flight: int):
-    # Likewise, weight double-buffering only changes the systolic array's matrix operations.
-    return _tpu_run_keyed(op, double_buffer if op.kind in _MATRIX_KINDS else False, in_flight)
-
-
-@lru_cache(maxsize=512)
-def _tpu_run_keyed(op, double_buffer: bool, in_flight: int):
-    return op.run(tpu_machine(double_buffer, in_flight))
-
-
-def lab_compare(ops: tuple, name: str = "custom", tensor_core: str = "none (toy default)",
-                double_buffer: bool = False, warps_per_core: int = _DEFAULT_WARPS) -> Comparison:
-    """``compare(ops, gpu_machine(...), tpu_machine(...))`` with memoised runs (same result)."""
-    gpu = gpu_machine(tensor_core, warps_per_core)
-    tpu = tpu_machine(double_buffer, 4 * warps_per_core)
-    runs_gpu = [_gpu_run(op, tensor_core, warps_per_core) for op in ops]
-    runs_tpu = [_tpu_run(op, double_buffer, 4 * warps_per_core) for op in ops]
-    return compare_runs(name, ops, gpu, tpu, runs_gpu, runs_tpu)
-
-
-def with_side_instructions(ops: tuple, side: int) -> tuple:
-    """The workload with every branchy operation's sides ``side`` instructions long."""
-    from dataclasses import replace
-
-    return tuple(replace(op, side_instructions=side) if isinstance(op, Branchy) else op
-                 for op in ops)
 
 
 class _RatioBars:
@@ -185,19 +121,6 @@ _BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 _MEMORY = {"toy default (32 in flight)": 8, "generous (256 in flight)": 64}
 
 
-def mix_ops(batch: int = 4, taken_fraction: float = 0.5, side_instructions: int = 64,
-            density: float = 0.1, embedding_dim: int = 16) -> tuple:
-    """The mix builder's five operations, small enough to run in a widget."""
-    return (
-        Matmul(1024, 1024, 1024, label="dense matmul 1024³"),
-        Matmul(batch, 1024, 256, label=f"recurrent step (batch {batch})"),
-        Gather(20_000, embedding_dim, 256, label=f"embedding gather (dim {embedding_dim})"),
-        Branchy(8192, taken_fraction, side_instructions, label="branchy custom op"),
-        SparseMatmul(256, 256, 256, density=density, block=32,
-                     label=f"sparse matmul ({density:.0%} kept)"),
-    )
-
-
 def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: int = 64,
                 density: float = 0.1, embedding_dim: int = 16, tensor_core: str = "none (toy default)",
                 memory: str = "toy default (32 in flight)") -> Explorer:
@@ -245,9 +168,7 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
         ops = mix_ops(values["batch"], values["taken_fraction"], values["side_instructions"],
                       values["density"], values["embedding_dim"])
         result = lab_compare(ops, "custom", values["tensor_core"], False, warps)
-        batch_sweep = [lab_compare((Matmul(b, 1024, 256),), "custom", values["tensor_core"],
-                                   False, warps).operations[0].tpu_over_gpu_per_area
-                       for b in _BATCHES]
+        batch_sweep = list(recurrent_batch_sweep(_BATCHES, values["tensor_core"], warps).values())
         return result, batch_sweep
 
     # Run now every setting one knob away from the start, and the lesson's 16×8×16 + generous
@@ -275,19 +196,6 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
 
 
 _CHIPS = ("TPU v5e", "TPU v5p", "NVIDIA H100 (SXM)", "NVIDIA B200 (HGX)", "NVIDIA L4")
-
-
-def roofline_pair(chip: str, batch: int, lookups: int = 4096, dim: int = 128,
-                  d_model: int = 4096):
-    """(embedding-bag gather, dense layer) on one chip's roofline, bf16.
-
-    The gather reads ``lookups × dim`` elements once and adds each into a pooled sum (one FLOP
-    per element, no reuse); the dense layer is a ``batch × d_model`` by ``d_model × d_model``
-    matmul."""
-    gather = roofline.elementwise(chip, n_elements=lookups * dim, flops_per_element=1.0,
-                                  reads_per_element=1, writes_per_element=0)
-    dense = roofline.matmul(chip, M=batch, N=d_model, K=d_model)
-    return gather, dense
 
 
 def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H100 (SXM)",
@@ -335,33 +243,23 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
     return Explorer(controls, render, title="Real chips: a gather and a dense layer on the roofline")
 
 
-@lru_cache(maxsize=1)
-def amdahl_numbers() -> dict[str, Comparison]:
-    """The two presets the worked problem uses, on the default machines."""
-    return {name: compare(name) for name in ("recommender_step", "transformer_layer")}
-
-
-def flexibility_worked_problem() -> Explorer:
+def flexibility_worked_problem() -> WorkedProblem:
     """Scaling-book-style worked problem: Amdahl's law caps what a faster matrix unit can buy."""
     numbers = amdahl_numbers()  # computed once, before any button press
     rec, tfm = numbers["recommender_step"], numbers["transformer_layer"]
     question = (
-        "<b>Worked problem.</b> On the default toy TPU the recommender step spends "
+        "On the default toy TPU the recommender step spends "
         f"{rec.tpu_outside_matrix_share:.1%} of its cycles outside the systolic array, the "
         f"transformer layer {tfm.tpu_outside_matrix_share:.1%}. A next-generation TPU makes the "
         "array infinitely fast and changes nothing else. (a) At most how much faster does each "
         "workload run? (b) For the recommender, what should the chip's designers improve "
         "instead? Work it out, then press the button.")
-    controls = {"show": W.ToggleButton(value=False, description="Show the answer",
-                                       button_style="info")}
 
-    def render(values: dict) -> View:
-        if not values["show"]:
-            return View(text=question)
+    def answer() -> str:
         gather = next(r for r in rec.operations if r.kind == "gather")
         pool = next(r for r in rec.operations if r.kind == "reduction")
-        answer = (
-            f"{question}<br><br>(a) Amdahl's law: with the matrix part gone, the time left is the "
+        return (
+            f"(a) Amdahl's law: with the matrix part gone, the time left is the "
             f"share outside it, so the speed-up is at most 1 ÷ that share: recommender "
             f"1 ÷ {rec.tpu_outside_matrix_share:.3f} = <b>{1 / rec.tpu_outside_matrix_share:.2f}×</b>, "
             f"transformer 1 ÷ {tfm.tpu_outside_matrix_share:.3f} = "
@@ -371,9 +269,8 @@ def flexibility_worked_problem() -> Explorer:
             f"memory. Faster gathers need more memory parallelism and a unit built for "
             f"irregular access — which is why TPU v4 added SparseCores for embeddings (Jouppi et "
             f"al., ISCA 2023), and why a GPU's many flexible lanes lose less here.")
-        return View(text=answer, result=numbers)
 
-    return Explorer(controls, render, title="")
+    return WorkedProblem(question, answer)
 
 
 def flexibility_quiz() -> MultipleChoice:

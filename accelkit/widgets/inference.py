@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from accelkit import chips, inference, models, price, roofline, scenarios
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
 from accelkit.widgets._worked import WorkedProblem
 

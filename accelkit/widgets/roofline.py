@@ -11,8 +11,9 @@ from matplotlib.ticker import NullLocator
 
 import accelkit.models as models
 from accelkit import chips, roofline
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["roofline_explorer", "batch_intensity", "ridge_points", "roofline_worked_problem",
            "roofline_quiz"]
@@ -306,45 +307,24 @@ def ridge_points(dtype: str = "bf16") -> Explorer:
     return Explorer(controls, render, title="Ridge points of real chips")
 
 
-def worked_problem_numbers(chip: str = "TPU v5e", d_model: int = 4096,
-                           d_ff: int = 14336) -> dict[str, float]:
-    """The worked problem's numbers, all from the library (shared by the widget and tests)."""
-    the_chip = chips.get(chip)
-    small = roofline.matmul(the_chip, M=8, N=d_ff, K=d_model)
-    big = roofline.matmul(the_chip, M=512, N=d_ff, K=d_model)
-    return {
-        "peak_flops_per_second": the_chip.peak_flops("bf16"),
-        "hbm_bytes_per_second": the_chip.hbm_bytes_per_second,
-        "ridge": the_chip.ridge_flops_per_byte("bf16"),
-        "critical_batch": roofline.critical_batch(the_chip),
-        "intensity_b8": small.arithmetic_intensity, "seconds_b8": small.seconds,
-        "bound_b8": small.bound,
-        "intensity_b512": big.arithmetic_intensity, "seconds_b512": big.seconds,
-        "bound_b512": big.bound,
-    }
-
-
 def roofline_worked_problem(chip: str = "TPU v5e", d_model: int = 4096,
-                            d_ff: int = 14336) -> Explorer:
-    """A scaling-book-style worked problem; press the button to see the answer, computed."""
+                            d_ff: int = 14336) -> WorkedProblem:
+    """A scaling-book-style worked problem; press the button to see the answer, computed with
+    :func:`accelkit.roofline.decode_mlp_numbers`."""
     the_chip = chips.get(chip)
     question = (
-        f"<b>Worked problem.</b> A {_short(the_chip.name)} does "
+        f"A {_short(the_chip.name)} does "
         f"{si(the_chip.peak_flops('bf16'), 'FLOP/s')} in bf16 and reads HBM at "
         f"{si(the_chip.hbm_bytes_per_second, 'B/s')}. One decode step multiplies a batch of B "
         f"token vectors [B, {d_model:,}] by an MLP weight [{d_model:,}, {d_ff:,}], in bf16. "
         "(a) What is the chip's ridge point? (b) About what B makes the step compute-bound? "
         "(c) How long does the matmul take at B = 8 and at B = 512, and what bounds each? "
         "Work it out, then press the button.")
-    controls = {"show": W.ToggleButton(value=False, description="Show the answer",
-                                       button_style="info")}
 
-    def render(values: dict) -> View:
-        if not values["show"]:
-            return View(text=question)
-        n = worked_problem_numbers(chip, d_model, d_ff)
-        answer = (
-            f"{question}<br><br>(a) ridge = {si(n['peak_flops_per_second'], 'FLOP/s')} ÷ "
+    def answer() -> str:
+        n = roofline.decode_mlp_numbers(chip, d_model, d_ff)
+        return (
+            f"(a) ridge = {si(n['peak_flops_per_second'], 'FLOP/s')} ÷ "
             f"{si(n['hbm_bytes_per_second'], 'B/s')} = <b>{n['ridge']:,.0f} FLOPs/byte</b>.<br>"
             f"(b) FLOPs 2·B·D·F; bytes ≈ 2·D·F (the bf16 weight dominates while B ≪ D, F), so "
             f"intensity ≈ B and the step turns compute-bound near "
@@ -356,9 +336,8 @@ def roofline_worked_problem(chip: str = "TPU v5e", d_model: int = 4096,
             f"<b>{si(n['seconds_b512'], 's')}</b>. 64× the tokens for "
             f"{n['seconds_b512'] / n['seconds_b8']:.1f}× the time: batching decode is almost "
             "free until the ridge.")
-        return View(text=answer, result=n)
 
-    return Explorer(controls, render, title="")
+    return WorkedProblem(question, answer)
 
 
 def roofline_quiz() -> MultipleChoice:

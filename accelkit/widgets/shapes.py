@@ -1,8 +1,8 @@
 """Lesson 04's widgets: folds, padding, fill and drain, and utilization as a map.
 
-Every number comes from :meth:`accelkit.systolic.SystolicArray.estimate` and
-:meth:`accelkit.simd.SIMDMachine.estimate`; this module only chooses what to ask for and draws
-it. Sweeps that do not depend on a control are computed once and cached.
+Every number comes from :mod:`accelkit.utilization` (shares of cell-cycles, sweeps over shapes)
+and :meth:`accelkit.systolic.SystolicArray.estimate`; this module only chooses what to ask for
+and draws it. Sweeps that do not depend on a control are computed once and cached.
 """
 
 from __future__ import annotations
@@ -11,11 +11,13 @@ from __future__ import annotations
 import ipywidgets as W
 import numpy as np
 
-from accelkit.quiz import MultipleChoice, multiple_choice
-from accelkit.simd import SIMDMachine
-from accelkit.systolic import DATAFLOW_NAMES, MAPPING, SystolicArray, SystolicRun
+from accelkit.systolic import DATAFLOW_NAMES, MAPPING, SystolicArray
+from accelkit.utilization import (LINE_SIZES, MAP_SIZES, TENSOR_CORE, TOKENS, cell_cycles,
+                                   smallest_M_reaching, tile_curves, utilization_grid,
+                                   utilization_line)
 from accelkit.widgets._base import Explorer, View, freeze_background, new_figure, table_html
 from accelkit.widgets._worked import WorkedProblem
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
 __all__ = ["fold_explorer", "utilization_map", "tile_comparison", "shapes_quiz",
            "shapes_worked_problem"]
@@ -26,17 +28,6 @@ _STYLE = {"description_width": "initial"}
 MAPPED = {flow: (rows, cols) for flow, (rows, cols, _) in MAPPING.items()}
 STREAMED = {flow: streamed for flow, (_, _, streamed) in MAPPING.items()}
 _USEFUL, _PADDING, _IDLE = "#2e7d32", "#e57373", "#ffcc80"
-
-
-def cell_cycles(run: SystolicRun) -> dict[str, float]:
-    """Where an array's cell-cycles (rows · cols · cycles) went, as shares that sum to 1:
-    ``useful`` MACs, ``padding`` (cells a fold leaves unmapped) and ``load, fill and drain``
-    (mapped cells waiting for data). Exact without double buffering; with it, padding is
-    weighted by the average fold."""
-    total = run.rows * run.cols * run.cycles
-    useful = run.macs / total
-    padding = 1.0 - run.mapping_efficiency
-    return {"useful": useful, "padding": padding, "load, fill and drain": 1.0 - useful - padding}
 
 
 # --------------------------------------------------------------------------------------------
@@ -132,25 +123,6 @@ def fold_explorer() -> Explorer:
 # Utilization as a map over M × N
 # --------------------------------------------------------------------------------------------
 
-#: The map's grid: M and N every 16 up to 384 (three 128-wide arrays), 24 × 24 estimates.
-MAP_SIZES = np.arange(16, 385, 16)
-#: The line beside it: every N from 1 to 384, so the drop just past each multiple shows.
-LINE_SIZES = np.arange(1, 385)
-
-
-def utilization_grid(side: int, K: int, dataflow: str) -> np.ndarray:
-    """Utilization over the map's grid (rows: M in MAP_SIZES, columns: N in MAP_SIZES)."""
-    array = SystolicArray(side, side, dataflow)
-    return np.array([[array.estimate(M=int(m), N=int(n), K=K).utilization for n in MAP_SIZES]
-                     for m in MAP_SIZES])
-
-
-def utilization_line(side: int, K: int, dataflow: str, M: int) -> np.ndarray:
-    """Utilization for every N in LINE_SIZES at fixed M and K."""
-    array = SystolicArray(side, side, dataflow)
-    return np.array([array.estimate(M=M, N=int(n), K=K).utilization for n in LINE_SIZES])
-
-
 def utilization_map() -> Explorer:
     """A heatmap of utilization over M × N (fixed K) for one array, with your (M, N) marked, and
     beside it utilization against N at your M, one value per N, to show the 129 cliff."""
@@ -232,30 +204,6 @@ def utilization_map() -> Explorer:
 # Small tiles (a GPU's tensor cores) against one big array
 # --------------------------------------------------------------------------------------------
 
-TOKENS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
-#: A tensor-core-like tile: a 16×8×16 MMA, one MMA per warp per 16×16 thread-block tile, so the
-#: padding granularity is 16 (thread_tile=1, tile=16).
-TENSOR_CORE = dict(tensor_core=(16, 8, 16), thread_tile=1, tile=16)
-
-
-def tile_curves(width: int) -> dict[str, list[float]]:
-    """Useful shares for M in TOKENS against a width×width layer (N = K = width)."""
-    gpu = SIMDMachine(**TENSOR_CORE)
-    mxu = SystolicArray(128, 128, "ws")
-    mxu_db = SystolicArray(128, 128, "ws", double_buffer=True)
-    tile = SystolicArray(128, 128, "os")
-    return {
-        "16×16 tensor-core tiles (padding only)":
-            [gpu.estimate(M=m, N=width, K=width).lane_utilization for m in TOKENS],
-        "128×128 tile (padding only)":
-            [tile.estimate(M=m, N=width, K=width).mapping_efficiency for m in TOKENS],
-        "128×128 ws MXU (load, fill, drain too)":
-            [mxu.estimate(M=m, N=width, K=width).utilization for m in TOKENS],
-        "128×128 ws MXU, double-buffered":
-            [mxu_db.estimate(M=m, N=width, K=width).utilization for m in TOKENS],
-    }
-
-
 def tile_comparison() -> Explorer:
     """How much of a matrix unit does useful work as the token count M grows, for small GPU-like
     tiles and for one 128×128 array, multiplying by a width×width weight matrix."""
@@ -329,26 +277,14 @@ def shapes_quiz() -> MultipleChoice:
         ])
 
 
-def _smallest_M_reaching(target: float, array: SystolicArray, width: int, limit: int = 4096) -> int:
-    """The smallest M with utilization >= target (utilization grows with M in ws)."""
-    low, high = 1, limit
-    while low < high:
-        mid = (low + high) // 2
-        if array.estimate(M=mid, N=width, K=width).utilization >= target:
-            high = mid
-        else:
-            low = mid + 1
-    return low
-
-
 def shapes_worked_problem(width: int = 4096, side: int = 128) -> WorkedProblem:
     """Batch-1 decode on a big array, and the batch that fills it."""
     def answer() -> str:
         plain = SystolicArray(side, side, "ws")
         buffered = SystolicArray(side, side, "ws", double_buffer=True)
         one = plain.estimate(M=1, N=width, K=width)
-        half = _smallest_M_reaching(0.5, plain, width)
-        half_db = _smallest_M_reaching(0.5, buffered, width)
+        half = smallest_M_reaching(0.5, plain, width)
+        half_db = smallest_M_reaching(0.5, buffered, width)
         odd = plain.estimate(M=half, N=width + 1, K=width)
         even = plain.estimate(M=half, N=width, K=width)
         per_fold = one.cycles // one.folds

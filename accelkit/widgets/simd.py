@@ -13,17 +13,18 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from accelkit.quiz import MultipleChoice, multiple_choice
-from accelkit.simd import SIMDMachine, SIMDRun
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
+from accelkit.simd import PATTERN_ELEMENTS, SIMDMachine, SIMDRun, access_pattern_indices
 from accelkit.workloads import Branchy
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["warp_lab", "divergence_lab", "tensor_core_lab", "simd_quiz", "simd_worked_problem"]
 
 _STYLE = {"description_width": "initial"}
 
 #: Elements per kernel launch in the lesson's small experiments: 128 warps of 32 lanes.
-ELEMENTS = 4096
+ELEMENTS = PATTERN_ELEMENTS
 
 #: Kernels of the warp lab: one elementwise op and one indexed load in four access patterns.
 KERNELS = ("GELU, coalesced", "load, coalesced", "load, stride 2", "load, stride 8", "load, random")
@@ -66,22 +67,6 @@ def _fit_log_y(ax, values) -> None:
     low, high = float(logs.min()), float(logs.max())
     pad = max(0.05 * (high - low), 0.05)
     ax.set_ylim(10 ** (low - pad), 10 ** (high + pad))
-
-
-def access_pattern_indices(pattern: str, n: int = ELEMENTS, seed: int = 0) -> np.ndarray:
-    """Element indices thread t reads for a named pattern: ``"coalesced"`` (t), ``"stride s"``
-    (s·t) or ``"random"`` (seeded, over the same span as stride 8).
-
-    Raises:
-        ValueError: an unknown pattern.
-    """
-    if pattern == "coalesced":
-        return np.arange(n, dtype=np.int64)
-    if pattern.startswith("stride "):
-        return np.arange(n, dtype=np.int64) * int(pattern.split()[1])
-    if pattern == "random":
-        return np.random.default_rng(seed).integers(0, 8 * n, n)
-    raise ValueError(f"pattern must be 'coalesced', 'stride <s>' or 'random', got {pattern!r}")
 
 
 def _kernel_run(kernel: str, machine: SIMDMachine) -> SIMDRun:
@@ -225,7 +210,7 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
     return Explorer(controls, render, title="Branch divergence: both sides under a mask")
 
 
-def matmul_kernel_machine(kernel: str, warps_per_core: int = 8) -> SIMDMachine:
+def _matmul_kernel_machine(kernel: str, warps_per_core: int = 8) -> SIMDMachine:
     """The default toy GPU running one of :data:`MATMUL_KERNELS`."""
     shared, tile = MATMUL_KERNELS[kernel]
     return SIMDMachine(warps_per_core=warps_per_core, shared_memory=shared, tensor_core=tile)
@@ -233,7 +218,7 @@ def matmul_kernel_machine(kernel: str, warps_per_core: int = 8) -> SIMDMachine:
 
 @lru_cache(maxsize=8)
 def _matmul_sweep(warps_per_core: int) -> dict[str, tuple[SIMDRun, ...]]:
-    return {k: tuple(matmul_kernel_machine(k, warps_per_core).estimate(M=n, N=n, K=n)
+    return {k: tuple(_matmul_kernel_machine(k, warps_per_core).estimate(M=n, N=n, K=n)
                      for n in _SIZES) for k in MATMUL_KERNELS}
 
 
@@ -277,7 +262,7 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
         i = _SIZES.index(values["size"])
         run = sweep[values["kernel"]][i]
         simd = sweep["tiled SIMD (shared memory)"][i]
-        machine = matmul_kernel_machine(values["kernel"], values["warps_per_core"])
+        machine = _matmul_kernel_machine(values["kernel"], values["warps_per_core"])
         promise = machine.peak_macs_per_cycle / SIMDMachine().peak_macs_per_cycle
         for (k, runs), cyc, reads, key in zip(sweep.items(), cycle_lines, read_lines,
                                               legend.legend_handles):
@@ -303,28 +288,24 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
     return Explorer(controls, render, title="Matmul kernels: naive, tiled, tensor core")
 
 
-def simd_worked_problem(size: int = 1024) -> Explorer:
+def simd_worked_problem(size: int = 1024) -> WorkedProblem:
     """Scaling-book-style worked problem: why a 64× tensor core gives a few × on the toy GPU."""
     base = SIMDMachine()
     tc = SIMDMachine(tensor_core=(16, 8, 16))
     question = (
-        f"<b>Worked problem.</b> The default toy GPU has {base.cores} cores × {base.lanes} lanes. "
+        f"The default toy GPU has {base.cores} cores × {base.lanes} lanes. "
         f"Give each core a 16×8×16 tensor core and multiply two {size}×{size} matrices. "
         "(a) How many MACs does one MMA instruction do, against one SIMD FMA instruction: what "
         "speed-up does the unit promise? (b) Which bound holds with the unit on: instruction "
         "issue or memory? (c) What speed-up do you get, and what caps it? Work it out, then press "
         "the button.")
-    controls = {"show": W.ToggleButton(value=False, description="Show the answer",
-                                       button_style="info")}
 
-    def render(values: dict) -> View:
-        if not values["show"]:
-            return View(text=question)
+    def answer() -> str:
         simd, run = base.estimate(M=size, N=size, K=size), tc.estimate(M=size, N=size, K=size)
         promise = tc.peak_macs_per_cycle / base.peak_macs_per_cycle
         latency = tc.memory_latency_cycles
-        answer = (
-            f"{question}<br><br>(a) 16·8·16 = {16 * 8 * 16:,} MACs per MMA against {base.lanes} "
+        return (
+            f"(a) 16·8·16 = {16 * 8 * 16:,} MACs per MMA against {base.lanes} "
             f"per FMA: the unit promises <b>{promise:g}×</b>.<br>"
             f"(b) With it, issue takes {run.issue_cycles:,} cycles but memory "
             f"{run.memory_cycles:,}: <b>memory</b> sets the pace. Memory cycles are "
@@ -336,9 +317,8 @@ def simd_worked_problem(size: int = 1024) -> Explorer:
             f"{simd.cycles / run.memory_cycles:.1f}× slower than that memory floor. To get more, "
             f"a real GPU keeps more bytes in flight and reuses each loaded tile more (larger "
             f"tiles), which is why its memory system grew with its tensor cores.")
-        return View(text=answer, result={"simd": simd, "tensor_core": run, "promise": promise})
 
-    return Explorer(controls, render, title="")
+    return WorkedProblem(question, answer)
 
 
 def simd_quiz() -> MultipleChoice:

@@ -52,7 +52,7 @@ def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
 
 def start_quiz():
     """Lesson 00's check-yourself question."""
-    from accelkit.quiz import multiple_choice
+    from accelkit.widgets.quiz import multiple_choice
 
     return multiple_choice(
         "You moved the slider from 256 down to 2. Why did the array's utilization fall?",

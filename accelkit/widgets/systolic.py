@@ -17,7 +17,7 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
 
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray, SystolicRun
 from accelkit.widgets._base import DPI, Explorer, View, freeze_background, new_figure, table_html

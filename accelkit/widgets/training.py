@@ -14,8 +14,8 @@ import ipywidgets as W
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
 from accelkit import chips, models, price, training
-from accelkit.training import INFINIBAND_BYTES_PER_SECOND, PUBLISHED_RUNS, PublishedRun
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.training import PUBLISHED_RUNS
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
 from accelkit.widgets._worked import WorkedProblem
 
@@ -39,15 +39,6 @@ def _log_ticks(axis, ticks: list[float], labels: list[str]) -> None:
     axis.set_major_locator(FixedLocator(ticks))
     axis.set_major_formatter(FixedFormatter(labels))
     axis.set_minor_locator(NullLocator())
-
-
-def _network_bandwidth(chip: chips.Chip, n_chips: int, network: str) -> float | None:
-    """The all-reduce bandwidth to pass to ``training.estimate``: the catalog's interconnect inside
-    the chip's domain (ICI pod, NVLink node); beyond a GPU's NVLink domain, InfiniBand if asked."""
-    beyond = chip.max_domain_chips is not None and n_chips > chip.max_domain_chips
-    if network == "infiniband" and chip.kind == "gpu" and beyond:
-        return INFINIBAND_BYTES_PER_SECOND
-    return None
 
 
 # -- 1. plan a run ------------------------------------------------------------------------------
@@ -89,7 +80,7 @@ def training_planner() -> Explorer:
         est = training.estimate(
             model=values["model"], tokens=values["tokens"], chip=chip, n_chips=n,
             mfu=values["mfu"], batch_tokens=values["batch"],
-            interconnect_bytes_per_second=_network_bandwidth(chip, n, values["network"]))
+            interconnect_bytes_per_second=training.network_bandwidth(chip, n, values["network"]))
         days = [est.compute_seconds / training.SECONDS_PER_DAY,
                 est.communication_seconds / training.SECONDS_PER_DAY]
         for bar, text, value in zip(bars, labels, days):
@@ -112,7 +103,7 @@ def training_planner() -> Explorer:
         if est.critical_tokens_per_chip is not None:
             rows.append(("tokens per chip per step / critical",
                          f"{est.tokens_per_chip:,.0f} / {est.critical_tokens_per_chip:,.0f}"))
-        bandwidth = _network_bandwidth(chip, n, values["network"])
+        bandwidth = training.network_bandwidth(chip, n, values["network"])
         shown = [note for note in est.notes if note.kind == "does_not_fit"
                  or (note.kind == "beyond_domain" and bandwidth is None)]
         if bandwidth is not None:
@@ -163,13 +154,10 @@ def communication_explorer() -> Explorer:
     def render(values: dict) -> View:
         ratios, crossing = {}, {}
         for name, (chip, network, _) in systems.items():
-            series = []
-            for n in counts:
-                est = training.estimate(
-                    model=values["model"], tokens=values["batch"], chip=chip, n_chips=n,
-                    mfu=values["mfu"], batch_tokens=values["batch"],
-                    interconnect_bytes_per_second=_network_bandwidth(chip, n, network))
-                series.append(est.allreduce_seconds_per_step / est.backward_seconds_per_step)
+            by_count = training.communication_ratios(
+                values["model"], chip, counts, batch_tokens=values["batch"], mfu=values["mfu"],
+                network=network)
+            series = list(by_count.values())
             lines[name].set_ydata(series)
             ratios[name] = dict(zip(counts, series))
             crossing[name] = next((n for n, r in zip(counts, series) if r > 1), None)
@@ -186,18 +174,13 @@ def communication_explorer() -> Explorer:
 
 # -- 3. published runs --------------------------------------------------------------------------
 
-def _estimate_run(run: PublishedRun) -> training.TrainingEstimate:
-    return training.estimate(model=run.model, tokens=run.tokens, chip=run.chip,
-                             n_chips=run.n_chips, mfu=run.mfu)
-
-
 def published_runs() -> Explorer:
     """Pick a published run: its stated inputs go into ``training.estimate``; the chart puts our
     compute-only figure beside the one its authors reported."""
     controls = {"run": W.Dropdown(options=[(r.name, i) for i, r in enumerate(PUBLISHED_RUNS)],
                                   value=1, description="published run", style=_STYLE,
                                   layout=W.Layout(width="420px"))}
-    estimates = [_estimate_run(r) for r in PUBLISHED_RUNS]
+    comparisons = [training.compare_published(r) for r in PUBLISHED_RUNS]
     figure = _frame(6.4, 2.4, left=0.3)
     ax = figure.add_subplot()
     bars = ax.barh(["ours: compute only", "reported"], [1.0, 1.0], color=["#1565c0", "#ef6c00"])
@@ -206,20 +189,16 @@ def published_runs() -> Explorer:
     title = ax.set_title("")
 
     def render(values: dict) -> View:
-        run, est = PUBLISHED_RUNS[values["run"]], estimates[values["run"]]
-        if run.reported_chip_hours is not None:
-            ours, theirs, unit = est.chip_hours / 1e6, run.reported_chip_hours / 1e6, "million chip-hours"
-        elif run.reported_days is not None:
-            ours, theirs, unit = est.days, run.reported_days, "days"
-        else:
-            ours, theirs, unit = est.flops, run.reported_flops, "FLOPs"
+        result = comparisons[values["run"]]
+        run, est = result.run, result.estimate
+        ours, theirs, unit = result.ours, result.reported, result.unit
         for bar, text, value in zip(bars, labels, (ours, theirs)):
             bar.set_width(value)
             text.set_x(value)
             text.set_text(f" {value:,.3g}")
         ax.set_xlim(0, max(ours, theirs) * 1.3)
         ax.set_xlabel(unit)
-        title.set_text(f"{run.name}: reported ÷ ours = {theirs / ours:.2f}")
+        title.set_text(f"{run.name}: reported ÷ ours = {result.ratio:.2f}")
         rows = [("inputs", f"{run.model}, {run.tokens:.3g} tokens, {run.n_chips:,} × "
                            f"{est.chip}, MFU {run.mfu:.0%}"),
                 ("FLOPs: ours / reported", f"{est.flops:.3g} / "
@@ -229,8 +208,6 @@ def published_runs() -> Explorer:
                 ("reported", f"{theirs:,.3g} {unit}"),
                 ("why they differ", run.note),
                 ("inputs from", run.inputs_source), ("reported figure from", run.reported_source)]
-        result = SimpleNamespace(run=run, estimate=est, ours=ours, reported=theirs, unit=unit,
-                                 ratio=theirs / ours)
         return View(figure=figure, text=table_html(rows), result=result)
 
     return Explorer(controls, render, title="Published training runs against the model", columns=1)

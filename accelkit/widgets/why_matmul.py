@@ -9,9 +9,10 @@ from __future__ import annotations
 import ipywidgets as W
 
 import accelkit.models as models
-from accelkit.quiz import MultipleChoice, multiple_choice
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["where_flops_go", "all_models_share", "why_matmul_worked_problem", "why_matmul_quiz"]
 
@@ -177,41 +178,21 @@ def all_models_share(batch: int = 1) -> Explorer:
     return Explorer(controls, render, title="Matrix products in every model")
 
 
-def worked_problem_numbers(name: str = "llama-3-8b") -> dict[str, float]:
-    """The worked problem's numbers, all from the library (shared by the widget and the tests)."""
-    model = models.get(name)
-    tokens = model.seq_len
-    ops = model.operations(batch=1, seq_len=tokens, phase="forward")
-    embedding_params = model.vocab * model.d_model  # looked up, not multiplied
-    return {
-        "tokens": tokens,
-        "params": model.params,
-        "rule_of_thumb_flops": 2.0 * model.params * tokens,
-        "library_flops": model.flops(batch=1, seq_len=tokens, phase="forward"),
-        "attention_fraction": models.kind_share(ops, "attention").flops_fraction,
-        "embedding_params": embedding_params,
-        "embedding_flops_in_rule": 2.0 * embedding_params * tokens,
-    }
-
-
-def why_matmul_worked_problem(name: str = "llama-3-8b") -> Explorer:
-    """A scaling-book-style worked problem; press the button to see the answer, computed."""
+def why_matmul_worked_problem(name: str = "llama-3-8b") -> WorkedProblem:
+    """A scaling-book-style worked problem; press the button to see the answer, computed with
+    :func:`accelkit.models.rule_of_thumb`."""
     model = models.get(name)
     question = (
-        f"<b>Worked problem.</b> {model.display_name} has {si(model.params, '', 3)} parameters. "
+        f"{model.display_name} has {si(model.params, '', 3)} parameters. "
         f"One forward pass over a single {model.seq_len:,}-token sequence: (a) estimate its "
         "FLOPs with the rule of thumb 2 × parameters × tokens; (b) compare with the library's "
         "count; (c) explain the gap. Work it out, then press the button.")
-    controls = {"show": W.ToggleButton(value=False, description="Show the answer",
-                                       button_style="info")}
 
-    def render(values: dict) -> View:
-        if not values["show"]:
-            return View(text=question)
-        n = worked_problem_numbers(name)
+    def answer() -> str:
+        n = models.rule_of_thumb(name)
         gap = n["library_flops"] / n["rule_of_thumb_flops"] - 1
-        answer = (
-            f"{question}<br><br>(a) 2 × {si(n['params'], '', 3)} × {n['tokens']:,} = "
+        return (
+            f"(a) 2 × {si(n['params'], '', 3)} × {n['tokens']:,} = "
             f"<b>{si(n['rule_of_thumb_flops'], 'FLOP')}</b>.<br>"
             f"(b) The library counts <b>{si(n['library_flops'], 'FLOP')}</b>, {gap:+.1%}.<br>"
             f"(c) Two corrections pull in opposite directions. Attention's QKᵀ and A·V have no "
@@ -220,9 +201,8 @@ def why_matmul_worked_problem(name: str = "llama-3-8b") -> Explorer:
             f"lookup, not a matmul, so the rule over-counts "
             f"{si(n['embedding_flops_in_rule'], 'FLOP')}. At longer sequences attention grows "
             f"as tokens², and the rule falls further behind.")
-        return View(text=answer, result=n)
 
-    return Explorer(controls, render, title="")
+    return WorkedProblem(question, answer)
 
 
 def why_matmul_quiz() -> MultipleChoice:

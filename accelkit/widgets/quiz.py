@@ -14,18 +14,45 @@ from collections.abc import Sequence
 
 from accelkit import _validate as check
 
+__all__ = ["MultipleChoice", "multiple_choice"]
+
+
+def _strings(name: str, values: object) -> list[str]:
+    """``values`` as a list of str: TypeError for a non-sequence or a non-str entry."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise TypeError(f"{name} must be a sequence of str, got {type(values).__name__}")
+    items = list(values)
+    for index, item in enumerate(items):
+        if not isinstance(item, str):
+            raise TypeError(f"{name}[{index}] must be a str, got {type(item).__name__} {item!r}")
+    return items
+
 
 class MultipleChoice:
-    """A question with one correct option and a feedback line per option."""
+    """A question with one correct option and a feedback line per option.
+
+    Args:
+        question: the question text (HTML), non-empty.
+        options: at least two option strings.
+        correct: the index of the right option.
+        feedback: one string per option, shown when that option is checked.
+    Raises:
+        TypeError: a non-str question, options or feedback that are not sequences of str, or a
+            non-integer ``correct`` (as :mod:`accelkit._validate`: wrong kind of thing).
+        ValueError: an empty question, fewer than two options, feedback of the wrong length, or
+            ``correct`` out of range (right kind, wrong value).
+    """
 
     def __init__(self, question: str, options: Sequence[str], correct: int,
                  feedback: Sequence[str]):
-        if not isinstance(question, str) or not question.strip():
-            raise TypeError("question must be a non-empty str")
-        options = list(options)
-        if len(options) < 2 or not all(isinstance(o, str) for o in options):
-            raise ValueError("options must be at least two strings")
-        feedback = list(feedback)
+        if not isinstance(question, str):
+            raise TypeError(f"question must be a str, got {type(question).__name__}")
+        if not question.strip():
+            raise ValueError("question must be a non-empty str")
+        options = _strings("options", options)
+        if len(options) < 2:
+            raise ValueError(f"options must hold at least two strings, got {len(options)}")
+        feedback = _strings("feedback", feedback)
         if len(feedback) != len(options):
             raise ValueError(f"feedback must have one entry per option ({len(options)}), "
                              f"got {len(feedback)}")
