@@ -21,7 +21,7 @@ from accelkit.simd import SIMDMachine
 from accelkit.systolic import SystolicArray
 from accelkit.workloads import (Branchy, Comparison, Gather, Matmul, SparseMatmul,
                                 TPUStyleMachine, compare, compare_runs)
-from accelkit.workloads import _OPERATIONS, _check_operation
+from accelkit.workloads import _OPERATIONS
 
 __all__ = ["DEFAULT_WARPS", "TENSOR_CORES", "amdahl_numbers", "gpu_machine", "lab_compare",
            "mix_ops", "recurrent_batch_sweep", "roofline_pair", "tpu_machine",
@@ -125,7 +125,7 @@ def _operations(ops: object) -> tuple:
             raise TypeError(f"ops[{i}] must be an operation "
                             f"({', '.join(c.__name__ for c in _OPERATIONS)}), "
                             f"got {type(op).__name__}")
-        _check_operation(op)
+        # Operations check their own sizes when constructed (workloads.py's __post_init__).
     return ops
 
 
