@@ -168,19 +168,48 @@ class Collective:
 
 # ----------------------------------------------------------------------------- validation
 
+# The common cases (a Chip or a name seen before, a plain float, a plain int) take a fast path so
+# that one collective costs tens of microseconds; anything else goes through _validate, whose
+# messages name the argument and its allowed range.
+
+_SEEN: dict[str, chips.Chip] = {}
+
+
 def _chip(chip: object) -> chips.Chip:
-    return chips.get(chip)  # type: ignore[arg-type]
+    if type(chip) is chips.Chip:
+        return chip
+    found = _SEEN.get(chip) if type(chip) is str else None  # type: ignore[arg-type]
+    if found is None:
+        found = chips.get(chip)  # type: ignore[arg-type]
+        _SEEN[chip] = found  # type: ignore[index]
+    return found
 
 
 def _array_bytes(value: object) -> float:
+    if (type(value) is float or type(value) is int) and 0 < value <= MAX_ARRAY_BYTES:
+        return float(value)
     return _validate.positive_float("array_bytes", value, maximum=MAX_ARRAY_BYTES)
 
 
 def _whole(name: str, value: object, maximum: int = MAX_GROUP_CHIPS) -> int:
+    if type(value) is int and 1 <= value <= maximum:
+        return value
     return _validate.positive_int(name, value, maximum=maximum)
 
 
+def _pick(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if value in allowed:
+        return value  # type: ignore[return-value]
+    return _validate.choice(name, value, allowed)
+
+
 def _over(value: object) -> tuple[int, ...] | int:
+    if type(value) is int and 1 <= value <= MAX_GROUP_CHIPS:
+        return value
+    if type(value) is tuple and 1 <= len(value) <= 3 and all(
+            type(a) is int and 1 <= a <= MAX_GROUP_CHIPS for a in value
+    ) and math.prod(value) <= MAX_GROUP_CHIPS:
+        return value
     if isinstance(value, (tuple, list)):
         if not 1 <= len(value) <= 3:
             raise ValueError(f"over must be an int or a tuple of 1 to 3 mesh-axis sizes, got {value!r}")
@@ -249,8 +278,7 @@ def _layout(name: str, n: int) -> tuple[int, tuple[int, ...]]:
             if any(a > lim for a, lim in zip(axes, limit)):
                 continue
             shape = tuple(a for a in axes if a > 1) or (1,)
-            wraps = _group_wraps(chip, shape, None)
-            ingress = sum((2 * w if wr else w) for a, wr in zip(shape, wraps) if a > 1)
+            ingress = _torus_terms(w, shape, _group_wraps(chip, shape, None))[0]
             key = (-ingress, max(shape), shape)
             if best is None or key < (best[0], best[1], best[2]):
                 best = (-ingress, max(shape), shape)
@@ -300,33 +328,6 @@ def group_layout(chip: str | chips.Chip, over: int | tuple[int, ...]) -> tuple[i
 
 # ----------------------------------------------------------------------------- ring formulas
 
-def _torus_gather(chip: chips.Chip, axes: tuple[int, ...], wraps: tuple[bool, ...],
-                  array_bytes: float) -> tuple[float, float, int]:
-    """(bandwidth_seconds, per-chip ingress bytes/s, hops) of an all-gather over torus axes."""
-    w = chip.link_bytes_per_second
-    n = math.prod(axes)
-    ingress = sum((2 * w if wr else w) for a, wr in zip(axes, wraps) if a > 1)
-    hops = sum((a // 2 if wr else a - 1) for a, wr in zip(axes, wraps))
-    return (n - 1) / n * array_bytes / ingress, ingress, hops
-
-
-def _torus_all_to_all(chip: chips.Chip, axes: tuple[int, ...], wraps: tuple[bool, ...],
-                      array_bytes: float) -> tuple[float, int]:
-    w = chip.link_bytes_per_second
-    n = math.prod(axes)
-    worst = 0.0
-    for a, wr in zip(axes, wraps):
-        if a < 2:
-            continue
-        if wr:
-            load = a * a / 8 if a % 2 == 0 else (a * a - 1) / 8
-        else:
-            load = (a // 2) * ((a + 1) // 2)
-        worst = max(worst, load * array_bytes / (a * n) / w)
-    diameter = sum((a // 2 if wr else a - 1) for a, wr in zip(axes, wraps))
-    return worst, diameter
-
-
 def _level(network: str, phase: str, chips_: int, axes: tuple[int, ...], wraps: tuple[bool, ...],
            array_bytes: float, sent: float, bandwidth: float, steps: int, seconds: float,
            step_latency: float) -> Level:
@@ -345,18 +346,20 @@ def _ring(network: str, phase: str, n: int, array_bytes: float, bandwidth: float
 
 
 def _tpu_phase(chip: chips.Chip, phase: str, axes: tuple[int, ...], wraps: tuple[bool, ...],
-               array_bytes: float) -> Level:
+               terms: tuple[float, int, float, int], array_bytes: float) -> Level:
+    """One ICI phase over torus axes: T_AG = (N-1)/N * V / ingress (see _torus_terms)."""
     n = math.prod(axes)
     hop = chip.hop_latency_seconds or 0.0
+    ingress, hops, a2a, diameter = terms
     if phase == "all_to_all":
-        seconds, diameter = _torus_all_to_all(chip, axes, wraps, array_bytes)
+        seconds = a2a * array_bytes
         sent = (n - 1) / n * array_bytes / n
         return _level("ICI", phase, n, axes, wraps, array_bytes, sent,
                       sent / seconds if seconds else 0.0, diameter, seconds, hop)
-    seconds, ingress, hops = _torus_gather(chip, axes, wraps, array_bytes)
     factor = 2 if phase == "all_reduce" else 1
-    return _level("ICI", phase, n, axes, wraps, array_bytes, factor * (n - 1) / n * array_bytes,
-                  ingress, factor * hops, factor * seconds, hop)
+    sent = factor * (n - 1) / n * array_bytes
+    return _level("ICI", phase, n, axes, wraps, array_bytes, sent, ingress, factor * hops,
+                  sent / ingress, hop)
 
 
 # ----------------------------------------------------------------------------- assembly
@@ -364,16 +367,17 @@ def _tpu_phase(chip: chips.Chip, phase: str, axes: tuple[int, ...], wraps: tuple
 def _combine(kind: str, chip: chips.Chip, array_bytes: float, group: int, over: tuple[int, ...],
              domains: int, per_domain: int, algorithm: str, levels: list[Level], base: float,
              pipelined: bool) -> Collective:
-    networks: list[str] = []
+    """Phases on one network add; different networks overlap (max) when pipelined, else add."""
+    per_network: dict[str, float] = {}
+    latency = base if levels else 0.0
     for level in levels:
-        if level.network not in networks:
-            networks.append(level.network)
-    per_network = [sum(lv.bandwidth_seconds for lv in levels if lv.network == nw) for nw in networks]
-    bandwidth = (max(per_network) if pipelined else sum(per_network)) if levels else 0.0
-    latency = (base if levels else 0.0) + sum(lv.latency_seconds for lv in levels)
+        per_network[level.network] = per_network.get(level.network, 0.0) + level.bandwidth_seconds
+        latency += level.latency_seconds
+    times = per_network.values()
+    bandwidth = (max(times) if pipelined else sum(times)) if levels else 0.0
     return Collective(kind=kind, chip=chip.name, array_bytes=array_bytes, group_chips=group,
                       over=over, domains=domains, chips_per_domain=per_domain, algorithm=algorithm,
-                      network="+".join(networks) if networks else "none", levels=tuple(levels),
+                      network="+".join(per_network) if levels else "none", levels=tuple(levels),
                       bandwidth_seconds=bandwidth, latency_seconds=latency,
                       seconds=bandwidth + latency)
 
@@ -415,13 +419,13 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
     Raises:
         ValueError / TypeError: naming the argument and the allowed range.
     """
-    kind = _validate.choice("kind", kind, KINDS)
+    kind = _pick("kind", kind, KINDS)
     the_chip = _chip(chip)
     size = _array_bytes(array_bytes)
     spec = _over(over)
     slices = _whole("slices", slices)
     inner = _whole("inner", inner)
-    algorithm = _validate.choice("algorithm", algorithm, ("auto", "flat_ring"))
+    algorithm = _pick("algorithm", algorithm, ("auto", "flat_ring"))
     if wraparound is not None and not isinstance(wraparound, bool):
         raise TypeError(f"wraparound must be True, False or None, got {wraparound!r}")
     if the_chip.kind == "tpu":
@@ -435,8 +439,11 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
     return _gpu(kind, the_chip, size, spec, inner, algorithm, pipelined)
 
 
-def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], slices: int,
-         pipelined: bool, wraparound: bool | None) -> Collective:
+@lru_cache(maxsize=4096)
+def _tpu_plan(name: str, spec: int | tuple[int, ...], slices: int,
+              wraparound: bool | None) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
+    """Where a TPU group sits: (slices, ICI axes per slice, wraparound per axis); cached."""
+    chip = chips.get(name)
     _tpu_needs(chip)
     if isinstance(spec, tuple):
         _check_axes(chip, spec)
@@ -450,6 +457,36 @@ def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], 
         raise ValueError(f"the group spans {slices * math.prod(axes):,} chips; the model accepts at "
                          f"most {MAX_GROUP_CHIPS:,} (MAX_GROUP_CHIPS)")
     wraps = _group_wraps(chip, axes, wraparound)
+    return slices, axes, wraps, _torus_terms(chip.link_bytes_per_second, axes, wraps)
+
+
+def _torus_terms(w: float, axes: tuple[int, ...], wraps: tuple[bool, ...]) -> tuple[float, int, float, int]:
+    """(ingress bytes/s, all-gather hops, all-to-all seconds per array byte, diameter) of a torus group.
+
+    Ingress: each axis adds 2w if it wraps (a bidirectional ring) and w if not (a line: the end
+    chip receives over one link). All-to-all: the busiest link of axis a carries L_a * V / (n_a * N)
+    per direction with L_a = n^2/8 (even ring), (n^2-1)/8 (odd ring), floor(n/2)*ceil(n/2) (line).
+    """
+    n = math.prod(axes)
+    ingress = 0.0
+    hops = 0
+    a2a = 0.0
+    for a, wr in zip(axes, wraps):
+        if a < 2:
+            continue
+        ingress += 2 * w if wr else w
+        hops += a // 2 if wr else a - 1
+        if wr:
+            load = a * a / 8 if a % 2 == 0 else (a * a - 1) / 8
+        else:
+            load = (a // 2) * ((a + 1) // 2)
+        a2a = max(a2a, load / (a * n) / w)
+    return ingress, hops, a2a, hops
+
+
+def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], slices: int,
+         pipelined: bool, wraparound: bool | None) -> Collective:
+    slices, axes, wraps, terms = _tpu_plan(chip.name, spec, slices, wraparound)
     ici_n = math.prod(axes)
     group = ici_n * slices
     if group == 1:
@@ -472,12 +509,12 @@ def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], 
             outside = _ring("DCN", kind, slices, size / ici_n, chip.scaleout_bytes_per_second, dcn_hop)
     if ici_n > 1:
         if kind == "all_reduce" and outside is not None:
-            inside = [_tpu_phase(chip, "reduce_scatter", axes, wraps, size),
-                      _tpu_phase(chip, "all_gather", axes, wraps, size)]
+            inside = [_tpu_phase(chip, "reduce_scatter", axes, wraps, terms, size),
+                      _tpu_phase(chip, "all_gather", axes, wraps, terms, size)]
         elif kind == "all_to_all" and outside is not None:
-            inside = [_tpu_phase(chip, kind, axes, wraps, size * ici_n ** 2 / group ** 2)]
+            inside = [_tpu_phase(chip, kind, axes, wraps, terms, size * ici_n ** 2 / group ** 2)]
         else:
-            inside = [_tpu_phase(chip, kind, axes, wraps, size)]
+            inside = [_tpu_phase(chip, kind, axes, wraps, terms, size)]
     if not inside:
         levels = [outside] if outside is not None else []
     else:
