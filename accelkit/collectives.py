@@ -284,9 +284,12 @@ def _layout(name: str, n: int) -> tuple[int, tuple[int, ...]]:
                 best = (-ingress, max(shape), shape)
         if best is not None:
             return slices, best[2]
-    raise ValueError(f"over={n} chips cannot be laid out on {chip.name}: it must be a whole number "
-                     f"of equal slices of at most {slice_chips:,} chips that fit "
-                     f"{'x'.join(map(str, chip.max_slice_shape))}")
+        if n <= slice_chips:
+            break  # a group that fits one slice is not split over DCN to dodge its shape
+    raise ValueError(f"over={n} chips cannot be laid out on {chip.name}: up to {slice_chips:,} chips "
+                     f"it must factor into axes that fit its largest slice "
+                     f"{'x'.join(map(str, chip.max_slice_shape))}; beyond, into equal such slices "
+                     f"joined by DCN")
 
 
 def _factorisations(n: int, dims: int) -> list[tuple[int, ...]]:
