@@ -263,46 +263,70 @@ def _check_axes(chip: chips.Chip, axes: tuple[int, ...]) -> None:
 
 
 @lru_cache(maxsize=4096)
-def _layout(name: str, n: int) -> tuple[int, tuple[int, ...]]:
+def _layout(name: str, n: int) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
+    """The slice count and per-slice torus shape (and its wraparounds) for n chips; cached.
+
+    Each candidate is a whole slice, so its wraparounds follow ``Chip.axis_wraps`` on the full
+    shape (a 4x4x1 v5p slice has none). The candidate with the fastest bandwidth-bound all-reduce
+    wins: max(ICI, DCN) with ICI = 2 (S-1)/S / ingress and DCN = 2 (k-1)/k / (S * dcn) for k slices
+    of S chips. More slices must be at least 2% faster to win; within a slice count, ties go to
+    the more compact shape.
+    """
     chip = chips.get(name)
-    w = 1.0
-    best: tuple[float, int, tuple[int, ...]] | None = None
+    w = chip.link_bytes_per_second
+    dcn = chip.scaleout_bytes_per_second
     limit = sorted(chip.max_slice_shape, reverse=True)
     dims = chip.torus_dims or 0
     slice_chips = chip.max_slice_chips or 1
-    for slices in range(1, n + 1):
-        if n % slices or n // slices > slice_chips:
+    best: tuple | None = None  # (cost, slices, shape, wraps)
+    for slices in _divisors(n):
+        if n // slices > slice_chips:
             continue
+        if slices > 1 and (dcn is None or n <= slice_chips):
+            break  # no DCN, or a group that fits one slice is not split to dodge its shape
         per = n // slices
+        here: tuple | None = None
         for axes in _factorisations(per, dims):
             if any(a > lim for a, lim in zip(axes, limit)):
                 continue
+            wraps_full = chip.axis_wraps(axes)
             shape = tuple(a for a in axes if a > 1) or (1,)
-            ingress = _torus_terms(w, shape, _group_wraps(chip, shape, None))[0]
-            key = (-ingress, max(shape), shape)
-            if best is None or key < (best[0], best[1], best[2]):
-                best = (-ingress, max(shape), shape)
-        if best is not None:
-            return slices, best[2]
-        if n <= slice_chips:
-            break  # a group that fits one slice is not split over DCN to dodge its shape
-    raise ValueError(f"over={n} chips cannot be laid out on {chip.name}: up to {slice_chips:,} chips "
-                     f"it must factor into axes that fit its largest slice "
-                     f"{'x'.join(map(str, chip.max_slice_shape))}; beyond, into equal such slices "
-                     f"joined by DCN")
+            wraps = tuple(wr for a, wr in zip(axes, wraps_full) if a > 1) or (False,)
+            ingress = _torus_terms(w, shape, wraps)[0]
+            ici = 2 * (per - 1) / per / ingress if per > 1 else 0.0
+            out = 2 * (slices - 1) / slices / (per * dcn) if slices > 1 else 0.0
+            key = (max(ici, out), max(shape), shape)
+            if here is None or key < here[0]:
+                here = (key, shape, wraps)
+        # More slices must be clearly faster (by 2%) to win: (S-1)/S alone should not decide.
+        if here is not None and (best is None or here[0][0] < 0.98 * best[0]):
+            best = (here[0][0], slices, here[1], here[2])
+    if best is None:
+        raise ValueError(f"over={n} chips cannot be laid out on {chip.name}: up to {slice_chips:,} "
+                         f"chips it must factor into axes that fit its largest slice "
+                         f"{'x'.join(map(str, chip.max_slice_shape))}; beyond, into equal such "
+                         f"slices joined by DCN")
+    return best[1], best[2], best[3]
 
 
-def _factorisations(n: int, dims: int) -> list[tuple[int, ...]]:
+@lru_cache(maxsize=4096)
+def _divisors(n: int) -> tuple[int, ...]:
+    """The divisors of n, ascending."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return tuple(sorted(set(small + [n // d for d in small])))
+
+
+@lru_cache(maxsize=4096)
+def _factorisations(n: int, dims: int) -> tuple[tuple[int, ...], ...]:
     """Every non-increasing tuple of ``dims`` factors whose product is n."""
     if dims == 1:
-        return [(n,)]
+        return ((n,),)
     out = []
-    for a in range(n, 0, -1):
-        if n % a == 0:
-            for rest in _factorisations(n // a, dims - 1):
-                if rest[0] <= a:
-                    out.append((a, *rest))
-    return out
+    for a in reversed(_divisors(n)):
+        for rest in _factorisations(n // a, dims - 1):
+            if rest[0] <= a:
+                out.append((a, *rest))
+    return tuple(out)
 
 
 def group_layout(chip: str | chips.Chip, over: int | tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
@@ -326,7 +350,8 @@ def group_layout(chip: str | chips.Chip, over: int | tuple[int, ...]) -> tuple[i
         return 1, spec
     if spec <= max(the_chip.max_slice_shape):
         return 1, (spec,)
-    return _layout(the_chip.name, spec)
+    slices, axes, _ = _layout(the_chip.name, spec)
+    return slices, axes
 
 
 # ----------------------------------------------------------------------------- ring formulas
@@ -412,7 +437,7 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
         slices: TPU only: the group also spans this many ICI slices over DCN (with a tuple over).
         inner: GPU only: the group's members are ``inner`` ranks apart (e.g. the TP degree inside
             each node when this is the data-parallel group); must divide the domain or be a
-            multiple of it.
+            multiple of it. On TPUs give the group's axes in ``over`` instead.
         algorithm: "auto" (hierarchical beyond the scale-up domain) or, on GPUs, "flat_ring" (one
             ring through every GPU, each crossing nodes through its own NIC alone).
         pipelined: overlap phases on different networks (default) or run them back to back.
@@ -432,6 +457,9 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
     if wraparound is not None and not isinstance(wraparound, bool):
         raise TypeError(f"wraparound must be True, False or None, got {wraparound!r}")
     if the_chip.kind == "tpu":
+        if inner != 1:
+            raise ValueError("inner is for GPU groups; on a TPU name the torus axes the group spans "
+                             "in over (a tuple), since that says which chips it holds")
         if algorithm != "auto":
             raise ValueError("algorithm='flat_ring' models GPUs crossing nodes; TPUs use 'auto'")
         return _tpu(kind, the_chip, size, spec, slices, pipelined, wraparound)
@@ -455,7 +483,13 @@ def _tpu_plan(name: str, spec: int | tuple[int, ...], slices: int,
         if slices != 1:
             raise ValueError("slices goes with a tuple over (the ICI axes of each slice); an int over "
                              "larger than a slice is split into slices automatically")
-        slices, axes = group_layout(chip, spec)
+        if spec <= max(chip.max_slice_shape):
+            slices, axes = 1, (spec,)
+        else:
+            slices, axes, wraps = _layout(chip.name, spec)
+            if wraparound is not None:
+                wraps = _group_wraps(chip, axes, wraparound)
+            return slices, axes, wraps, _torus_terms(chip.link_bytes_per_second, axes, wraps)
     if slices * math.prod(axes) > MAX_GROUP_CHIPS:
         raise ValueError(f"the group spans {slices * math.prod(axes):,} chips; the model accepts at "
                          f"most {MAX_GROUP_CHIPS:,} (MAX_GROUP_CHIPS)")

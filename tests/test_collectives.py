@@ -456,8 +456,16 @@ def test_point_to_point() -> None:
 def test_group_layout() -> None:
     assert C.group_layout("v5p", 16) == (1, (16,))
     assert C.group_layout("v5p", 6144) == (1, (24, 16, 16))
+    # 8960 chips do not fit one slice (6,144); 2 slices of 4,480 would need an axis of 7 or 14 and
+    # lose every wraparound, so the layout takes 7 full-cube slices of 20x8x8 (2% rule).
     slices, axes = C.group_layout("v5p", 8960)
     assert slices * math.prod(axes) == 8960 and math.prod(axes) <= 6144
+    assert (slices, axes) == (7, (20, 8, 8))
+    assert C.all_reduce("v5p", array_bytes=1e9, over=8960).levels[0].wraps == (True, True, True)
+    # A whole small slice follows the slice rule: 4x4x2 is not a full cube, so no wraparound.
+    assert C.group_layout("v5p", 32) == (1, (4, 4, 2))
+    assert C.all_reduce("v5p", array_bytes=1e9, over=32).levels[0].wraps == (False, False, False)
+    assert C.group_layout("v5p", 16384) == (4, (16, 16, 16))
     assert C.group_layout("v5e", 256) == (1, (16, 16))
     assert C.group_layout("v5e", 1024) == (4, (16, 16))
 
@@ -509,6 +517,8 @@ def test_other_bad_arguments() -> None:
         C.all_reduce("v5p", array_bytes=1e9, over=4, algorithm="flat_ring")
     with pytest.raises(ValueError, match="inner must divide"):
         C.all_reduce("H100", array_bytes=1e9, over=16, inner=3)
+    with pytest.raises(ValueError, match="inner is for GPU"):
+        C.all_reduce("v5p", array_bytes=1e9, over=16, inner=4)
     with pytest.raises(ValueError, match="slices is for TPUs"):
         C.all_reduce("H100", array_bytes=1e9, over=16, slices=2)
     with pytest.raises(TypeError, match="over must be"):
