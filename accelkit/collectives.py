@@ -278,6 +278,10 @@ def _layout(name: str, n: int) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
     limit = sorted(chip.max_slice_shape, reverse=True)
     dims = chip.torus_dims or 0
     slice_chips = chip.max_slice_chips or 1
+    if n > slice_chips and dcn is None:
+        raise ValueError(f"{chip.name} has no published DCN bandwidth "
+                         f"({chip.source('scaleout_bytes_per_second')}); a group must fit one slice "
+                         f"of at most {slice_chips:,} chips")
     best: tuple | None = None  # (cost, slices, shape, wraps)
     for slices in _divisors(n):
         if n // slices > slice_chips:
