@@ -22,10 +22,14 @@ array exchanged in an all-to-all (each chip holds ``array_bytes / n``).
 
 ``over``: the group.
   * TPU, an int ``n``: ``n`` chips along ONE torus axis, if ``n`` fits on an axis of the largest
-    slice; a larger ``n`` is laid out as the compact sub-torus :func:`group_layout` picks, and a
-    group larger than the largest slice is split into equal slices joined by DCN.
+    slice (the axis is taken to sit in a slice whose shape gives it wraparound where the chip's
+    rule allows); a larger ``n`` is taken to be whole slices, laid out by :func:`group_layout`
+    (one slice if it fits, else equal slices joined by DCN; the fastest such layout).
   * TPU, a tuple of axis sizes: the collective spans those torus axes at once, inside one slice;
-    ``slices=k`` adds a DCN level across ``k`` such slices.
+    ``slices=k`` adds a DCN level across ``k`` such slices. A tuple with as many axes as the torus
+    is a whole slice (``Chip.axis_wraps``); a shorter one sits inside a larger slice.
+  * Wraparound (scaling-book tpus.md): v4/v5p/7x axes wrap in slices made of whole 4x4x4 cubes;
+    v5e/v6e axes wrap only at the full 16; ``wraparound=True/False`` overrides.
   * GPU, an int (or a tuple, whose product is used): ``n`` GPUs. Up to the NVLink domain (8 on
     HGX) it is one NVLink ring; beyond, ``n`` must be a multiple of the domain and the collective
     is hierarchical (below). ``inner=t`` says the group's members are ``t`` ranks apart (for
@@ -40,7 +44,7 @@ Let V = array_bytes, w = one ICI link's one-way bandwidth, N = group size.
   receive (n-1)/n * V. With a wraparound link the ring runs both directions, so each chip takes
   data in on 2 links: T_AG = (n-1)/n * V / (2w) (the book's V / W_ici with W_ici = 2w
   bidirectional). Without wraparound (a line) the end chip receives everything on one link:
-  T_AG = (n-1)/n * V / w, twice as slow, as the book's v5e 4x4 example shows. Hops (latency steps):
+  T_AG = (n-1)/n * V / w, twice as slow, as the book's v5e example (an axis of 4) shows. Hops (latency steps):
   floor(n/2) with wraparound, n-1 without.
 * Several axes at once: axes run in parallel on disjoint links, each chip's ingress is the sum of
   its axes' bandwidths b_a (2w if the axis wraps, w if not), so T_AG = (N-1)/N * V / sum(b_a). This
@@ -63,7 +67,8 @@ Let V = array_bytes, w = one ICI link's one-way bandwidth, N = group size.
   from one level to the next), so bandwidth_seconds = the max over networks of that network's
   phases (the book's ``max(T_node, T_scale-out)``); ``pipelined=False`` adds them instead.
   ``algorithm="flat_ring"`` is the naive model the issue criticises: one ring through every GPU,
-  each pushing 2 (N-1)/N * V through its own NIC alone.
+  each pushing 2 (N-1)/N * V through its own NIC alone. All-to-all across nodes: each GPU sends
+  (N-L) V / N^2 through its NIC (the book's B (M-1) / (M^2 W_node) for L = 8).
 * TPU slices beyond one ICI slice are joined by DCN with the same hierarchical schedule: ICI
   reduce-scatter, DCN all-reduce on V/S per chip at each chip's DCN share, ICI all-gather.
 * Latency: NCCL's model for GPUs (NVIDIA/nccl src/graph/tuning.cc): a base cost per collective
