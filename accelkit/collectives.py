@@ -435,7 +435,7 @@ def _hierarchy(kind: str, scaleup: str, scaleout: str, inside: list, outside: Le
 def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
                over: int | tuple[int, ...], slices: int = 1, inner: int = 1,
                algorithm: str = "auto", pipelined: bool = True,
-               wraparound: bool | None = None) -> Collective:
+               wraparound: bool | None = None, scaleup_domain: int | None = None) -> Collective:
     """Cost of collective ``kind`` (one of KINDS); the four named functions call this.
 
     Args:
@@ -452,6 +452,10 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
         pipelined: overlap phases on different networks (default) or run them back to back.
         wraparound: TPU only: force the group's axes to have (True) or lack (False) wraparound
             links; None applies the chip's rule (``Chip.wrap_rule``).
+        scaleup_domain: GPU only: override the NVLink domain size (the catalog's is the HGX node,
+            8). For example 72 models a GB200 NVL72 rack with B200-class GPUs: the per-GPU NVLink
+            and NIC bandwidths stay the chip's (gpus.md: 900 GB/s NVLink per GPU; the rack's
+            node egress 4 * 18 * 400 Gb/s / 8 = 3.6 TB/s is 50 GB/s per GPU, as on HGX).
 
     Raises:
         ValueError / TypeError: naming the argument and the allowed range.
@@ -471,12 +475,17 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
                              "in over (a tuple), since that says which chips it holds")
         if algorithm != "auto":
             raise ValueError("algorithm='flat_ring' models GPUs crossing nodes; TPUs use 'auto'")
+        if scaleup_domain is not None:
+            raise ValueError("scaleup_domain is for GPUs; a TPU's ICI slice comes from its torus")
         return _tpu(kind, the_chip, size, spec, slices, pipelined, wraparound)
     if slices != 1:
         raise ValueError("slices is for TPUs (ICI slices joined by DCN); give a GPU group as over")
     if wraparound is not None:
         raise ValueError("wraparound is for TPU tori; GPUs are switched")
-    return _gpu(kind, the_chip, size, spec, inner, algorithm, pipelined)
+    domain = the_chip.scaleup_domain_chips or 1
+    if scaleup_domain is not None:
+        domain = _whole("scaleup_domain", scaleup_domain, maximum=1024)
+    return _gpu(kind, the_chip, size, spec, inner, algorithm, pipelined, domain)
 
 
 @lru_cache(maxsize=4096)
@@ -570,9 +579,8 @@ def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], 
 
 
 def _gpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], inner: int,
-         algorithm: str, pipelined: bool) -> Collective:
+         algorithm: str, pipelined: bool, domain: int) -> Collective:
     n = math.prod(spec) if isinstance(spec, tuple) else spec
-    domain = chip.scaleup_domain_chips or 1
     over_t = (n,)
     if n == 1:
         return _combine(kind, chip, size, 1, over_t, 1, 1, "none", [], 0.0, pipelined)

@@ -36,6 +36,7 @@ CASES = [
     ("all_reduce", "H100", 16384, {"algorithm": "flat_ring"}),
     ("reduce_scatter", "H100", 128, {"inner": 8}),
     ("all_to_all", "H100", 64, {}),
+    ("all_reduce", "B200", 144, {"scaleup_domain": 72}),
 ]
 
 
@@ -55,6 +56,14 @@ def main() -> None:
     for chip, over in (("v5p", 16), ("H100", 8), ("H100", 1024), ("v5e", 256)):
         t = C.dp_critical_tokens_per_chip(chip, over=over)
         print(f"DP critical tokens per chip, {chip:5} over {over!s:6}: {t:8.0f}")
+    start = time.perf_counter()
+    for n in range(17, 8961):  # first call for every v5p group size: the layout search, then cached
+        try:
+            C.all_reduce("v5p", array_bytes=size, over=n)
+        except ValueError:
+            pass
+    print(f"first calls for every v5p group of 17..8960 chips: {time.perf_counter() - start:.2f} s "
+          f"(layouts are cached after)")
     print(f"catalog loaded: {len(ak.chips.all())} chips")
 
 

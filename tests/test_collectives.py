@@ -529,3 +529,28 @@ def test_other_bad_arguments() -> None:
         C.dp_critical_tokens_per_chip("v5p", over=16, dtype="fp64")
     with pytest.raises(ValueError, match="hops must be 1"):
         C.point_to_point("H100", array_bytes=1e9, hops=2)
+
+
+def test_nvl72_domain_override() -> None:
+    # gpus.md@1a55377a: GB200 NVL72 is one 72-GPU NVLink domain at 900 GB/s per GPU; 144 GPUs are
+    # two such racks. With the HGX domain of 8 the same 144 B200 span 18 nodes.
+    rack = C.all_reduce("B200", array_bytes=1e9, over=72, scaleup_domain=72)
+    assert rack.network == "NVLink" and rack.domains == 1
+    assert rack.bandwidth_seconds == pytest.approx(2 * 71 / 72 * 1e9 / 900e9)
+    two = C.all_reduce("B200", array_bytes=1e9, over=144, scaleup_domain=72)
+    hgx = C.all_reduce("B200", array_bytes=1e9, over=144)
+    assert two.domains == 2 and hgx.domains == 18
+    out = [lv for lv in two.levels if lv.network == "scale-out"][0]
+    assert out.array_bytes == pytest.approx(1e9 / 72)  # each GPU carries 1/72 across racks
+    assert two.bandwidth_seconds < hgx.bandwidth_seconds
+    with pytest.raises(ValueError, match="scaleup_domain is for GPUs"):
+        C.all_reduce("v5p", array_bytes=1e9, over=4, scaleup_domain=8)
+
+
+def test_latency_raises_the_critical_batch_for_small_models() -> None:
+    # With params given the latency term counts: a 10M-parameter model's gradient all-reduce on
+    # 1,024 H100 is latency-bound, so its critical batch is far above the bandwidth-only figure.
+    bw_only = C.dp_critical_tokens_per_chip("H100", over=1024)
+    small = C.dp_critical_tokens_per_chip("H100", over=1024, params=1e7)
+    big = C.dp_critical_tokens_per_chip("H100", over=1024, params=1e11)
+    assert small > 2 * bw_only and big == pytest.approx(bw_only, rel=0.01)
