@@ -477,6 +477,8 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
             raise ValueError("algorithm='flat_ring' models GPUs crossing nodes; TPUs use 'auto'")
         if scaleup_domain is not None:
             raise ValueError("scaleup_domain is for GPUs; a TPU's ICI slice comes from its torus")
+        if slices == 1 and (spec == 1 or (isinstance(spec, tuple) and math.prod(spec) == 1)):
+            return _combine(kind, the_chip, size, 1, (1,), 1, 1, "none", [], 0.0, pipelined)
         return _tpu(kind, the_chip, size, spec, slices, pipelined, wraparound)
     if slices != 1:
         raise ValueError("slices is for TPUs (ICI slices joined by DCN); give a GPU group as over")

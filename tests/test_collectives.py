@@ -444,6 +444,9 @@ def test_latency_counts_ring_steps() -> None:
     t = C.all_reduce("v5p", array_bytes=1e3, over=(16, 16, 24))
     assert t.latency_seconds == pytest.approx(2 * (8 + 8 + 12) * 1e-6)
     assert C.all_gather("v5p", array_bytes=1e9, over=1).seconds == 0.0
+    one = C.all_reduce("TPU v2", array_bytes=1e9, over=1)  # a group of one needs no ICI figure
+    assert one.seconds == 0.0 and one.network == "none" and one.levels == ()
+    assert C.all_reduce("L4", array_bytes=1e9, over=1).seconds == 0.0
 
 
 def test_point_to_point() -> None:
