@@ -278,7 +278,7 @@ def _layout(name: str, n: int) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
     the more compact shape.
     """
     chip = chips.get(name)
-    w = chip.link_bytes_per_second
+    w = _tpu_needs(chip)
     dcn = chip.scaleout_bytes_per_second
     limit = sorted(chip.max_slice_shape, reverse=True)
     dims = chip.torus_dims or 0
@@ -303,7 +303,7 @@ def _layout(name: str, n: int) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
             wraps = tuple(wr for a, wr in zip(axes, wraps_full) if a > 1) or (False,)
             ingress = _torus_terms(w, shape, wraps)[0]
             ici = 2 * (per - 1) / per / ingress if per > 1 else 0.0
-            out = 2 * (slices - 1) / slices / (per * dcn) if slices > 1 else 0.0
+            out = 2 * (slices - 1) / slices / (per * dcn) if slices > 1 and dcn else 0.0
             key = (max(ici, out), max(shape), shape)
             if here is None or key < here[0]:
                 here = (key, shape, wraps)
@@ -491,8 +491,8 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
 
 
 @lru_cache(maxsize=4096)
-def _tpu_plan(name: str, spec: int | tuple[int, ...], slices: int,
-              wraparound: bool | None) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
+def _tpu_plan(name: str, spec: int | tuple[int, ...], slices: int, wraparound: bool | None
+              ) -> tuple[int, tuple[int, ...], tuple[bool, ...], tuple[float, int, float, int]]:
     """Where a TPU group sits: (slices, ICI axes per slice, wraparound per axis); cached."""
     chip = chips.get(name)
     _tpu_needs(chip)
@@ -509,12 +509,12 @@ def _tpu_plan(name: str, spec: int | tuple[int, ...], slices: int,
             slices, axes, wraps = _layout(chip.name, spec)
             if wraparound is not None:
                 wraps = _group_wraps(chip, axes, wraparound)
-            return slices, axes, wraps, _torus_terms(chip.link_bytes_per_second, axes, wraps)
+            return slices, axes, wraps, _torus_terms(_tpu_needs(chip), axes, wraps)
     if slices * math.prod(axes) > MAX_GROUP_CHIPS:
         raise ValueError(f"the group spans {slices * math.prod(axes):,} chips; the model accepts at "
                          f"most {MAX_GROUP_CHIPS:,} (MAX_GROUP_CHIPS)")
     wraps = _group_wraps(chip, axes, wraparound)
-    return slices, axes, wraps, _torus_terms(chip.link_bytes_per_second, axes, wraps)
+    return slices, axes, wraps, _torus_terms(_tpu_needs(chip), axes, wraps)
 
 
 def _torus_terms(w: float, axes: tuple[int, ...], wraps: tuple[bool, ...]) -> tuple[float, int, float, int]:
