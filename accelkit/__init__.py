@@ -7,8 +7,8 @@ Engines (toy, but honest):
     SIMDMachine    -- cores of SIMD lanes with warps, divergence and coalescing (GPU-style)
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
-    chips, dtypes, models, roofline, energy, price, training, inference, workloads, scenarios,
-    utilization (lesson 04's shape sweeps), flexibility (lesson 09's comparisons)
+    chips, dtypes, models, roofline, energy, price, training, inference, collectives, workloads,
+    scenarios, utilization (lesson 04's shape sweeps), flexibility (lesson 09's comparisons)
 
 Submodules are imported lazily so that ``import accelkit`` stays fast.
 """
@@ -42,6 +42,7 @@ _SUBMODULES = (
     "inference",
     "utilization",
     "flexibility",
+    "collectives",
     "widgets",
     "exercises",
     "cli",
