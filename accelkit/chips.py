@@ -14,7 +14,7 @@ and why. Values are in SI base units: bytes (vendors' "GB" of capacity
 are GiB, so 16 GB = 16 * 2**30 bytes), bytes per second (GB/s * 1e9), FLOP/s, Hz, watts, USD per
 chip-hour. A value no source gives is ``None`` (never 0), and its source string says why.
 
-Topology (issue 12, ``TOPOLOGY_FIELDS``): per-link ICI/NVLink bandwidth ONE direction
+Topology (``TOPOLOGY_FIELDS``): per-link ICI/NVLink bandwidth ONE direction
 (``link_bytes_per_second``) and links per chip; per-chip scale-up and scale-out bandwidth, one
 direction; the scale-up domain (GPU NVLink domain, TPU largest ICI slice); chips and NICs per host;
 per-hop and per-collective latencies; TensorCores / SMs and SparseCores per chip; and for TPUs the
@@ -67,7 +67,7 @@ NUMERIC_FIELDS = (
     "max_domain_chips",
 )
 
-#: Sourced topology fields (issue 12): per chip, in the units their names say; None = no source.
+#: Sourced topology fields: per chip, in the units their names say; None = no source.
 #: ``sparsecores_per_chip`` may be 0 (a real count: the chip has none), unlike NUMERIC_FIELDS.
 TOPOLOGY_FIELDS = (
     "tensorcores_per_chip",  # TPU TensorCores (None on GPUs)
@@ -127,7 +127,7 @@ class Chip:
     price_alternatives: tuple[tuple[float, str, str, str, bool], ...] = field(default=(),
                                                                             repr=False)
     sources: str = field(default="", repr=False)
-    # Topology (issue 12); every number's source is in _sources, read with ``source(name)``.
+    # Topology; every number's source is in _sources, read with ``source(name)``.
     tensorcores_per_chip: int | None = field(default=None, repr=False)
     sms_per_chip: int | None = field(default=None, repr=False)
     sparsecores_per_chip: int | None = field(default=None, repr=False)

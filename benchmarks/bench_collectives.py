@@ -1,4 +1,4 @@
-"""How long one collective estimate takes (issue 12 budget: <= 50 us), plus the figures it gives.
+"""How long one collective estimate takes (budget: <= 50 us), plus the figures it gives.
 
 Prints figures; asserts nothing about speed.
 

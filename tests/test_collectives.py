@@ -332,7 +332,7 @@ def test_scaling_book_v5p_dp_critical_batch_per_axis() -> None:
 
 
 def test_old_catalog_convention_undercounts_v5p_by_far() -> None:
-    # Issue 12: the old model divided by the catalog's 1200 GB/s bidi total as one link's egress:
+    # The old model divided by the catalog's 1200 GB/s bidi total as one link's egress:
     # t = C / W = 4.59e14 / 1.2e12 = 383, "well under half" the per-axis derivation.
     old = V5P.peak_flops() / V5P.interconnect_bytes_per_second
     assert old < 0.5 * C.dp_critical_tokens_per_chip("v5p", over=16)
@@ -397,7 +397,7 @@ def test_scaling_book_gpu_dp_critical_batch() -> None:
 
 
 def test_flat_ring_is_slower_across_nodes() -> None:
-    # Issue 12: a flat ring pushes 2(N-1)/N * V through each GPU's own NIC; the hierarchical
+    # A flat ring pushes 2(N-1)/N * V through each GPU's own NIC; the hierarchical
     # schedule spreads the cross-node part over all 8 NICs of the node, so it is ~8x faster in
     # bandwidth (the NIC count). Against the old training model, which counted the 400 Gb/s NIC
     # as 100 GB/s (both directions, accelkit/training.py), the critical batch was ~4x too large.
