@@ -55,8 +55,9 @@ with it on every count, and the tests check that they do.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Literal
 
 import numpy as np
@@ -64,15 +65,127 @@ import numpy as np
 from accelkit import _validate as check
 
 Dataflow = Literal["os", "ws", "is"]
-DATAFLOWS: tuple[str, ...] = ("os", "ws", "is")
-#: What each dataflow maps onto the array's rows and columns, and what it streams through.
-MAPPING: dict[str, tuple[str, str, str]] = {"os": ("M", "N", "K"), "ws": ("K", "N", "M"),
-                                            "is": ("K", "M", "N")}
-DATAFLOW_NAMES = {
-    "os": "output-stationary",
-    "ws": "weight-stationary",
-    "is": "input-stationary",
-}
+
+#: The problem dimensions each GEMM operand spans: A is M×K, B is K×N, C is M×N.
+OPERAND_DIMS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {"A": ("M", "K"), "B": ("K", "N"), "C": ("M", "N")})
+
+
+@dataclass(frozen=True)
+class DataflowSpec:
+    """Everything the engine, its fast paths and the widgets need to know about one dataflow.
+
+    Attributes:
+        name, long_name: ``"ws"`` / ``"weight-stationary"`` and so on.
+        stationary: the operand that stays in the cells: ``"A"``, ``"B"`` or ``"C"``.
+        on_rows, on_cols, streamed: the problem dimension (``"M"``, ``"N"`` or ``"K"``) mapped on
+            the array's rows, on its columns, and streamed through it (the stream never folds).
+        load_phase: whether a stationary input tile is shifted into the cells (``rows`` cycles)
+            before the stream starts; False for ``os``, whose stationary operand is the output.
+        transposed: the array computes Cᵀ = Bᵀ·Aᵀ (``is``): B streams from the left in place of
+            A, A's tile stays in place of B's, and the outputs leave transposed.
+        story: what moves and what stays, in words, for a widget.
+    """
+
+    name: str
+    long_name: str
+    stationary: str
+    on_rows: str
+    on_cols: str
+    streamed: str
+    load_phase: bool
+    transposed: bool
+    story: str
+
+    def geometry(self, M: int, N: int, K: int) -> tuple[int, int, int]:
+        """(problem size on rows, problem size on columns, streamed length T)."""
+        sizes = {"M": M, "N": N, "K": K}
+        return sizes[self.on_rows], sizes[self.on_cols], sizes[self.streamed]
+
+    def fold_words(self, used_rows: int, used_cols: int, T: int) -> dict[str, int]:
+        """Elements each operand moves between the buffers and the array in one fold that maps
+        ``used_rows × used_cols`` cells and streams ``T``: an operand's tile spans two of the
+        three dimensions, each as long as its share of the fold."""
+        extent = {self.on_rows: used_rows, self.on_cols: used_cols, self.streamed: T}
+        return {op: extent[d1] * extent[d2] for op, (d1, d2) in OPERAND_DIMS.items()}
+
+    @property
+    def left_operand(self) -> str:
+        """The operand that enters from the array's left edge (``A``, or ``B`` when transposed)."""
+        return "B" if self.transposed else "A"
+
+    @property
+    def other_operand(self) -> str:
+        """The operand that enters from the top (``os``) or is held stationary (``ws``/``is``)."""
+        return "A" if self.transposed else "B"
+
+
+DATAFLOW_SPECS: Mapping[str, DataflowSpec] = MappingProxyType({
+    "os": DataflowSpec(
+        "os", "output-stationary", stationary="C", on_rows="M", on_cols="N", streamed="K",
+        load_phase=False, transposed=False,
+        story="each cell owns one output C[m, n]; A streams in from the left, B from the top; "
+              "the sums stay in the cells."),
+    "ws": DataflowSpec(
+        "ws", "weight-stationary", stationary="B", on_rows="K", on_cols="N", streamed="M",
+        load_phase=True, transposed=False,
+        story="B (the weights) is shifted into the cells and stays; rows of A stream in from the "
+              "left; partial sums flow down and leave at the bottom."),
+    "is": DataflowSpec(
+        "is", "input-stationary", stationary="A", on_rows="K", on_cols="M", streamed="N",
+        load_phase=True, transposed=True,
+        story="A (the input) is shifted into the cells and stays; columns of B stream in from "
+              "the left; partial sums flow down and leave at the bottom."),
+})
+DATAFLOWS: tuple[str, ...] = tuple(DATAFLOW_SPECS)
+#: What each dataflow maps onto the array's rows and columns, and what it streams through
+#: (derived from :data:`DATAFLOW_SPECS`).
+MAPPING: Mapping[str, tuple[str, str, str]] = MappingProxyType(
+    {name: (d.on_rows, d.on_cols, d.streamed) for name, d in DATAFLOW_SPECS.items()})
+DATAFLOW_NAMES: Mapping[str, str] = MappingProxyType(
+    {name: d.long_name for name, d in DATAFLOW_SPECS.items()})
+
+
+class Counts(Mapping[str, int]):
+    """A read-only, hashable mapping of operand name to element count (``run.sram_reads``).
+
+    Compares equal to a plain dict with the same items, so ``run.sram_reads == {"A": 4, "B": 2}``
+    holds; item assignment raises TypeError.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Mapping[str, int]):
+        object.__setattr__(self, "_items", dict(items))
+
+    def __getitem__(self, key: str) -> int:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._items.items()))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return self._items == dict(other)
+        return NotImplemented
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Counts is read-only")
+
+    def __repr__(self) -> str:
+        return repr(self._items)
+
+
+def dataflow_spec(dataflow: str) -> DataflowSpec:
+    """The :class:`DataflowSpec` for a dataflow name (any case)."""
+    return DATAFLOW_SPECS[check.choice("dataflow", dataflow, DATAFLOWS)]
+
 
 #: Largest array side the engine accepts (a TPU v6e MXU is 256; this leaves room to explore).
 MAX_SIDE = 4096
@@ -96,8 +209,10 @@ class SystolicRun:
         folds, row_folds, col_folds: how the GEMM was tiled onto the array.
         mapping_efficiency: share of cells a fold maps, averaged over folds.
         compute_utilization: per-fold utilization averaged over folds (SCALE-Sim "Compute Util").
-        sram_reads: element reads from each operand buffer, ``{"A": ..., "B": ...}``.
-        sram_writes: element writes to the output buffer, ``{"C": ...}``.
+        sram_reads: element reads from each operand buffer, ``{"A": ..., "B": ...}`` (a
+            read-only :class:`Counts` mapping; the run is hashable).
+        sram_writes: element writes to the output buffer, ``{"C": ...}`` (read-only too).
+        output: read-only (``output.flags.writeable`` is False); copy it to change it.
         stall_cycles: cycles lost waiting for memory (0 unless a bandwidth is set).
         total_cycles: ``cycles + stall_cycles``.
     """
@@ -116,13 +231,22 @@ class SystolicRun:
     col_folds: int
     mapping_efficiency: float
     compute_utilization: float
-    sram_reads: dict[str, int]
-    sram_writes: dict[str, int]
+    sram_reads: Mapping[str, int]
+    sram_writes: Mapping[str, int]
     stall_cycles: int = 0
     total_cycles: int = 0
     double_buffer: bool = False
     bandwidth_words_per_cycle: float | None = None
     output: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Immutable all the way down: read-only counts and a read-only product.
+        for name in ("sram_reads", "sram_writes"):
+            value = getattr(self, name)
+            if not isinstance(value, Counts):
+                object.__setattr__(self, name, Counts(value))
+        if self.output is not None:
+            self.output.flags.writeable = False
 
     def __repr__(self) -> str:
         shown = "estimate" if self.output is None else "output=%d×%d array" % self.output.shape
@@ -200,55 +324,40 @@ def _fold_sizes(total: int, side: int) -> list[tuple[int, int]]:
     return sizes
 
 
-def _geometry(dataflow: str, M: int, N: int, K: int) -> tuple[int, int, int]:
-    """(problem size on rows, problem size on columns, streamed length T) for a dataflow."""
-    sizes = {"M": M, "N": N, "K": K}
-    rows, cols, streamed = MAPPING[dataflow]
-    return sizes[rows], sizes[cols], sizes[streamed]
+def _fold_cycles(spec: DataflowSpec, R: int, C: int, T: int) -> int:
+    """One fold alone: the load phase (if any), then T streamed steps skewed across R + C - 1
+    diagonals."""
+    return (R if spec.load_phase else 0) + T + R + C - 2
 
 
-def _fold_cycles(dataflow: str, R: int, C: int, T: int) -> int:
-    return T + R + C - 2 if dataflow == "os" else 2 * R + C + T - 2
-
-
-def _words_moved(dataflow: str, used_rows: int, used_cols: int, T: int) -> tuple[int, int, int]:
-    """(stationary-or-first operand reads, streamed reads, output writes) of one fold, as
-    (A reads, B reads, C writes)."""
-    if dataflow == "os":  # A: used_rows×T, B: T×used_cols, C: used_rows×used_cols
-        return used_rows * T, T * used_cols, used_rows * used_cols
-    if dataflow == "ws":  # stationary B tile, streamed A rows, partial sums M×used_cols out
-        return T * used_rows, used_rows * used_cols, T * used_cols
-    # "is": stationary A tile (K×M on the array), streamed B columns, C^T partial sums out
-    return used_rows * used_cols, T * used_rows, T * used_cols
-
-
-def _counts(dataflow: str, R: int, C: int, M: int, N: int, K: int, double_buffer: bool,
+def _counts(spec: DataflowSpec, R: int, C: int, M: int, N: int, K: int, double_buffer: bool,
             bandwidth: float | None) -> dict[str, object]:
-    rows_total, cols_total, T = _geometry(dataflow, M, N, K)
+    rows_total, cols_total, T = spec.geometry(M, N, K)
     row_sizes = _fold_sizes(rows_total, R)
     col_sizes = _fold_sizes(cols_total, C)
     row_folds = sum(n for _, n in row_sizes)
     col_folds = sum(n for _, n in col_sizes)
     folds = row_folds * col_folds
-    per_fold = _fold_cycles(dataflow, R, C, T)
-    hidden = R if (double_buffer and dataflow != "os") else 0
+    per_fold = _fold_cycles(spec, R, C, T)
+    hidden = R if (double_buffer and spec.load_phase) else 0
     cycles = folds * per_fold - (folds - 1) * hidden
     macs = M * N * K
     cells = R * C
     # Every fold lasts the same; they differ only in how many cells they map.
     mapped = rows_total * cols_total  # sum over folds of used_rows * used_cols
-    reads_a = reads_b = writes_c = 0
+    moved = {"A": 0, "B": 0, "C": 0}
     stall = 0
     for used_r, n_r in row_sizes:
         for used_c, n_c in col_sizes:
-            a, b, c = _words_moved(dataflow, used_r, used_c, T)
+            words = spec.fold_words(used_r, used_c, T)
             n = n_r * n_c
-            reads_a, reads_b, writes_c = reads_a + a * n, reads_b + b * n, writes_c + c * n
-            stall += n * _stall(a + b + c, per_fold - hidden, bandwidth)
+            for name in moved:
+                moved[name] += words[name] * n
+            stall += n * _stall(sum(words.values()), per_fold - hidden, bandwidth)
     if hidden:
         # The first fold (fold 0 maps the first row and column tiles) also has its load cycles.
-        words = sum(_words_moved(dataflow, row_sizes[0][0], col_sizes[0][0], T))
-        stall += _stall(words, per_fold, bandwidth) - _stall(words, per_fold - hidden, bandwidth)
+        words_0 = sum(spec.fold_words(row_sizes[0][0], col_sizes[0][0], T).values())
+        stall += _stall(words_0, per_fold, bandwidth) - _stall(words_0, per_fold - hidden, bandwidth)
     return {
         "cycles": cycles,
         "macs": macs,
@@ -258,8 +367,8 @@ def _counts(dataflow: str, R: int, C: int, M: int, N: int, K: int, double_buffer
         "col_folds": col_folds,
         "mapping_efficiency": mapped / (cells * folds),
         "compute_utilization": macs / (cells * per_fold * folds),
-        "sram_reads": {"A": reads_a, "B": reads_b},
-        "sram_writes": {"C": writes_c},
+        "sram_reads": Counts({"A": moved["A"], "B": moved["B"]}),
+        "sram_writes": Counts({"C": moved["C"]}),
         "stall_cycles": stall,
         "total_cycles": cycles + stall,
     }
@@ -321,6 +430,7 @@ class SystolicArray:
         self.rows = check.positive_int("rows", rows, maximum=MAX_SIDE)
         self.cols = check.positive_int("cols", cols, maximum=MAX_SIDE)
         self.dataflow = check.choice("dataflow", dataflow, DATAFLOWS)
+        self.spec = DATAFLOW_SPECS[self.dataflow]
         if not isinstance(double_buffer, bool):
             raise TypeError(f"double_buffer must be True or False, got {double_buffer!r}")
         self.double_buffer = double_buffer
@@ -352,7 +462,7 @@ class SystolicArray:
         return self._run(A.shape[0], B.shape[1], A.shape[1], _exact_product(A, B))
 
     def _run(self, M: int, N: int, K: int, output: np.ndarray | None) -> SystolicRun:
-        counts = _counts(self.dataflow, self.rows, self.cols, M, N, K, self.double_buffer,
+        counts = _counts(self.spec, self.rows, self.cols, M, N, K, self.double_buffer,
                          self.bandwidth_words_per_cycle)
         return SystolicRun(dataflow=self.dataflow, rows=self.rows, cols=self.cols, M=M, N=N, K=K,
                            double_buffer=self.double_buffer,
@@ -401,9 +511,9 @@ class SystolicArray:
         return _Machine(self, A, B).snapshots()
 
     def _check_state_fits(self, M: int, N: int, K: int) -> None:
-        rows_total, cols_total, T = _geometry(self.dataflow, M, N, K)
+        rows_total, cols_total, T = self.spec.geometry(M, N, K)
         # The largest per-fold working set: the skewed edge streams for one fold, plus the cells.
-        per_fold = _fold_cycles(self.dataflow, self.rows, self.cols, T)
+        per_fold = _fold_cycles(self.spec, self.rows, self.cols, T)
         # Per fold: skewed edge streams (values and valid flags) and ~10 cell-sized registers.
         state = 2 * per_fold * (self.rows + self.cols) + 10 * self.rows * self.cols
         if state > MAX_STATE_ELEMENTS:
@@ -440,24 +550,26 @@ class _Machine:
         self.array = array
         self.R, self.C = array.rows, array.cols
         self.flow = array.dataflow
+        self.spec = array.spec
         self.M, self.K = A.shape
         self.N = B.shape[1]
         self.dtype = _accumulator(A, B)
         A = A.astype(self.dtype)
         B = B.astype(self.dtype)
-        if self.flow == "os":
-            self.first, self.second = A, B          # first: rows × T, second: T × cols
-        elif self.flow == "ws":
-            self.stream, self.fixed = A, B          # stream: T × K, fixed: K × cols
+        # ws: A streams (T × K) and B stays (K × cols); is: the transposed problem, Bᵀ streams
+        # and Aᵀ stays; os: A enters from the left (rows × T) and B from the top (T × cols).
+        left, other = (B.T, A.T) if self.spec.transposed else (A, B)
+        if self.spec.load_phase:
+            self.stream, self.fixed = left, other
         else:
-            self.stream, self.fixed = B.T, A.T      # stream: N × K, fixed: K × M
-        self.rows_total, self.cols_total, self.T = _geometry(self.flow, self.M, self.N, self.K)
+            self.first, self.second = left, other
+        self.rows_total, self.cols_total, self.T = self.spec.geometry(self.M, self.N, self.K)
         self.row_folds = math.ceil(self.rows_total / self.R)
         self.col_folds = math.ceil(self.cols_total / self.C)
         # SCALE-Sim's order: column folds outer, row folds inner.
         self.fold_list = [(fr, fc) for fc in range(self.col_folds) for fr in range(self.row_folds)]
-        self.per_fold = _fold_cycles(self.flow, self.R, self.C, self.T)
-        self.hidden = self.R if (array.double_buffer and self.flow != "os") else 0
+        self.per_fold = _fold_cycles(self.spec, self.R, self.C, self.T)
+        self.hidden = self.R if (array.double_buffer and self.spec.load_phase) else 0
         self.out = np.zeros((self.M, self.N), dtype=self.dtype)
         self.written = np.zeros((self.M, self.N), dtype=bool)  # for snapshots: what C holds yet
         self.useful_macs = 0
@@ -485,17 +597,17 @@ class _Machine:
         """Advance every fold through its cycles, ``batch`` folds side by side."""
         for start in range(0, len(self.fold_list), batch):
             group = list(range(start, min(start + batch, len(self.fold_list))))
-            if self.flow == "os":
-                yield from self._os_folds(group, snapshots=False)
-            else:
+            if self.spec.load_phase:
                 yield from self._stationary_folds(group, snapshots=False)
+            else:
+                yield from self._os_folds(group, snapshots=False)
 
     def snapshots(self) -> Iterator[Step]:
         for index in range(len(self.fold_list)):
-            if self.flow == "os":
-                yield from self._os_folds([index], snapshots=True)
-            else:
+            if self.spec.load_phase:
                 yield from self._stationary_folds([index], snapshots=True)
+            else:
+                yield from self._os_folds([index], snapshots=True)
 
     def _os_folds(self, group: list[int], snapshots: bool) -> Iterator[Step | None]:
         R, C, T, F = self.R, self.C, self.T, len(group)
@@ -515,8 +627,7 @@ class _Machine:
             for c in range(c1 - c0):
                 b_edge[f, k + c, c] = self.second[:, c0 + c]
                 b_edge_ok[f, k + c, c] = True
-            words = (r1 - r0) * T + T * (c1 - c0) + (r1 - r0) * (c1 - c0)
-            self.fold_words.append(words)
+            self.fold_words.append(sum(self.spec.fold_words(r1 - r0, c1 - c0, T).values()))
         a = np.zeros((F, R, C), dtype=self.dtype)
         b = np.zeros((F, R, C), dtype=self.dtype)
         a_ok = np.zeros((F, R, C), dtype=bool)
@@ -524,8 +635,8 @@ class _Machine:
         acc = np.zeros((F, R, C), dtype=self.dtype)
         product = np.empty((F, R, C), dtype=self.dtype)
         active = np.empty((F, R, C), dtype=bool)
-        self.reads["A"] += int(a_edge_ok.sum())
-        self.reads["B"] += int(b_edge_ok.sum())
+        self.reads[self.spec.left_operand] += int(a_edge_ok.sum())
+        self.reads[self.spec.other_operand] += int(b_edge_ok.sum())
         # Registers are double-buffered (this cycle's and next), as clocked hardware is.
         a2, b2, a_ok2, b_ok2 = (np.empty_like(v) for v in (a, b, a_ok, b_ok))
         for t in range(self.per_fold):
@@ -570,8 +681,7 @@ class _Machine:
             for k in range(r1 - r0):
                 edge[f, R + t_idx + k, k] = self.stream[:, r0 + k]
                 edge_ok[f, R + t_idx + k, k] = True
-            used_r, used_c = r1 - r0, c1 - c0
-            self.fold_words.append(T * used_r + used_r * used_c + T * used_c)
+            self.fold_words.append(sum(self.spec.fold_words(r1 - r0, c1 - c0, T).values()))
         # Load phase: the stationary tile shifts down one row per cycle, last row first.
         cells = np.zeros((F, R, C), dtype=self.dtype)
         cells_ok = np.zeros((F, R, C), dtype=bool)
@@ -585,12 +695,8 @@ class _Machine:
         active = np.empty((F, R, C), dtype=bool)
         stationary_reads = int(fixed_ok.sum())
         stream_reads = int(edge_ok.sum())
-        if self.flow == "ws":
-            self.reads["B"] += stationary_reads
-            self.reads["A"] += stream_reads
-        else:
-            self.reads["A"] += stationary_reads
-            self.reads["B"] += stream_reads
+        self.reads[self.spec.stationary] += stationary_reads
+        self.reads[self.spec.left_operand] += stream_reads
         first_fold_in_group = group[0]
         for t in range(self.per_fold):
             loading = t < R
@@ -646,10 +752,10 @@ class _Machine:
     def _write_partial(self, t_out: np.ndarray, cols: np.ndarray, values: np.ndarray) -> None:
         """Add a row fold's partial sums into C (a read-modify-write of the output buffer)."""
         self.writes["C"] += int(t_out.size)
-        if self.flow == "ws":
+        if not self.spec.transposed:
             self.out[t_out, cols] += values
             self.written[t_out, cols] = True
-        else:  # "is": the array computes Cᵀ; column index is m, streamed index is n
+        else:  # the array computes Cᵀ; column index is m, streamed index is n
             self.out[cols, t_out] += values
             self.written[cols, t_out] = True
 
@@ -665,7 +771,7 @@ class _Machine:
         fold_t = t - (self.hidden if index > 0 else 0)
         cycle = start + fold_t
         # Which problem element each cell holds follows from when it entered the array.
-        if self.flow == "os":
+        if not self.spec.load_phase:
             k = t - rr - cc
             a_index = np.stack([r0 + rr, k], axis=-1)
             b_index = np.stack([k, c0 + cc], axis=-1)
@@ -678,7 +784,7 @@ class _Machine:
             # has reached row r after (t - entry) shifts: tile row R - 1 - (t - r).
             tile_row = R - 1 - (t - rr) if phase == "load" else rr
             fixed_index = np.stack([r0 + tile_row, c0 + cc], axis=-1)  # (k, column) in fixed
-            if self.flow == "ws":   # A streams: A[m, k]; B fixed: B[k, n]
+            if not self.spec.transposed:   # A streams: A[m, k]; B fixed: B[k, n]
                 a_index, b_index = stream_index, fixed_index
                 a_vals, b_vals, a_ok, b_ok = first, second, first_ok, second_ok
             else:                   # B streams: B[k, n] = Bᵀ[n, k]; A fixed: A[m, k] = Aᵀ[k, m]
@@ -713,7 +819,7 @@ class _Machine:
             folds=folds, row_folds=self.row_folds, col_folds=self.col_folds,
             mapping_efficiency=mapped / (R * C * folds),
             compute_utilization=self.useful_macs / (R * C * self.per_fold * folds),
-            sram_reads=dict(self.reads), sram_writes=dict(self.writes),
+            sram_reads=Counts(self.reads), sram_writes=Counts(self.writes),
             stall_cycles=stall, total_cycles=cycles + stall,
             double_buffer=self.array.double_buffer, bandwidth_words_per_cycle=bandwidth,
             output=self.out,

@@ -256,3 +256,33 @@ def test_huge_estimate_is_instant_and_huge_simulation_is_refused_up_front():
     # A long streamed dimension makes the per-fold state too large to simulate.
     with pytest.raises(ValueError, match="per-cycle state"):
         SystolicArray(4096, 4096, "ws").simulate(np.ones((8000, 1)), np.ones((1, 1)))
+
+
+# -- dataflows as data; results immutable --------------------------------------------------------
+
+def test_each_dataflow_record_matches_the_docstring_table():
+    from accelkit.systolic import DATAFLOW_SPECS, MAPPING
+
+    ws, os_, is_ = (DATAFLOW_SPECS[k] for k in ("ws", "os", "is"))
+    assert (ws.stationary, os_.stationary, is_.stationary) == ("B", "C", "A")
+    assert MAPPING == {"os": ("M", "N", "K"), "ws": ("K", "N", "M"), "is": ("K", "M", "N")}
+    assert (ws.load_phase, os_.load_phase, is_.load_phase) == (True, False, True)
+    # Words per fold: each operand spans two dimensions; the stationary one has no streamed axis.
+    assert ws.fold_words(3, 5, 7) == {"A": 7 * 3, "B": 3 * 5, "C": 7 * 5}
+    assert os_.fold_words(3, 5, 7) == {"A": 3 * 7, "B": 7 * 5, "C": 3 * 5}
+    assert is_.fold_words(3, 5, 7) == {"A": 5 * 3, "B": 3 * 7, "C": 5 * 7}
+
+
+@pytest.mark.parametrize("flow", DATAFLOWS)
+def test_runs_are_immutable_and_hashable(flow):
+    sa = SystolicArray(3, 3, flow)
+    A, B = np.arange(20).reshape(4, 5), np.arange(10).reshape(5, 2)
+    for run in (sa.simulate(A, B), sa.matmul(A, B), sa.estimate(M=4, N=2, K=5)):
+        with pytest.raises(TypeError):
+            run.sram_reads["A"] = 0
+        with pytest.raises(TypeError):
+            run.sram_writes["C"] = 0
+        assert hash(run) == hash(sa.estimate(M=4, N=2, K=5))
+        if run.output is not None:
+            with pytest.raises(ValueError):
+                run.output[0, 0] = 1
