@@ -50,8 +50,7 @@ Four options go beyond SCALE-Sim and default off:
   (for ``os`` with ``os_drain``: drains the outputs from shadow accumulators, hiding the R drain
   cycles of every fold but the last). Without os_drain it changes nothing for ``os``.
 * ``overlap_folds=True`` pipelines the folds (the scaling book, jax-ml/scaling-book tpus.md,
-  Appendix B: after "an initial pipeline bubble ... new inputs and weights can be loaded in
-  without an additional bubble"). The next fold's operands enter right behind the current
+  Appendix B: one pipeline bubble while the first weights and inputs load, none after). The next fold's operands enter right behind the current
   fold's last, so the first load and the last fill-out and drain are paid once. Consecutive
   streams start ``T`` cycles apart unless a per-column R-cycle load or drain cannot hide:
   ``max(T, 2R - 1)`` with a double buffer (the next tile's shift into a column's shadow waits
@@ -443,7 +442,7 @@ def _counts(spec: DataflowSpec, R: int, C: int, M: int, N: int, K: int, double_b
     # The first fold maps the first row and column tiles, the last fold the last ones (column
     # folds outer, row folds inner); either may occupy the timeline longer than the others.
     ends = {0: (row_sizes[0][0], col_sizes[0][0]), folds - 1: (row_sizes[-1][0], col_sizes[-1][0])}
-    for index, length in line.special.items():
+    for index, length in (line.special.items() if bandwidth is not None else ()):
         words_i = sum(spec.fold_words(*ends[index], T).values())
         stall += _stall(words_i, length, bandwidth) - _stall(words_i, line.base, bandwidth)
     return {

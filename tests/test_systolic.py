@@ -363,9 +363,8 @@ def test_pipelined_mxu_pays_fill_and_drain_once():
     """A 1024×128 by 128×1024 GEMM (M = 1024, K = 128, N = 1024) on a 128×128 ws array.
 
     The scaling book (jax-ml/scaling-book, tpus.md, Appendix B "How does a systolic array work?")
-    says a TPU MXU pays "an initial pipeline bubble as the weights (RHS) and activations (LHS) are
-    loaded. After that initial bubble, new inputs and weights can be loaded in without an
-    additional bubble." Derivation: K = 128 fills the rows once, N = 1024 makes F = 8 column
+    describes an MXU that pays one pipeline bubble while the first weights (RHS) and activations
+    (LHS) load, and no further bubble as new inputs and weights follow. Derivation: K = 128 fills the rows once, N = 1024 makes F = 8 column
     folds, and M = 1024 rows of A stream through each (T = M).
 
     * Per fold (SCALE-Sim's convention): each fold loads its tile (R), streams T skewed across
