@@ -62,9 +62,12 @@ q3 = FunctionQuestion(
            "folds = ⌈first mapped dim / rows⌉ × ⌈second mapped dim / cols⌉."],
     solution='''import math
 
+from accelkit.systolic import MAPPING  # each dataflow's (rows, columns, streamed) dimensions
+
 def folds(rows, cols, M, N, K, dataflow):
-    on_rows, on_cols = {"os": (M, N), "ws": (K, N), "is": (K, M)}[dataflow]
-    return math.ceil(on_rows / rows) * math.ceil(on_cols / cols)''')
+    size = {"M": M, "N": N, "K": K}
+    on_rows, on_cols, _streamed = MAPPING[dataflow]
+    return math.ceil(size[on_rows] / rows) * math.ceil(size[on_cols] / cols)''')
 
 
 def _waste_reference(tile_m: int, tile_n: int, M: int, N: int) -> float:
