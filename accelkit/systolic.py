@@ -80,7 +80,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -176,6 +176,7 @@ class Counts(Mapping[str, int]):
     """
 
     __slots__ = ("_items",)
+    _items: dict[str, int]
 
     def __init__(self, items: Mapping[str, int]):
         object.__setattr__(self, "_items", dict(items))
@@ -417,7 +418,7 @@ def _timeline(spec: DataflowSpec, R: int, C: int, T: int, folds: int, double_buf
 
 def _counts(spec: DataflowSpec, R: int, C: int, M: int, N: int, K: int, double_buffer: bool,
             bandwidth: float | None, overlap: bool = False,
-            os_drain: bool = False) -> dict[str, object]:
+            os_drain: bool = False) -> dict[str, Any]:
     rows_total, cols_total, T = spec.geometry(M, N, K)
     row_sizes = _fold_sizes(rows_total, R)
     col_sizes = _fold_sizes(cols_total, C)
@@ -669,7 +670,7 @@ class _Machine:
         self.spec = array.spec
         self.M, self.K = A.shape
         self.N = B.shape[1]
-        self.dtype = _accumulator(A, B)
+        self.dtype: np.dtype = np.dtype(_accumulator(A, B))
         A = A.astype(self.dtype)
         B = B.astype(self.dtype)
         # ws: A streams (T × K) and B stays (K × cols); is: the transposed problem, Bᵀ streams
@@ -710,7 +711,7 @@ class _Machine:
 
     # -- the cycle loop ---------------------------------------------------------------------
 
-    def cycles(self, batch: int) -> Iterator[None]:
+    def cycles(self, batch: int) -> Iterator[Step | None]:
         """Advance every fold through its cycles, ``batch`` folds side by side."""
         for start in range(0, len(self.fold_list), batch):
             group = list(range(start, min(start + batch, len(self.fold_list))))
@@ -721,10 +722,10 @@ class _Machine:
 
     def snapshots(self) -> Iterator[Step]:
         for index in range(len(self.fold_list)):
-            if self.spec.load_phase:
-                yield from self._stationary_folds([index], snapshots=True)
-            else:
-                yield from self._os_folds([index], snapshots=True)
+            walk = (self._stationary_folds if self.spec.load_phase else self._os_folds)
+            for step in walk([index], snapshots=True):
+                assert step is not None
+                yield step
 
     def _os_folds(self, group: list[int], snapshots: bool) -> Iterator[Step | None]:
         R, C, T, F = self.R, self.C, self.T, len(group)
@@ -941,23 +942,23 @@ class _Machine:
         load = np.arange(R)
         for i, (s, (r0, r1, c0, c1)) in enumerate(zip(starts, spans)):
             for k in range(R):
-                tau = s + t_idx + k
-                if (e_fold[tau, k] >= 0).any():
+                when = s + t_idx + k
+                if (e_fold[when, k] >= 0).any():
                     raise _Hazard(f"two folds' operands would enter row {k} together")
-                e_fold[tau, k] = i
-                e_t[tau, k] = t_idx
+                e_fold[when, k] = i
+                e_t[when, k] = t_idx
                 if k < r1 - r0:
-                    e_val[tau, k] = self.stream[:, r0 + k]
+                    e_val[when, k] = self.stream[:, r0 + k]
             for c in range(C):
-                tau = s + c - R + load
-                if (w_fold[tau, c] >= 0).any():
+                when = s + c - R + load
+                if (w_fold[when, c] >= 0).any():
                     raise _Hazard(f"two tiles would load into column {c} together")
-                w_fold[tau, c] = i
+                w_fold[when, c] = i
                 rows = R - 1 - load
                 if c < c1 - c0:
                     valid = rows < r1 - r0
-                    w_val[tau[valid], c] = self.fixed[r0 + rows[valid], c0 + c]
-                    w_in_ok[tau[valid], c] = True
+                    w_val[when[valid], c] = self.fixed[r0 + rows[valid], c0 + c]
+                    w_in_ok[when[valid], c] = True
             self.reads[self.spec.left_operand] += T * (r1 - r0)
             self.reads[self.spec.stationary] += (r1 - r0) * (c1 - c0)
         col0 = np.array([sp[2] for sp in spans])
@@ -1050,20 +1051,20 @@ class _Machine:
                     (a_val, a_real, a_fold, a_k, R, r1 - r0, lambda j: self.first[r0 + j]),
                     (b_val, b_real, b_fold, b_k, C, c1 - c0, lambda j: self.second[:, c0 + j])):
                 for j in range(side):
-                    tau = s + j + k_idx
-                    if (fold[tau, j] >= 0).any():
+                    when = s + j + k_idx
+                    if (fold[when, j] >= 0).any():
                         raise _Hazard("two folds' operands would enter one edge together")
-                    fold[tau, j] = i
-                    kk[tau, j] = k_idx
+                    fold[when, j] = i
+                    kk[when, j] = k_idx
                     if j < used:
-                        val[tau, j] = src(j)
-                        real[tau, j] = True
+                        val[when, j] = src(j)
+                        real[when, j] = True
             if drain:
                 for c in range(C):
-                    tau = s + T + R + c - 1 + np.arange(R)
-                    if (d_sched[tau, c] >= 0).any():
+                    when = s + T + R + c - 1 + np.arange(R)
+                    if (d_sched[when, c] >= 0).any():
                         raise _Hazard(f"two folds would drain column {c} together")
-                    d_sched[tau, c] = i
+                    d_sched[when, c] = i
             self.reads[self.spec.left_operand] += (r1 - r0) * T
             self.reads[self.spec.other_operand] += T * (c1 - c0)
         row0 = np.array([sp[0] for sp in spans])
