@@ -50,8 +50,10 @@ Four options go beyond SCALE-Sim and default off:
   (for ``os`` with ``os_drain``: drains the outputs from shadow accumulators, hiding the R drain
   cycles of every fold but the last). Without os_drain it changes nothing for ``os``.
 * ``overlap_folds=True`` pipelines the folds (the scaling book, jax-ml/scaling-book tpus.md,
-  Appendix B: one pipeline bubble while the first weights and inputs load, none after). The next fold's operands enter right behind the current
-  fold's last, so the first load and the last fill-out and drain are paid once. Consecutive
+  Appendix B: one pipeline bubble while the first weights and inputs load, none after). The
+  next fold's operands enter right behind the current fold's last, so the first load and the
+  last fill-out and drain are paid once. ``simulate()`` walks one continuous timeline with
+  tagged values and checks every hand-over cell by cell (a tighter schedule fails). Consecutive
   streams start ``T`` cycles apart unless a per-column R-cycle load or drain cannot hide:
   ``max(T, 2R - 1)`` with a double buffer (the next tile's shift into a column's shadow waits
   until the column has latched the current one), ``T + 2R - 1`` for ws/is without one (the only
@@ -280,7 +282,7 @@ class SystolicRun:
             f"K={self.K}: cycles={self.cycles:,}, utilization={self.utilization:.1%}, "
             f"folds={self.folds}, mapping_efficiency={self.mapping_efficiency:.1%}, "
             f"sram_reads={self.sram_reads}, sram_writes={self.sram_writes}, "
-            f"stall_cycles={self.stall_cycles:,}, {shown})"
+            f"stall_cycles={self.stall_cycles:,}, overlap_folds={self.overlap_folds}, {shown})"
         )
 
     def _repr_html_(self) -> str:
@@ -288,7 +290,8 @@ class SystolicRun:
             ("dataflow", f"{self.dataflow} ({DATAFLOW_NAMES[self.dataflow]})"),
             ("array", f"{self.rows} × {self.cols}"),
             ("GEMM (M, N, K)", f"{self.M}, {self.N}, {self.K}"),
-            ("folds (row × col)", f"{self.folds} ({self.row_folds} × {self.col_folds})"),
+            ("folds (row × col)", f"{self.folds} ({self.row_folds} × {self.col_folds}), "
+                                  + ("pipelined" if self.overlap_folds else "one after another")),
             ("cycles", f"{self.cycles:,}"),
             ("stall cycles", f"{self.stall_cycles:,}"),
             ("utilization", f"{self.utilization:.1%}"),
