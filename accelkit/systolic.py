@@ -82,7 +82,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import numpy as np
 
@@ -170,41 +170,35 @@ DATAFLOW_NAMES: Mapping[str, str] = MappingProxyType(
     {name: d.long_name for name, d in DATAFLOW_SPECS.items()})
 
 
-class Counts(Mapping[str, int]):
-    """A read-only, hashable mapping of operand name to element count (``run.sram_reads``).
+class Counts(dict[str, int]):
+    """A read-only, hashable dict of operand name to element count (``run.sram_reads``).
 
-    Compares equal to a plain dict with the same items, so ``run.sram_reads == {"A": 4, "B": 2}``
-    holds; item assignment raises TypeError.
+    A ``dict`` subclass, so code that checks for a dict or compares with one keeps working
+    (``run.sram_reads == {"A": 4, "B": 2}``); every way of changing it raises TypeError.
     """
 
-    __slots__ = ("_items",)
-    _items: dict[str, int]
+    __slots__ = ()
 
-    def __init__(self, items: Mapping[str, int]):
-        object.__setattr__(self, "_items", dict(items))
+    def _read_only(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("run counts are read-only; copy them with dict(...) to change them")
 
-    def __getitem__(self, key: str) -> int:
-        return self._items[key]
+    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
 
-    def __len__(self) -> int:
-        return len(self._items)
+    def __reduce__(self) -> tuple[type, tuple[dict[str, int]]]:
+        return (Counts, (dict(self),))
 
-    def __hash__(self) -> int:
-        return hash(frozenset(self._items.items()))
+    def __copy__(self) -> Counts:
+        return self
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Mapping):
-            return self._items == dict(other)
-        return NotImplemented
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("Counts is read-only")
+    def __deepcopy__(self, memo: dict[int, object]) -> Counts:
+        return self
 
     def __repr__(self) -> str:
-        return repr(self._items)
+        return dict.__repr__(self)
 
 
 def dataflow_spec(dataflow: str) -> DataflowSpec:
