@@ -13,8 +13,12 @@ ws    the weights B (K×N)          K × N                             M (rows o
 is    the input A (M×K)            K × M                             N (columns of B)
 ====  ===========================  ================================  =================
 
-A GEMM larger than the array is *folded*: cut into ``row_folds × col_folds`` tiles that run one
-after another, each paying the full array's fill and drain even when it maps only part of it.
+Each dataflow is one frozen record in :data:`DATAFLOW_SPECS` (:class:`DataflowSpec`); the engine,
+its fast paths and the widgets read it rather than switching on the name.
+
+A GEMM larger than the array is *folded*: cut into ``row_folds × col_folds`` tiles. By default
+(SCALE-Sim's convention) they run one after another, each paying the full array's fill and drain
+even when it maps only part of it; ``overlap_folds=True`` pipelines them as a real MXU does.
 
 Conventions follow SCALE-Sim 3.0.0 (scalesim-project), the field's reference simulator, so that a
 learner's numbers agree with the literature. Per fold, with R×C the array and T the streamed
@@ -22,7 +26,10 @@ length (K for os, M for ws, N for is):
 
 * os: ``T + R + C - 2`` cycles: A enters row r at cycle r + k, B enters column c at cycle c + k,
   so the MAC for k in cell (r, c) happens at cycle r + c + k (operands skewed by one cycle a row).
-  Outputs stay in the cells; writing them back is not counted (as in SCALE-Sim).
+  Outputs stay in the cells; moving them out is not counted (SCALE-Sim's convention, which
+  flatters os against ws and is: they pay their R-cycle load). ``os_drain=True`` counts it:
+  after a column's last MAC its sums shift down one cell a cycle and leave at the bottom edge,
+  R more cycles a fold.
 * ws / is: ``2R + C + T - 2`` cycles: R cycles to shift the stationary tile down into the array,
   then the streamed rows enter skewed; a partial sum flows down a column and leaves the bottom row
   at cycle ``2R - 1 + t + c``.
@@ -36,15 +43,32 @@ length (K for os, M for ws, N for is):
   ``compute_utilization`` is SCALE-Sim's "Compute Util" (per-fold utilization averaged over folds);
   ``utilization`` is useful MACs over ``rows · cols · cycles`` (SCALE-Sim's "Overall Util").
 
-Two options go beyond SCALE-Sim and default off:
+Four options go beyond SCALE-Sim and default off:
 
 * ``double_buffer=True`` loads the next fold's stationary tile into shadow registers while the
-  current fold computes (as real TPUs do), hiding the R load cycles of every fold after the first.
-  It changes nothing for ``os``, which has no load phase.
+  current fold computes (as real TPUs do), hiding the R load cycles of every fold after the first
+  (for ``os`` with ``os_drain``: drains the outputs from shadow accumulators, hiding the R drain
+  cycles of every fold but the last). Without os_drain it changes nothing for ``os``.
+* ``overlap_folds=True`` pipelines the folds (the scaling book, jax-ml/scaling-book tpus.md,
+  Appendix B: one pipeline bubble while the first weights and inputs load, none after). The
+  next fold's operands enter right behind the current fold's last, so the first load and the
+  last fill-out and drain are paid once. ``simulate()`` walks one continuous timeline with
+  tagged values and checks every hand-over cell by cell (a tighter schedule fails). Consecutive
+  streams start ``T`` cycles apart unless a per-column R-cycle load or drain cannot hide:
+  ``max(T, 2R - 1)`` with a double buffer (the next tile's shift into a column's shadow waits
+  until the column has latched the current one), ``T + 2R - 1`` for ws/is without one (the only
+  weight registers reload after the stream has passed), ``max(T + R - 1, 2R - 1)`` for os with
+  ``os_drain`` and no double buffer. ``cycles`` is then
+  ``load + (folds - 1) · gap + T + R + C - 2 + drain``. ``compute_utilization`` keeps its
+  per-fold-alone definition.
+* ``os_drain=True``: see os above.
 * ``bandwidth_words_per_cycle=w`` limits how many elements per cycle can move between the
   buffers and the array. A fold that needs to move more words than ``w × its cycles`` stalls for
   the difference; ``stall_cycles`` and ``total_cycles`` report it while ``cycles`` stays the
-  stall-free compute count. (SCALE-Sim's own stall model has known bugs and is not matched.)
+  stall-free compute count. The budget is per fold: each fold's words over the cycles it
+  occupies the timeline (with overlapped folds, the gap to the next fold's start), not a
+  cell-level model of the buffer ports. (SCALE-Sim's own stall model has known bugs and is not
+  matched.)
 
 Three paths, one truth: :meth:`SystolicArray.simulate` moves every operand one cell per cycle and
 accumulates the product in the cells; :meth:`SystolicArray.matmul` (numpy product plus closed-form
@@ -55,24 +79,132 @@ with it on every count, and the tests check that they do.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from types import MappingProxyType
+from typing import Any, Literal, NoReturn
 
 import numpy as np
 
 from accelkit import _validate as check
 
 Dataflow = Literal["os", "ws", "is"]
-DATAFLOWS: tuple[str, ...] = ("os", "ws", "is")
-#: What each dataflow maps onto the array's rows and columns, and what it streams through.
-MAPPING: dict[str, tuple[str, str, str]] = {"os": ("M", "N", "K"), "ws": ("K", "N", "M"),
-                                            "is": ("K", "M", "N")}
-DATAFLOW_NAMES = {
-    "os": "output-stationary",
-    "ws": "weight-stationary",
-    "is": "input-stationary",
-}
+
+#: The problem dimensions each GEMM operand spans: A is M×K, B is K×N, C is M×N.
+OPERAND_DIMS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {"A": ("M", "K"), "B": ("K", "N"), "C": ("M", "N")})
+
+
+@dataclass(frozen=True)
+class DataflowSpec:
+    """Everything the engine, its fast paths and the widgets need to know about one dataflow.
+
+    Attributes:
+        name, long_name: ``"ws"`` / ``"weight-stationary"`` and so on.
+        stationary: the operand that stays in the cells: ``"A"``, ``"B"`` or ``"C"``.
+        on_rows, on_cols, streamed: the problem dimension (``"M"``, ``"N"`` or ``"K"``) mapped on
+            the array's rows, on its columns, and streamed through it (the stream never folds).
+        load_phase: whether a stationary input tile is shifted into the cells (``rows`` cycles)
+            before the stream starts; False for ``os``, whose stationary operand is the output.
+        transposed: the array computes Cᵀ = Bᵀ·Aᵀ (``is``): B streams from the left in place of
+            A, A's tile stays in place of B's, and the outputs leave transposed.
+        story: what moves and what stays, in words, for a widget.
+    """
+
+    name: str
+    long_name: str
+    stationary: str
+    on_rows: str
+    on_cols: str
+    streamed: str
+    load_phase: bool
+    transposed: bool
+    story: str
+
+    def geometry(self, M: int, N: int, K: int) -> tuple[int, int, int]:
+        """(problem size on rows, problem size on columns, streamed length T)."""
+        sizes = {"M": M, "N": N, "K": K}
+        return sizes[self.on_rows], sizes[self.on_cols], sizes[self.streamed]
+
+    def fold_words(self, used_rows: int, used_cols: int, T: int) -> dict[str, int]:
+        """Elements each operand moves between the buffers and the array in one fold that maps
+        ``used_rows × used_cols`` cells and streams ``T``: an operand's tile spans two of the
+        three dimensions, each as long as its share of the fold."""
+        extent = {self.on_rows: used_rows, self.on_cols: used_cols, self.streamed: T}
+        return {op: extent[d1] * extent[d2] for op, (d1, d2) in OPERAND_DIMS.items()}
+
+    @property
+    def left_operand(self) -> str:
+        """The operand that enters from the array's left edge (``A``, or ``B`` when transposed)."""
+        return "B" if self.transposed else "A"
+
+    @property
+    def other_operand(self) -> str:
+        """The operand that enters from the top (``os``) or is held stationary (``ws``/``is``)."""
+        return "A" if self.transposed else "B"
+
+
+DATAFLOW_SPECS: Mapping[str, DataflowSpec] = MappingProxyType({
+    "os": DataflowSpec(
+        "os", "output-stationary", stationary="C", on_rows="M", on_cols="N", streamed="K",
+        load_phase=False, transposed=False,
+        story="each cell owns one output C[m, n]; A streams in from the left, B from the top; "
+              "the sums stay in the cells."),
+    "ws": DataflowSpec(
+        "ws", "weight-stationary", stationary="B", on_rows="K", on_cols="N", streamed="M",
+        load_phase=True, transposed=False,
+        story="B (the weights) is shifted into the cells and stays; rows of A stream in from the "
+              "left; partial sums flow down and leave at the bottom."),
+    "is": DataflowSpec(
+        "is", "input-stationary", stationary="A", on_rows="K", on_cols="M", streamed="N",
+        load_phase=True, transposed=True,
+        story="A (the input) is shifted into the cells and stays; columns of B stream in from "
+              "the left; partial sums flow down and leave at the bottom."),
+})
+DATAFLOWS: tuple[str, ...] = tuple(DATAFLOW_SPECS)
+#: What each dataflow maps onto the array's rows and columns, and what it streams through
+#: (derived from :data:`DATAFLOW_SPECS`).
+MAPPING: Mapping[str, tuple[str, str, str]] = MappingProxyType(
+    {name: (d.on_rows, d.on_cols, d.streamed) for name, d in DATAFLOW_SPECS.items()})
+DATAFLOW_NAMES: Mapping[str, str] = MappingProxyType(
+    {name: d.long_name for name, d in DATAFLOW_SPECS.items()})
+
+
+class Counts(dict[str, int]):
+    """A read-only, hashable dict of operand name to element count (``run.sram_reads``).
+
+    A ``dict`` subclass, so code that checks for a dict or compares with one keeps working
+    (``run.sram_reads == {"A": 4, "B": 2}``); every way of changing it raises TypeError.
+    """
+
+    __slots__ = ()
+
+    def _read_only(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("run counts are read-only; copy them with dict(...) to change them")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[type, tuple[dict[str, int]]]:
+        return (Counts, (dict(self),))
+
+    def __copy__(self) -> Counts:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Counts:
+        return self
+
+    def __repr__(self) -> str:
+        return dict.__repr__(self)
+
+
+def dataflow_spec(dataflow: str) -> DataflowSpec:
+    """The :class:`DataflowSpec` for a dataflow name (any case)."""
+    return DATAFLOW_SPECS[check.choice("dataflow", dataflow, DATAFLOWS)]
+
 
 #: Largest array side the engine accepts (a TPU v6e MXU is 256; this leaves room to explore).
 MAX_SIDE = 4096
@@ -96,8 +228,10 @@ class SystolicRun:
         folds, row_folds, col_folds: how the GEMM was tiled onto the array.
         mapping_efficiency: share of cells a fold maps, averaged over folds.
         compute_utilization: per-fold utilization averaged over folds (SCALE-Sim "Compute Util").
-        sram_reads: element reads from each operand buffer, ``{"A": ..., "B": ...}``.
-        sram_writes: element writes to the output buffer, ``{"C": ...}``.
+        sram_reads: element reads from each operand buffer, ``{"A": ..., "B": ...}`` (a
+            read-only :class:`Counts` mapping; the run is hashable).
+        sram_writes: element writes to the output buffer, ``{"C": ...}`` (read-only too).
+        output: read-only (``output.flags.writeable`` is False); copy it to change it.
         stall_cycles: cycles lost waiting for memory (0 unless a bandwidth is set).
         total_cycles: ``cycles + stall_cycles``.
     """
@@ -116,13 +250,24 @@ class SystolicRun:
     col_folds: int
     mapping_efficiency: float
     compute_utilization: float
-    sram_reads: dict[str, int]
-    sram_writes: dict[str, int]
+    sram_reads: Mapping[str, int]
+    sram_writes: Mapping[str, int]
     stall_cycles: int = 0
     total_cycles: int = 0
     double_buffer: bool = False
     bandwidth_words_per_cycle: float | None = None
+    overlap_folds: bool = False
+    os_drain: bool = False
     output: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Immutable all the way down: read-only counts and a read-only product.
+        for name in ("sram_reads", "sram_writes"):
+            value = getattr(self, name)
+            if not isinstance(value, Counts):
+                object.__setattr__(self, name, Counts(value))
+        if self.output is not None:
+            self.output.flags.writeable = False
 
     def __repr__(self) -> str:
         shown = "estimate" if self.output is None else "output=%d×%d array" % self.output.shape
@@ -131,7 +276,7 @@ class SystolicRun:
             f"K={self.K}: cycles={self.cycles:,}, utilization={self.utilization:.1%}, "
             f"folds={self.folds}, mapping_efficiency={self.mapping_efficiency:.1%}, "
             f"sram_reads={self.sram_reads}, sram_writes={self.sram_writes}, "
-            f"stall_cycles={self.stall_cycles:,}, {shown})"
+            f"stall_cycles={self.stall_cycles:,}, overlap_folds={self.overlap_folds}, {shown})"
         )
 
     def _repr_html_(self) -> str:
@@ -139,7 +284,8 @@ class SystolicRun:
             ("dataflow", f"{self.dataflow} ({DATAFLOW_NAMES[self.dataflow]})"),
             ("array", f"{self.rows} × {self.cols}"),
             ("GEMM (M, N, K)", f"{self.M}, {self.N}, {self.K}"),
-            ("folds (row × col)", f"{self.folds} ({self.row_folds} × {self.col_folds})"),
+            ("folds (row × col)", f"{self.folds} ({self.row_folds} × {self.col_folds}), "
+                                  + ("pipelined" if self.overlap_folds else "one after another")),
             ("cycles", f"{self.cycles:,}"),
             ("stall cycles", f"{self.stall_cycles:,}"),
             ("utilization", f"{self.utilization:.1%}"),
@@ -170,7 +316,7 @@ class Step:
     cycle: int
     fold: int
     fold_cycle: int
-    phase: str  # "load" | "compute"
+    phase: str  # "load" | "compute" | "drain"
     fold_rows: tuple[int, int]  # [start, stop) of the problem dimension mapped on array rows
     fold_cols: tuple[int, int]  # [start, stop) of the problem dimension mapped on array columns
     a: np.ndarray = field(repr=False)
@@ -200,55 +346,103 @@ def _fold_sizes(total: int, side: int) -> list[tuple[int, int]]:
     return sizes
 
 
-def _geometry(dataflow: str, M: int, N: int, K: int) -> tuple[int, int, int]:
-    """(problem size on rows, problem size on columns, streamed length T) for a dataflow."""
-    sizes = {"M": M, "N": N, "K": K}
-    rows, cols, streamed = MAPPING[dataflow]
-    return sizes[rows], sizes[cols], sizes[streamed]
+@dataclass(frozen=True)
+class _Timeline:
+    """How a GEMM's folds lie in time. ``lengths`` are the cycles each fold occupies on the
+    timeline (they sum to ``cycles``); most folds occupy ``base``, ``special`` lists the few that
+    differ (the first carries the first load, the last the final fill-out and drain)."""
+
+    per_fold: int          # cycles one fold takes alone: load, T + R + C - 2, drain
+    cycles: int
+    base: int
+    special: Mapping[int, int]
+    gap: int | None        # overlap_folds: cycles from one fold's stream start to the next's
+
+    def length(self, index: int) -> int:
+        return self.special.get(index, self.base)
 
 
-def _fold_cycles(dataflow: str, R: int, C: int, T: int) -> int:
-    return T + R + C - 2 if dataflow == "os" else 2 * R + C + T - 2
+def _phase_cycles(spec: DataflowSpec, R: int, os_drain: bool) -> tuple[int, int]:
+    """(cycles before a fold's stream: its stationary tile's load; cycles after its last MAC:
+    shifting the outputs out of the cells, counted only with ``os_drain``)."""
+    if spec.load_phase:
+        return R, 0
+    return 0, (R if os_drain else 0)
 
 
-def _words_moved(dataflow: str, used_rows: int, used_cols: int, T: int) -> tuple[int, int, int]:
-    """(stationary-or-first operand reads, streamed reads, output writes) of one fold, as
-    (A reads, B reads, C writes)."""
-    if dataflow == "os":  # A: used_rows×T, B: T×used_cols, C: used_rows×used_cols
-        return used_rows * T, T * used_cols, used_rows * used_cols
-    if dataflow == "ws":  # stationary B tile, streamed A rows, partial sums M×used_cols out
-        return T * used_rows, used_rows * used_cols, T * used_cols
-    # "is": stationary A tile (K×M on the array), streamed B columns, C^T partial sums out
-    return used_rows * used_cols, T * used_rows, T * used_cols
+def _overlap_gap(spec: DataflowSpec, R: int, T: int, double_buffer: bool, os_drain: bool) -> int:
+    """Fewest cycles between consecutive folds' stream starts when folds overlap.
+
+    The stream itself needs T (the next fold's first operand enters right behind the current
+    fold's last). A load or drain of R cycles per column adds a constraint:
+
+    * double-buffered (shadow registers): the next tile's R-cycle shift into a column's shadow
+      registers may start only once every cell of that column has latched the current tile
+      (R - 1 cycles after the column's first), so the loads need 2R - 1 cycles apart; the os
+      drain registers likewise empty in R cycles after the column's last MAC.
+    * not double-buffered, ws/is: the column's only weight registers are reloaded after the
+      current fold's last operand has passed the column: T + 2R - 1.
+    * not double-buffered, os: the accumulators shift out through the cells below, so the next
+      fold may start in a cell once the outputs above it have passed (T + R - 1), and its first
+      finished sum must not be pushed down by the previous fold's drain (2R - 1).
+    """
+    before, after = _phase_cycles(spec, R, os_drain)
+    if not (before or after):
+        return T
+    if double_buffer:
+        return max(T, 2 * R - 1)
+    return T + 2 * R - 1 if before else max(T + R - 1, 2 * R - 1)
 
 
-def _counts(dataflow: str, R: int, C: int, M: int, N: int, K: int, double_buffer: bool,
-            bandwidth: float | None) -> dict[str, object]:
-    rows_total, cols_total, T = _geometry(dataflow, M, N, K)
+def _timeline(spec: DataflowSpec, R: int, C: int, T: int, folds: int, double_buffer: bool,
+              overlap: bool, os_drain: bool) -> _Timeline:
+    before, after = _phase_cycles(spec, R, os_drain)
+    core = T + R + C - 2  # the stream, skewed across R + C - 1 diagonals
+    per_fold = before + core + after
+    if not overlap:
+        # Folds run one after another; a double buffer hides the load of every fold but the
+        # first (or the drain of every fold but the last).
+        hidden = R if (double_buffer and (before or after)) else 0
+        special = {(0 if before else folds - 1): per_fold} if hidden else {}
+        return _Timeline(per_fold, folds * per_fold - (folds - 1) * hidden, per_fold - hidden,
+                         MappingProxyType(special), None)
+    gap = _overlap_gap(spec, R, T, double_buffer, os_drain)
+    special = {folds - 1: core + after}
+    special[0] = special.get(0, gap) + before
+    return _Timeline(per_fold, before + (folds - 1) * gap + core + after, gap,
+                     MappingProxyType(special), gap)
+
+
+def _counts(spec: DataflowSpec, R: int, C: int, M: int, N: int, K: int, double_buffer: bool,
+            bandwidth: float | None, overlap: bool = False,
+            os_drain: bool = False) -> dict[str, Any]:
+    rows_total, cols_total, T = spec.geometry(M, N, K)
     row_sizes = _fold_sizes(rows_total, R)
     col_sizes = _fold_sizes(cols_total, C)
     row_folds = sum(n for _, n in row_sizes)
     col_folds = sum(n for _, n in col_sizes)
     folds = row_folds * col_folds
-    per_fold = _fold_cycles(dataflow, R, C, T)
-    hidden = R if (double_buffer and dataflow != "os") else 0
-    cycles = folds * per_fold - (folds - 1) * hidden
+    line = _timeline(spec, R, C, T, folds, double_buffer, overlap, os_drain)
+    cycles = line.cycles
     macs = M * N * K
     cells = R * C
     # Every fold lasts the same; they differ only in how many cells they map.
     mapped = rows_total * cols_total  # sum over folds of used_rows * used_cols
-    reads_a = reads_b = writes_c = 0
+    moved = {"A": 0, "B": 0, "C": 0}
     stall = 0
     for used_r, n_r in row_sizes:
         for used_c, n_c in col_sizes:
-            a, b, c = _words_moved(dataflow, used_r, used_c, T)
+            words = spec.fold_words(used_r, used_c, T)
             n = n_r * n_c
-            reads_a, reads_b, writes_c = reads_a + a * n, reads_b + b * n, writes_c + c * n
-            stall += n * _stall(a + b + c, per_fold - hidden, bandwidth)
-    if hidden:
-        # The first fold (fold 0 maps the first row and column tiles) also has its load cycles.
-        words = sum(_words_moved(dataflow, row_sizes[0][0], col_sizes[0][0], T))
-        stall += _stall(words, per_fold, bandwidth) - _stall(words, per_fold - hidden, bandwidth)
+            for name in moved:
+                moved[name] += words[name] * n
+            stall += n * _stall(sum(words.values()), line.base, bandwidth)
+    # The first fold maps the first row and column tiles, the last fold the last ones (column
+    # folds outer, row folds inner); either may occupy the timeline longer than the others.
+    ends = {0: (row_sizes[0][0], col_sizes[0][0]), folds - 1: (row_sizes[-1][0], col_sizes[-1][0])}
+    for index, length in (line.special.items() if bandwidth is not None else ()):
+        words_i = sum(spec.fold_words(*ends[index], T).values())
+        stall += _stall(words_i, length, bandwidth) - _stall(words_i, line.base, bandwidth)
     return {
         "cycles": cycles,
         "macs": macs,
@@ -257,9 +451,9 @@ def _counts(dataflow: str, R: int, C: int, M: int, N: int, K: int, double_buffer
         "row_folds": row_folds,
         "col_folds": col_folds,
         "mapping_efficiency": mapped / (cells * folds),
-        "compute_utilization": macs / (cells * per_fold * folds),
-        "sram_reads": {"A": reads_a, "B": reads_b},
-        "sram_writes": {"C": writes_c},
+        "compute_utilization": macs / (cells * line.per_fold * folds),
+        "sram_reads": Counts({"A": moved["A"], "B": moved["B"]}),
+        "sram_writes": Counts({"C": moved["C"]}),
         "stall_cycles": stall,
         "total_cycles": cycles + stall,
     }
@@ -306,6 +500,9 @@ class SystolicArray:
         double_buffer: hide the stationary tile's load behind the previous fold (ws/is).
         bandwidth_words_per_cycle: elements per cycle the buffers can supply and accept; None
             means unlimited (no stalls).
+        overlap_folds: pipeline the folds, the next fold's operands right behind the current
+            fold's (real MXUs); False charges every fold its fill and drain (SCALE-Sim).
+        os_drain: count the cycles that shift os outputs out of the cells (SCALE-Sim does not).
 
     Raises:
         ValueError / TypeError naming the argument, for anything out of range.
@@ -313,17 +510,26 @@ class SystolicArray:
     Example:
         >>> sa = SystolicArray(rows=8, cols=8, dataflow="ws")
         >>> sa.estimate(M=64, N=64, K=64).cycles
-        1216
+        5504
+        >>> SystolicArray(8, 8, "ws", double_buffer=True, overlap_folds=True).estimate(
+        ...     M=64, N=64, K=64).cycles
+        4118
     """
 
     def __init__(self, rows: int = 8, cols: int = 8, dataflow: str = "ws", *,
-                 double_buffer: bool = False, bandwidth_words_per_cycle: float | None = None):
+                 double_buffer: bool = False, bandwidth_words_per_cycle: float | None = None,
+                 overlap_folds: bool = False, os_drain: bool = False):
         self.rows = check.positive_int("rows", rows, maximum=MAX_SIDE)
         self.cols = check.positive_int("cols", cols, maximum=MAX_SIDE)
         self.dataflow = check.choice("dataflow", dataflow, DATAFLOWS)
-        if not isinstance(double_buffer, bool):
-            raise TypeError(f"double_buffer must be True or False, got {double_buffer!r}")
+        self.spec = DATAFLOW_SPECS[self.dataflow]
+        for name, flag in (("double_buffer", double_buffer), ("overlap_folds", overlap_folds),
+                           ("os_drain", os_drain)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} must be True or False, got {flag!r}")
         self.double_buffer = double_buffer
+        self.overlap_folds = overlap_folds
+        self.os_drain = os_drain
         self.bandwidth_words_per_cycle = (
             None if bandwidth_words_per_cycle is None
             else check.positive_float("bandwidth_words_per_cycle", bandwidth_words_per_cycle)
@@ -335,6 +541,10 @@ class SystolicArray:
             extras += ", double_buffer=True"
         if self.bandwidth_words_per_cycle is not None:
             extras += f", bandwidth_words_per_cycle={self.bandwidth_words_per_cycle:g}"
+        if self.overlap_folds:
+            extras += ", overlap_folds=True"
+        if self.os_drain:
+            extras += ", os_drain=True"
         return f"SystolicArray(rows={self.rows}, cols={self.cols}, dataflow={self.dataflow!r}{extras})"
 
     # -- fast paths ----------------------------------------------------------------------------
@@ -352,10 +562,11 @@ class SystolicArray:
         return self._run(A.shape[0], B.shape[1], A.shape[1], _exact_product(A, B))
 
     def _run(self, M: int, N: int, K: int, output: np.ndarray | None) -> SystolicRun:
-        counts = _counts(self.dataflow, self.rows, self.cols, M, N, K, self.double_buffer,
-                         self.bandwidth_words_per_cycle)
+        counts = _counts(self.spec, self.rows, self.cols, M, N, K, self.double_buffer,
+                         self.bandwidth_words_per_cycle, self.overlap_folds, self.os_drain)
         return SystolicRun(dataflow=self.dataflow, rows=self.rows, cols=self.cols, M=M, N=N, K=K,
-                           double_buffer=self.double_buffer,
+                           double_buffer=self.double_buffer, overlap_folds=self.overlap_folds,
+                           os_drain=self.os_drain,
                            bandwidth_words_per_cycle=self.bandwidth_words_per_cycle,
                            output=output, **counts)
 
@@ -385,8 +596,11 @@ class SystolicArray:
         A, B = self._operands(A, B)
         self._check_state_fits(A.shape[0], B.shape[1], A.shape[1])
         machine = _Machine(self, A, B)
-        for _ in machine.cycles(batch=max(1, _CACHE_ELEMENTS // (self.rows * self.cols))):
-            pass
+        if self.overlap_folds:
+            machine.run_overlapped()
+        else:
+            for _ in machine.cycles(batch=max(1, _CACHE_ELEMENTS // (self.rows * self.cols))):
+                pass
         return machine.result()
 
     def steps(self, A: object, B: object) -> Iterator[Step]:
@@ -397,15 +611,21 @@ class SystolicArray:
         draws.
         """
         A, B = self._operands(A, B)
+        if self.overlap_folds:
+            raise ValueError("steps() animates folds one at a time; use overlap_folds=False to "
+                             "animate, or simulate() to run overlapped folds cycle by cycle")
         self._check_state_fits(A.shape[0], B.shape[1], A.shape[1])
         return _Machine(self, A, B).snapshots()
 
     def _check_state_fits(self, M: int, N: int, K: int) -> None:
-        rows_total, cols_total, T = _geometry(self.dataflow, M, N, K)
-        # The largest per-fold working set: the skewed edge streams for one fold, plus the cells.
-        per_fold = _fold_cycles(self.dataflow, self.rows, self.cols, T)
-        # Per fold: skewed edge streams (values and valid flags) and ~10 cell-sized registers.
-        state = 2 * per_fold * (self.rows + self.cols) + 10 * self.rows * self.cols
+        rows_total, cols_total, T = self.spec.geometry(M, N, K)
+        folds = math.ceil(rows_total / self.rows) * math.ceil(cols_total / self.cols)
+        line = _timeline(self.spec, self.rows, self.cols, T, folds, self.double_buffer,
+                         self.overlap_folds, self.os_drain)
+        # Skewed edge streams (values, valid flags, fold and index tags) for one fold, or for the
+        # whole timeline when folds overlap, and ~20 cell-sized registers.
+        span = line.cycles if self.overlap_folds else line.per_fold
+        state = 4 * span * (self.rows + self.cols) + 20 * self.rows * self.cols
         if state > MAX_STATE_ELEMENTS:
             raise ValueError(
                 f"simulating this GEMM needs about {state:,} elements of per-cycle state, more "
@@ -426,6 +646,10 @@ def _shift_down(now: np.ndarray, nxt: np.ndarray, entering: np.ndarray) -> None:
     nxt[..., 0, :] = entering
 
 
+class _Hazard(RuntimeError):
+    """The overlapped schedule broke a hand-over (an engine bug, never bad input)."""
+
+
 class _Machine:
     """One simulation: the folds of one GEMM on one array, walked cycle by cycle.
 
@@ -440,24 +664,29 @@ class _Machine:
         self.array = array
         self.R, self.C = array.rows, array.cols
         self.flow = array.dataflow
+        self.spec = array.spec
         self.M, self.K = A.shape
         self.N = B.shape[1]
-        self.dtype = _accumulator(A, B)
+        self.dtype: np.dtype = np.dtype(_accumulator(A, B))
         A = A.astype(self.dtype)
         B = B.astype(self.dtype)
-        if self.flow == "os":
-            self.first, self.second = A, B          # first: rows × T, second: T × cols
-        elif self.flow == "ws":
-            self.stream, self.fixed = A, B          # stream: T × K, fixed: K × cols
+        # ws: A streams (T × K) and B stays (K × cols); is: the transposed problem, Bᵀ streams
+        # and Aᵀ stays; os: A enters from the left (rows × T) and B from the top (T × cols).
+        left, other = (B.T, A.T) if self.spec.transposed else (A, B)
+        if self.spec.load_phase:
+            self.stream, self.fixed = left, other
         else:
-            self.stream, self.fixed = B.T, A.T      # stream: N × K, fixed: K × M
-        self.rows_total, self.cols_total, self.T = _geometry(self.flow, self.M, self.N, self.K)
+            self.first, self.second = left, other
+        self.rows_total, self.cols_total, self.T = self.spec.geometry(self.M, self.N, self.K)
         self.row_folds = math.ceil(self.rows_total / self.R)
         self.col_folds = math.ceil(self.cols_total / self.C)
         # SCALE-Sim's order: column folds outer, row folds inner.
         self.fold_list = [(fr, fc) for fc in range(self.col_folds) for fr in range(self.row_folds)]
-        self.per_fold = _fold_cycles(self.flow, self.R, self.C, self.T)
-        self.hidden = self.R if (array.double_buffer and self.flow != "os") else 0
+        self.line = _timeline(self.spec, self.R, self.C, self.T, len(self.fold_list),
+                              array.double_buffer, array.overlap_folds, array.os_drain)
+        self.per_fold = self.line.per_fold
+        self.before, self.after = _phase_cycles(self.spec, self.R, array.os_drain)
+        self.hidden = self.line.per_fold - self.line.base if not array.overlap_folds else 0
         self.out = np.zeros((self.M, self.N), dtype=self.dtype)
         self.written = np.zeros((self.M, self.N), dtype=bool)  # for snapshots: what C holds yet
         self.useful_macs = 0
@@ -473,29 +702,27 @@ class _Machine:
         return r0, min(r0 + self.R, self.rows_total), c0, min(c0 + self.C, self.cols_total)
 
     def _fold_length(self, index: int) -> int:
-        """Cycles fold ``index`` occupies the timeline (its load hidden if double-buffered)."""
-        return self.per_fold if index == 0 else self.per_fold - self.hidden
-
-    def _fold_start(self, index: int) -> int:
-        return 0 if index == 0 else self.per_fold + (index - 1) * (self.per_fold - self.hidden)
+        """Cycles fold ``index`` occupies the timeline (its load or drain hidden if
+        double-buffered, its stream overlapped with the next fold's with ``overlap_folds``)."""
+        return self.line.length(index)
 
     # -- the cycle loop ---------------------------------------------------------------------
 
-    def cycles(self, batch: int) -> Iterator[None]:
+    def cycles(self, batch: int) -> Iterator[Step | None]:
         """Advance every fold through its cycles, ``batch`` folds side by side."""
         for start in range(0, len(self.fold_list), batch):
             group = list(range(start, min(start + batch, len(self.fold_list))))
-            if self.flow == "os":
-                yield from self._os_folds(group, snapshots=False)
-            else:
+            if self.spec.load_phase:
                 yield from self._stationary_folds(group, snapshots=False)
+            else:
+                yield from self._os_folds(group, snapshots=False)
 
     def snapshots(self) -> Iterator[Step]:
         for index in range(len(self.fold_list)):
-            if self.flow == "os":
-                yield from self._os_folds([index], snapshots=True)
-            else:
-                yield from self._stationary_folds([index], snapshots=True)
+            walk = (self._stationary_folds if self.spec.load_phase else self._os_folds)
+            for step in walk([index], snapshots=True):
+                assert step is not None
+                yield step
 
     def _os_folds(self, group: list[int], snapshots: bool) -> Iterator[Step | None]:
         R, C, T, F = self.R, self.C, self.T, len(group)
@@ -515,8 +742,7 @@ class _Machine:
             for c in range(c1 - c0):
                 b_edge[f, k + c, c] = self.second[:, c0 + c]
                 b_edge_ok[f, k + c, c] = True
-            words = (r1 - r0) * T + T * (c1 - c0) + (r1 - r0) * (c1 - c0)
-            self.fold_words.append(words)
+            self.fold_words.append(sum(self.spec.fold_words(r1 - r0, c1 - c0, T).values()))
         a = np.zeros((F, R, C), dtype=self.dtype)
         b = np.zeros((F, R, C), dtype=self.dtype)
         a_ok = np.zeros((F, R, C), dtype=bool)
@@ -524,11 +750,27 @@ class _Machine:
         acc = np.zeros((F, R, C), dtype=self.dtype)
         product = np.empty((F, R, C), dtype=self.dtype)
         active = np.empty((F, R, C), dtype=bool)
-        self.reads["A"] += int(a_edge_ok.sum())
-        self.reads["B"] += int(b_edge_ok.sum())
+        self.reads[self.spec.left_operand] += int(a_edge_ok.sum())
+        self.reads[self.spec.other_operand] += int(b_edge_ok.sum())
         # Registers are double-buffered (this cycle's and next), as clocked hardware is.
         a2, b2, a_ok2, b_ok2 = (np.empty_like(v) for v in (a, b, a_ok, b_ok))
+        last_fold = len(self.fold_list) - 1
+        columns = np.arange(C)
         for t in range(self.per_fold):
+            if self.after:
+                # os_drain: after a column's last MAC its sums shift down one cell a cycle and
+                # leave at the bottom edge, the bottom row's first.
+                j = t - (T + R - 1) - columns
+                cols = columns[(j >= 0) & (j < R)]
+                if cols.size:
+                    source = R - 1 - (t - (T + R - 1) - cols)  # array row whose sum leaves now
+                    for f, (r0, r1, c0, c1) in enumerate(spans):
+                        keep = (source < r1 - r0) & (cols < c1 - c0)
+                        self.out[r0 + source[keep], c0 + cols[keep]] = acc[f, R - 1, cols[keep]]
+                        self.written[r0 + source[keep], c0 + cols[keep]] = True
+                        self.writes["C"] += int(keep.sum())
+                    acc[:, 1:, cols] = acc[:, :-1, cols]
+                    acc[:, 0, cols] = 0
             # Operands move one cell: A rightwards along rows, B downwards along columns.
             _shift_right(a, a2, a_edge[:, t])
             _shift_right(a_ok, a_ok2, a_edge_ok[:, t])
@@ -540,14 +782,18 @@ class _Machine:
             acc += product
             np.logical_and(a_ok, b_ok, out=active)
             self.useful_macs += int(np.count_nonzero(active))
-            if t == self.per_fold - 1:
-                # The last MAC is done: outputs leave the cells (write-back not counted as cycles).
+            if t == self.per_fold - 1 and not self.after:
+                # The last MAC is done: outputs leave the cells (write-back not counted as cycles,
+                # SCALE-Sim's convention; os_drain=True counts it).
                 for f, (r0, r1, c0, c1) in enumerate(spans):
                     self.out[r0:r1, c0:c1] = acc[f, : r1 - r0, : c1 - c0]
                     self.written[r0:r1, c0:c1] = True
                     self.writes["C"] += (r1 - r0) * (c1 - c0)
             if snapshots:
-                yield self._step(group[0], t, "compute", spans[0], a[0], a_ok[0], b[0], b_ok[0],
+                if self.hidden and t >= self.per_fold - self.hidden and group[0] != last_fold:
+                    continue  # drained from shadow registers while the next fold computes
+                phase = "compute" if t < T + R + C - 2 else "drain"
+                yield self._step(group[0], t, phase, spans[0], a[0], a_ok[0], b[0], b_ok[0],
                                  acc[0], np.ones((R, C), bool), active[0])
             else:
                 yield None
@@ -570,8 +816,7 @@ class _Machine:
             for k in range(r1 - r0):
                 edge[f, R + t_idx + k, k] = self.stream[:, r0 + k]
                 edge_ok[f, R + t_idx + k, k] = True
-            used_r, used_c = r1 - r0, c1 - c0
-            self.fold_words.append(T * used_r + used_r * used_c + T * used_c)
+            self.fold_words.append(sum(self.spec.fold_words(r1 - r0, c1 - c0, T).values()))
         # Load phase: the stationary tile shifts down one row per cycle, last row first.
         cells = np.zeros((F, R, C), dtype=self.dtype)
         cells_ok = np.zeros((F, R, C), dtype=bool)
@@ -585,12 +830,8 @@ class _Machine:
         active = np.empty((F, R, C), dtype=bool)
         stationary_reads = int(fixed_ok.sum())
         stream_reads = int(edge_ok.sum())
-        if self.flow == "ws":
-            self.reads["B"] += stationary_reads
-            self.reads["A"] += stream_reads
-        else:
-            self.reads["A"] += stationary_reads
-            self.reads["B"] += stream_reads
+        self.reads[self.spec.stationary] += stationary_reads
+        self.reads[self.spec.left_operand] += stream_reads
         first_fold_in_group = group[0]
         for t in range(self.per_fold):
             loading = t < R
@@ -646,12 +887,260 @@ class _Machine:
     def _write_partial(self, t_out: np.ndarray, cols: np.ndarray, values: np.ndarray) -> None:
         """Add a row fold's partial sums into C (a read-modify-write of the output buffer)."""
         self.writes["C"] += int(t_out.size)
-        if self.flow == "ws":
+        if not self.spec.transposed:
             self.out[t_out, cols] += values
             self.written[t_out, cols] = True
-        else:  # "is": the array computes Cᵀ; column index is m, streamed index is n
+        else:  # the array computes Cᵀ; column index is m, streamed index is n
             self.out[cols, t_out] += values
             self.written[cols, t_out] = True
+
+    # -- overlapped folds: one continuous timeline ---------------------------------------------
+
+    def run_overlapped(self) -> None:
+        """Walk every fold on one timeline, each fold's operands entering right behind the
+        previous fold's (``overlap_folds=True``).
+
+        Values carry tags (their fold and streamed index), as the control bits travelling with
+        data in a real array do, and the walk checks every hand-over cell by cell: a cell must
+        hold the right fold's weight when an operand arrives, a shadow register must not be
+        overwritten before it was latched, an accumulator must be empty before a new fold
+        starts in it. A fold tile smaller than the array streams zeros through the unmapped
+        cells (SCALE-Sim's convention of charging each fold the whole array).
+        """
+        R, C, T = self.R, self.C, self.T
+        gap = self.line.gap
+        assert gap is not None
+        starts = [self.before + i * gap for i in range(len(self.fold_list))]
+        spans = [self._ranges(*fold) for fold in self.fold_list]
+        for r0, r1, c0, c1 in spans:
+            self.fold_words.append(sum(self.spec.fold_words(r1 - r0, c1 - c0, T).values()))
+        horizon = self.line.cycles + R + C  # slack: the walk measures when activity ends
+        if self.spec.load_phase:
+            last = self._overlap_stationary(starts, spans, horizon)
+        else:
+            last = self._overlap_output(starts, spans, horizon)
+        self.cycles_run = last + 1
+
+    def _overlap_stationary(self, starts: list[int], spans: list[tuple[int, int, int, int]],
+                            horizon: int) -> int:
+        R, C, T = self.R, self.C, self.T
+        double = self.array.double_buffer
+        F = len(spans)
+        # Left edge: fold i's streamed element (t, k) enters array row k at cycle s_i + t + k.
+        e_val = np.zeros((horizon, R), dtype=self.dtype)
+        e_fold = np.full((horizon, R), -1, dtype=np.int64)
+        e_t = np.zeros((horizon, R), dtype=np.int64)
+        # Top edge of the weight registers: column c of fold i's tile shifts in over the R cycles
+        # ending just before fold i's first operand reaches the column (tile row R-1 first).
+        w_val = np.zeros((horizon, C), dtype=self.dtype)
+        w_in_ok = np.zeros((horizon, C), dtype=bool)
+        w_fold = np.full((horizon, C), -1, dtype=np.int64)
+        t_idx = np.arange(T)
+        load = np.arange(R)
+        for i, (s, (r0, r1, c0, c1)) in enumerate(zip(starts, spans)):
+            for k in range(R):
+                when = s + t_idx + k
+                if (e_fold[when, k] >= 0).any():
+                    raise _Hazard(f"two folds' operands would enter row {k} together")
+                e_fold[when, k] = i
+                e_t[when, k] = t_idx
+                if k < r1 - r0:
+                    e_val[when, k] = self.stream[:, r0 + k]
+            for c in range(C):
+                when = s + c - R + load
+                if (w_fold[when, c] >= 0).any():
+                    raise _Hazard(f"two tiles would load into column {c} together")
+                w_fold[when, c] = i
+                rows = R - 1 - load
+                if c < c1 - c0:
+                    valid = rows < r1 - r0
+                    w_val[when[valid], c] = self.fixed[r0 + rows[valid], c0 + c]
+                    w_in_ok[when[valid], c] = True
+            self.reads[self.spec.left_operand] += T * (r1 - r0)
+            self.reads[self.spec.stationary] += (r1 - r0) * (c1 - c0)
+        col0 = np.array([sp[2] for sp in spans])
+        used_c = np.array([sp[3] - sp[2] for sp in spans])
+        x = np.zeros((R, C), dtype=self.dtype)
+        x_fold = np.full((R, C), -1, dtype=np.int64)
+        x_t = np.zeros((R, C), dtype=np.int64)
+        w = np.zeros((R, C), dtype=self.dtype)           # active weights
+        w_ok = np.zeros((R, C), dtype=bool)
+        wf = np.full((R, C), -1, dtype=np.int64)
+        if double:                                        # shadow registers
+            sh, sh_ok, shf = np.zeros_like(w), np.zeros_like(w_ok), np.full_like(wf, -1)
+        else:                                             # loads write the active registers
+            sh, sh_ok, shf = w, w_ok, wf
+        p = np.zeros((R, C), dtype=self.dtype)
+        p_fold = np.full((R, C), -1, dtype=np.int64)
+        p_t = np.zeros((R, C), dtype=np.int64)
+        last = -1
+        for tau in range(horizon):
+            # 1. Streamed operands move one cell right.
+            for reg, edge in ((x, e_val), (x_fold, e_fold), (x_t, e_t)):
+                reg[:, 1:] = reg[:, :-1]
+                reg[:, 0] = edge[tau]
+            x_ok = x_fold >= 0
+            # 2. A cell meeting a new fold's operand latches that fold's tile from its shadow.
+            new = x_ok & (wf != x_fold)
+            if new.any():
+                if not double or (shf[new] != x_fold[new]).any():
+                    raise _Hazard(f"cycle {tau}: an operand reached a cell before its fold's "
+                                  "weight did")
+                w[new], w_ok[new], wf[new] = sh[new], sh_ok[new], shf[new]
+            # 3. Multiply; partial sums move one cell down, picking up each cell's product.
+            for reg in (p, p_fold, p_t):
+                reg[1:] = reg[:-1]
+            p[0] = 0
+            p_fold[0], p_t[0] = x_fold[0], x_t[0]
+            if ((p_fold != x_fold) | (p_t != x_t))[x_ok].any():
+                raise _Hazard(f"cycle {tau}: a partial sum met another row's operand")
+            active = x_ok & w_ok
+            if x_ok.any():
+                last = tau
+            self.useful_macs += int(np.count_nonzero(active))
+            p += np.where(x_ok, x * w, 0)
+            # 4. Finished sums leave the bottom row (padding columns are dropped).
+            cols = np.nonzero(p_fold[R - 1] >= 0)[0]
+            if cols.size:
+                last = tau
+                folds = p_fold[R - 1, cols]
+                keep = cols < used_c[folds]
+                self._write_partial(p_t[R - 1, cols[keep]], col0[folds[keep]] + cols[keep],
+                                    p[R - 1, cols[keep]])
+            # 5. Tiles shift one row down into the shadow (or, without one, the active) registers.
+            loading = w_fold[tau] >= 0
+            if loading.any():
+                incoming = w_fold[tau]
+                if double:
+                    # Padding counts: the array loads the whole (zero-padded) tile.
+                    lost = (shf >= 0) & (shf != wf) & (shf != incoming[None, :])
+                    if lost[:, loading].any():
+                        raise _Hazard(f"cycle {tau}: a tile load overwrote a shadow tile "
+                                      "before it was latched")
+                elif x_ok[:, loading].any():
+                    raise _Hazard(f"cycle {tau}: a tile load overwrote weights in use")
+                for reg, edge in ((sh, w_val[tau]), (sh_ok, w_in_ok[tau]), (shf, incoming)):
+                    reg[1:, loading] = reg[:-1, loading]
+                    reg[0, loading] = edge[loading]
+        if F and last < 0:
+            raise _Hazard("nothing ran")
+        return last
+
+    def _overlap_output(self, starts: list[int], spans: list[tuple[int, int, int, int]],
+                        horizon: int) -> int:
+        R, C, T = self.R, self.C, self.T
+        double = self.array.double_buffer
+        drain = bool(self.after)
+        # Fold i's A[r, k] enters row r at s_i + r + k; B[k, c] enters column c at s_i + c + k.
+        a_val = np.zeros((horizon, R), dtype=self.dtype)
+        a_real = np.zeros((horizon, R), dtype=bool)
+        a_fold = np.full((horizon, R), -1, dtype=np.int64)
+        a_k = np.zeros((horizon, R), dtype=np.int64)
+        b_val = np.zeros((horizon, C), dtype=self.dtype)
+        b_real = np.zeros((horizon, C), dtype=bool)
+        b_fold = np.full((horizon, C), -1, dtype=np.int64)
+        b_k = np.zeros((horizon, C), dtype=np.int64)
+        # os_drain: column c's sums shift out over the R cycles after its bottom cell's last MAC.
+        d_sched = np.full((horizon, C), -1, dtype=np.int64)
+        k_idx = np.arange(T)
+        for i, (s, (r0, r1, c0, c1)) in enumerate(zip(starts, spans)):
+            for val, real, fold, kk, side, used, src in (
+                    (a_val, a_real, a_fold, a_k, R, r1 - r0, lambda j: self.first[r0 + j]),
+                    (b_val, b_real, b_fold, b_k, C, c1 - c0, lambda j: self.second[:, c0 + j])):
+                for j in range(side):
+                    when = s + j + k_idx
+                    if (fold[when, j] >= 0).any():
+                        raise _Hazard("two folds' operands would enter one edge together")
+                    fold[when, j] = i
+                    kk[when, j] = k_idx
+                    if j < used:
+                        val[when, j] = src(j)
+                        real[when, j] = True
+            if drain:
+                for c in range(C):
+                    when = s + T + R + c - 1 + np.arange(R)
+                    if (d_sched[when, c] >= 0).any():
+                        raise _Hazard(f"two folds would drain column {c} together")
+                    d_sched[when, c] = i
+            self.reads[self.spec.left_operand] += (r1 - r0) * T
+            self.reads[self.spec.other_operand] += T * (c1 - c0)
+        row0 = np.array([sp[0] for sp in spans])
+        col0 = np.array([sp[2] for sp in spans])
+        used_r = np.array([sp[1] - sp[0] for sp in spans])
+        used_c = np.array([sp[3] - sp[2] for sp in spans])
+        shape = (R, C)
+        a, ar, af, ak = (np.zeros(shape, self.dtype), np.zeros(shape, bool),
+                         np.full(shape, -1, np.int64), np.zeros(shape, np.int64))
+        b, br, bf, bk = (np.zeros(shape, self.dtype), np.zeros(shape, bool),
+                         np.full(shape, -1, np.int64), np.zeros(shape, np.int64))
+        acc = np.zeros(shape, self.dtype)
+        acc_fold = np.full(shape, -1, np.int64)
+        acc_n = np.zeros(shape, np.int64)
+        d = np.zeros(shape, self.dtype)                    # outputs on their way out
+        d_fold = np.full(shape, -1, np.int64)
+        d_row = np.zeros(shape, np.int64)
+        rows_of = np.broadcast_to(np.arange(R)[:, None], shape)
+        cols_of = np.broadcast_to(np.arange(C)[None, :], shape)
+        last = -1
+        for tau in range(horizon):
+            # 1. Draining columns shift their finished sums one cell down; the bottom one leaves.
+            if drain:
+                cols = np.nonzero(d_sched[tau] >= 0)[0]
+                if cols.size:
+                    leaving = d_fold[R - 1, cols] >= 0
+                    if leaving.any():
+                        last = tau
+                        cc, ff = cols[leaving], d_fold[R - 1, cols[leaving]]
+                        rr = d_row[R - 1, cc]
+                        keep = (rr < used_r[ff]) & (cc < used_c[ff])
+                        self._write_output(row0[ff[keep]] + rr[keep], col0[ff[keep]] + cc[keep],
+                                           d[R - 1, cc[keep]])
+                    for reg, empty in ((d, 0), (d_fold, -1), (d_row, 0)):
+                        reg[1:, cols] = reg[:-1, cols]
+                        reg[0, cols] = empty
+            # 2. A moves one cell right, B one cell down.
+            for reg, edge in ((a, a_val), (ar, a_real), (af, a_fold), (ak, a_k)):
+                reg[:, 1:] = reg[:, :-1]
+                reg[:, 0] = edge[tau]
+            for reg, edge in ((b, b_val), (br, b_real), (bf, b_fold), (bk, b_k)):
+                reg[1:] = reg[:-1]
+                reg[0] = edge[tau]
+            # 3. Every cell holding a matched pair multiplies and accumulates.
+            mac = (af >= 0) & (bf >= 0)
+            if ((af != bf) | (ak != bk))[mac].any():
+                raise _Hazard(f"cycle {tau}: operands of different folds or k met")
+            if mac.any():
+                last = tau
+                start = mac & (acc_fold != af)
+                if (acc_fold[start] >= 0).any():
+                    raise _Hazard(f"cycle {tau}: a fold started in a cell still holding a sum")
+                if drain and not double and (d_fold[mac] >= 0).any():
+                    raise _Hazard(f"cycle {tau}: a fold started in a cell whose accumulator is "
+                                  "still draining")
+                acc[start], acc_fold[start], acc_n[start] = 0, af[start], 0
+                acc += np.where(mac, a * b, 0)
+                acc_n += mac
+                self.useful_macs += int(np.count_nonzero(mac & ar & br))
+            # 4. A cell that did its fold's last MAC hands its sum on.
+            done = mac & (acc_n == T)
+            if done.any():
+                ff, rr, cc = acc_fold[done], rows_of[done], cols_of[done]
+                if drain:
+                    if (d_fold[done] >= 0).any():
+                        raise _Hazard(f"cycle {tau}: an output register still held a sum")
+                    d[done], d_fold[done], d_row[done] = acc[done], ff, rr
+                else:  # SCALE-Sim's convention: outputs leave the cells at no cycle cost
+                    keep = (rr < used_r[ff]) & (cc < used_c[ff])
+                    self._write_output(row0[ff[keep]] + rr[keep], col0[ff[keep]] + cc[keep],
+                                       acc[done][keep])
+                acc_fold[done] = -1
+        return last
+
+    def _write_output(self, rows: np.ndarray, cols: np.ndarray, values: np.ndarray) -> None:
+        """Store finished output-stationary sums in C."""
+        self.writes["C"] += int(rows.size)
+        self.out[rows, cols] = values
+        self.written[rows, cols] = True
 
     # -- snapshots for animation --------------------------------------------------------------
 
@@ -661,11 +1150,11 @@ class _Machine:
         R, C = self.R, self.C
         r0, _, c0, _ = span
         rr, cc = np.meshgrid(np.arange(R), np.arange(C), indexing="ij")
-        start = self._fold_start(index)
-        fold_t = t - (self.hidden if index > 0 else 0)
-        cycle = start + fold_t
+        # Fold i's cycle 0 lies at i·(per_fold - hidden): a hidden load is fold i's first R
+        # cycles (skipped), a hidden drain its last R (overlapping the next fold's first).
+        cycle = index * (self.per_fold - self.hidden) + t
         # Which problem element each cell holds follows from when it entered the array.
-        if self.flow == "os":
+        if not self.spec.load_phase:
             k = t - rr - cc
             a_index = np.stack([r0 + rr, k], axis=-1)
             b_index = np.stack([k, c0 + cc], axis=-1)
@@ -678,7 +1167,7 @@ class _Machine:
             # has reached row r after (t - entry) shifts: tile row R - 1 - (t - r).
             tile_row = R - 1 - (t - rr) if phase == "load" else rr
             fixed_index = np.stack([r0 + tile_row, c0 + cc], axis=-1)  # (k, column) in fixed
-            if self.flow == "ws":   # A streams: A[m, k]; B fixed: B[k, n]
+            if not self.spec.transposed:   # A streams: A[m, k]; B fixed: B[k, n]
                 a_index, b_index = stream_index, fixed_index
                 a_vals, b_vals, a_ok, b_ok = first, second, first_ok, second_ok
             else:                   # B streams: B[k, n] = Bᵀ[n, k]; A fixed: A[m, k] = Aᵀ[k, m]
@@ -713,8 +1202,9 @@ class _Machine:
             folds=folds, row_folds=self.row_folds, col_folds=self.col_folds,
             mapping_efficiency=mapped / (R * C * folds),
             compute_utilization=self.useful_macs / (R * C * self.per_fold * folds),
-            sram_reads=dict(self.reads), sram_writes=dict(self.writes),
+            sram_reads=Counts(self.reads), sram_writes=Counts(self.writes),
             stall_cycles=stall, total_cycles=cycles + stall,
             double_buffer=self.array.double_buffer, bandwidth_words_per_cycle=bandwidth,
+            overlap_folds=self.array.overlap_folds, os_drain=self.array.os_drain,
             output=self.out,
         )

@@ -43,3 +43,14 @@ def simd_machines(draw):
         tile = draw(st.sampled_from([None, 4, 8, 16]))
         return SIMDMachine(tile=tile, **common)
     return SIMDMachine(tensor_core=draw(st.sampled_from([(4, 4, 4), (2, 4, 8)])), **common)
+
+
+# -- systolic array options (tests/test_systolic.py) ---------------------------------------------
+
+@st.composite
+def systolic_options(draw):
+    """Keyword options of SystolicArray beyond its size and dataflow, every combination."""
+    return dict(double_buffer=draw(st.booleans()), overlap_folds=draw(st.booleans()),
+                os_drain=draw(st.booleans()),
+                bandwidth_words_per_cycle=draw(st.one_of(
+                    st.none(), st.floats(0.25, 64, allow_nan=False))))

@@ -114,3 +114,22 @@ def test_quiz_answer_each_weight_read_once_whatever_M():
     for M in (1, 7, 128, 1000):
         run = SystolicArray(128, 128, "ws").estimate(M=M, N=128, K=128)
         assert run.folds == 1 and run.sram_reads["B"] == 128 * 128
+
+
+def test_pipelined_folds_pay_fill_and_drain_once_but_not_a_load_longer_than_the_stream():
+    """"With a stream a few hundred rows long the pipelined array is almost always busy (middle
+    line), far above what the per-fold charge says ... folds can start no closer than 2R − 1
+    cycles apart ... At M = 8 the pipelined array is still almost idle" """
+    R = C = 128
+    runs = {}
+    for M in (8, 512, 4096):
+        plain = SystolicArray(R, C, "ws").estimate(M=M, N=1024, K=1024)
+        piped = SystolicArray(R, C, "ws", double_buffer=True, overlap_folds=True).estimate(
+            M=M, N=1024, K=1024)
+        # One load, folds max(M, 2R - 1) apart, one fill-out at the end.
+        assert piped.cycles == R + (piped.folds - 1) * max(M, 2 * R - 1) + M + R + C - 2
+        runs[M] = plain, piped
+    plain, piped = runs[512]
+    assert piped.utilization > 0.95 and piped.utilization - plain.utilization > 0.3
+    assert runs[8][1].utilization < 0.05
+    assert all(p.utilization >= q.utilization for q, p in runs.values())

@@ -104,3 +104,26 @@ def test_double_buffering_lowers_the_batch_that_fills_half_the_array():
     assert buffered < plain
     assert SystolicArray(128, 128, "ws").estimate(M=plain, N=4096, K=4096).utilization >= 0.5
     assert SystolicArray(128, 128, "ws").estimate(M=plain - 1, N=4096, K=4096).utilization < 0.5
+
+
+def test_pipelined_mxu_is_busier_but_falls_off_the_same_padding_cliff():
+    """"The pipelined MXU (in brackets) is busier at every N, yet falls off the same cliff" """
+    sa = SystolicArray(128, 128, "ws")
+    mxu = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True)
+    util = {N: (sa.estimate(M=1024, N=N, K=1024).utilization,
+                mxu.estimate(M=1024, N=N, K=1024).utilization) for N in (127, 128, 129, 256, 257)}
+    assert all(piped > plain for plain, piped in util.values())
+    assert util[129][1] < 0.55 * util[128][1]
+    assert util[257][1] < 0.7 * util[256][1]
+
+
+def test_pipelined_mxu_still_idles_at_batch_one_and_fills_at_batch_256():
+    """"at batch 1 the array still waits on its weight loads and stays almost idle. At batch 256
+    ... the pipelined array is nearly full — far above the per-fold figure" """
+    mxu = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True)
+    one, full = (mxu.estimate(M=M, N=4096, K=4096) for M in (1, 256))
+    per_fold = SystolicArray(128, 128, "ws").estimate(M=256, N=4096, K=4096)
+    assert one.utilization < 0.01
+    # Batch 1: folds are 2R - 1 cycles apart, the weight load, not the one-row stream.
+    assert one.cycles == 128 + (one.folds - 1) * (2 * 128 - 1) + 1 + 128 + 128 - 2
+    assert full.utilization > 0.99 and full.utilization > 2 * per_fold.utilization

@@ -84,3 +84,20 @@ def test_amdahl_bounds_of_the_worked_problem():
     rec, tfm = wl.compare("recommender_step"), wl.compare("transformer_layer")
     assert 1 / rec.tpu_outside_matrix_share < 1.1
     assert 3 < 1 / tfm.tpu_outside_matrix_share < 10
+
+
+def test_pipelined_array_wins_per_cell_at_every_batch_but_idles_at_small_ones():
+    """"Pipelined, the toy TPU wins per cell at every batch here ... the array is busy only a
+    small share of the time at batch 1 to 4, because a 16-row weight tile takes longer to shift
+    in than the few rows that use it." """
+    from accelkit import SystolicArray
+
+    piped = wl.TPUStyleMachine(SystolicArray(16, 16, "ws", double_buffer=True, overlap_folds=True))
+    rows = {b: wl.compare([wl.Matmul(b, 1024, 256)], tpu=piped).operations[0]
+            for b in (1, 4, 16, 64, 256)}
+    assert all(r.tpu_over_gpu_per_area < 1 and r.winner_per_area == "TPU" for r in rows.values())
+    assert all(rows[b].tpu_utilization < 0.15 for b in (1, 4))
+    # Once the stream is at least 2R - 1 = 31 rows, every load hides: the array is full.
+    assert rows[64].tpu_utilization > 0.99 and rows[256].tpu_utilization > 0.99
+    default = wl.compare([wl.Matmul(64, 1024, 256)]).operations[0]
+    assert default.tpu_utilization < 0.7  # the per-fold convention's figure at the same batch

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from accelkit import SystolicArray
 from accelkit.systolic import DATAFLOWS
-from tests.strategies import array_sides, dataflows, gemm_operands
+from tests.strategies import array_sides, dataflows, gemm_operands, systolic_options
 
 SCALESIM_CASES = Path(__file__).parent / "data" / "scalesim" / "cases.csv"
 
@@ -256,3 +256,188 @@ def test_huge_estimate_is_instant_and_huge_simulation_is_refused_up_front():
     # A long streamed dimension makes the per-fold state too large to simulate.
     with pytest.raises(ValueError, match="per-cycle state"):
         SystolicArray(4096, 4096, "ws").simulate(np.ones((8000, 1)), np.ones((1, 1)))
+
+
+# -- dataflows as data; results immutable --------------------------------------------------------
+
+def test_each_dataflow_record_matches_the_docstring_table():
+    from accelkit.systolic import DATAFLOW_SPECS, MAPPING
+
+    ws, os_, is_ = (DATAFLOW_SPECS[k] for k in ("ws", "os", "is"))
+    assert (ws.stationary, os_.stationary, is_.stationary) == ("B", "C", "A")
+    assert MAPPING == {"os": ("M", "N", "K"), "ws": ("K", "N", "M"), "is": ("K", "M", "N")}
+    assert (ws.load_phase, os_.load_phase, is_.load_phase) == (True, False, True)
+    # Words per fold: each operand spans two dimensions; the stationary one has no streamed axis.
+    assert ws.fold_words(3, 5, 7) == {"A": 7 * 3, "B": 3 * 5, "C": 7 * 5}
+    assert os_.fold_words(3, 5, 7) == {"A": 3 * 7, "B": 7 * 5, "C": 3 * 5}
+    assert is_.fold_words(3, 5, 7) == {"A": 5 * 3, "B": 3 * 7, "C": 5 * 7}
+
+
+@pytest.mark.parametrize("flow", DATAFLOWS)
+def test_runs_are_immutable_and_hashable(flow):
+    sa = SystolicArray(3, 3, flow)
+    A, B = np.arange(20).reshape(4, 5), np.arange(10).reshape(5, 2)
+    for run in (sa.simulate(A, B), sa.matmul(A, B), sa.estimate(M=4, N=2, K=5)):
+        with pytest.raises(TypeError):
+            run.sram_reads["A"] = 0
+        with pytest.raises(TypeError):
+            run.sram_writes["C"] = 0
+        assert hash(run) == hash(sa.estimate(M=4, N=2, K=5))
+        if run.output is not None:
+            with pytest.raises(ValueError):
+                run.output[0, 0] = 1
+
+
+# -- pipelined folds (overlap_folds) and the output drain (os_drain) ------------------------------
+
+def _pipelined_cycles(flow, R, C, M, N, K, double_buffer, os_drain):
+    """Cycles of overlapped folds, written out independently of the engine.
+
+    The first fold pays its load (ws/is: R cycles), every fold streams T behind the previous one
+    unless a load or drain of R cycles per column cannot hide in T, and the last fold pays the
+    fill-out (R + C - 2) and, for os with the drain counted, R more cycles to shift the outputs out.
+    """
+    if flow == "os":
+        folds, T = math.ceil(M / R) * math.ceil(N / C), K
+        before, after = 0, (R if os_drain else 0)
+    elif flow == "ws":
+        folds, T, before, after = math.ceil(K / R) * math.ceil(N / C), M, R, 0
+    else:
+        folds, T, before, after = math.ceil(K / R) * math.ceil(M / C), N, R, 0
+    if not (before or after):
+        gap = T
+    elif double_buffer:
+        gap = max(T, 2 * R - 1)        # the next tile's R-cycle shift waits for the last latch
+    elif before:
+        gap = T + 2 * R - 1            # one set of weight registers: reload after the stream
+    else:
+        gap = max(T + R - 1, 2 * R - 1)  # accumulators drain through the cells below
+    return before + (folds - 1) * gap + T + R + C - 2 + after
+
+
+@settings(max_examples=80, deadline=None)
+@given(flow=dataflows, R=array_sides, C=array_sides, operands=gemm_operands(max_dim=16),
+       options=systolic_options())
+def test_every_option_agrees_across_the_three_paths(flow, R, C, operands, options):
+    A, B = operands
+    M, K = A.shape
+    N = B.shape[1]
+    sa = SystolicArray(R, C, flow, **options)
+    simulated = sa.simulate(A, B)
+    fast = sa.matmul(A, B)
+    estimated = sa.estimate(M=M, N=N, K=K)
+    if A.dtype.kind == "i":
+        assert np.array_equal(simulated.output, A @ B)
+    else:
+        np.testing.assert_allclose(simulated.output, A @ B, rtol=1e-9, atol=1e-9)
+    assert simulated.counts() == fast.counts() == estimated.counts()
+    assert simulated.macs == M * N * K
+    if options["overlap_folds"]:
+        assert simulated.cycles == _pipelined_cycles(flow, R, C, M, N, K, options["double_buffer"],
+                                                     options["os_drain"])
+    assert simulated.total_cycles == simulated.cycles + simulated.stall_cycles
+    assert 0 < simulated.utilization <= 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(flow=dataflows, R=st.integers(1, 6), C=st.integers(1, 6),
+       operands=gemm_operands(max_dim=14), double_buffer=st.booleans(), os_drain=st.booleans())
+def test_overlapped_folds_cannot_start_one_cycle_sooner(flow, R, C, operands, double_buffer,
+                                                        os_drain):
+    """The walk checks every hand-over; a schedule one cycle tighter breaks one of them."""
+    from accelkit import systolic
+
+    A, B = operands
+    sa = SystolicArray(R, C, flow, double_buffer=double_buffer, overlap_folds=True,
+                       os_drain=os_drain)
+    if sa.estimate(M=A.shape[0], N=B.shape[1], K=A.shape[1]).folds < 2:
+        return
+    real = systolic._overlap_gap
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(systolic, "_overlap_gap", lambda *args: real(*args) - 1)
+        with pytest.raises(systolic._Hazard):
+            sa.simulate(A, B)
+
+
+def test_pipelined_mxu_pays_fill_and_drain_once():
+    """A 1024×128 by 128×1024 GEMM (M = 1024, K = 128, N = 1024) on a 128×128 ws array.
+
+    The scaling book (jax-ml/scaling-book, tpus.md, Appendix B "How does a systolic array work?")
+    describes an MXU that pays one pipeline bubble while the first weights (RHS) and activations
+    (LHS) load, and no further bubble as new inputs and weights follow. Derivation: K = 128 fills the rows once, N = 1024 makes F = 8 column
+    folds, and M = 1024 rows of A stream through each (T = M).
+
+    * Per fold (SCALE-Sim's convention): each fold loads its tile (R), streams T skewed across
+      R + C - 1 diagonals: 2R + C + T - 2 = 1406 cycles, so 8 · 1406 = 11,248 cycles and
+      utilization MNK / (RC · 11,248) = 8 · 1024 · 16,384 / (16,384 · 11,248) = 72.8%.
+    * Pipelined: fold f + 1's rows of A enter right behind fold f's (T = 1024 ≥ 2R - 1 = 255, so
+      its tile, preloaded in the shadow registers, is ready): R + F·T + R + C - 2 = 8,574 cycles,
+      utilization 8 · 1024 / 8,574 = 95.5%, "about 96%" (the upper bound F·T / (F·T + 2R + C - 2)
+      → 1 as the stream grows).
+    """
+    R = C = 128
+    M, K, N = 1024, 128, 1024
+    F, T = 8, M
+    per_fold = SystolicArray(R, C, "ws").estimate(M=M, N=N, K=K)
+    assert per_fold.cycles == F * (2 * R + C + T - 2) == 11_248
+    assert per_fold.utilization == pytest.approx(M * N * K / (R * C * 11_248))
+    assert round(100 * per_fold.utilization, 1) == 72.8
+    piped = SystolicArray(R, C, "ws", double_buffer=True, overlap_folds=True).estimate(M=M, N=N, K=K)
+    assert piped.cycles == R + F * T + R + C - 2 == 8_574
+    assert piped.utilization == pytest.approx(F * T / 8_574)
+    assert round(100 * piped.utilization) == 96
+    assert piped.sram_reads == per_fold.sram_reads and piped.sram_writes == per_fold.sram_writes
+    # The same shape scaled down 8× is simulated cell by cell and agrees.
+    rng = np.random.default_rng(3)
+    A, B = rng.integers(-9, 10, (128, 16)), rng.integers(-9, 10, (16, 128))
+    small = SystolicArray(16, 16, "ws", double_buffer=True, overlap_folds=True)
+    run = small.simulate(A, B)
+    assert np.array_equal(run.output, A @ B)
+    assert run.cycles == 16 + 8 * 128 + 16 + 16 - 2
+    assert run.counts() == small.estimate(M=128, N=128, K=16).counts()
+
+
+def test_without_a_double_buffer_overlap_saves_only_the_drain_skew():
+    plain = SystolicArray(8, 8, "ws").estimate(M=64, N=64, K=64)
+    overlapped = SystolicArray(8, 8, "ws", overlap_folds=True).estimate(M=64, N=64, K=64)
+    # Each later fold waits for the weight registers: T + 2R - 1 instead of 2R + C + T - 2.
+    assert plain.cycles - overlapped.cycles == (plain.folds - 1) * (8 - 1)
+
+
+def test_os_drain_is_counted_only_when_asked():
+    """SCALE-Sim's os charges T + R + C - 2 a fold and leaves the outputs in the cells for free;
+    os_drain=True shifts them out through the bottom edge, R more cycles a fold (like ws's load),
+    which a double buffer hides for every fold but the last."""
+    R, C, M, N, K = 4, 4, 8, 8, 10
+    free = SystolicArray(R, C, "os").estimate(M=M, N=N, K=K)
+    drained = SystolicArray(R, C, "os", os_drain=True).estimate(M=M, N=N, K=K)
+    hidden = SystolicArray(R, C, "os", os_drain=True, double_buffer=True).estimate(M=M, N=N, K=K)
+    assert free.cycles == 4 * (K + R + C - 2)
+    assert drained.cycles == 4 * (K + 2 * R + C - 2)
+    assert hidden.cycles == drained.cycles - 3 * R
+    assert free.sram_writes == drained.sram_writes == {"C": M * N}
+    ws = SystolicArray(R, C, "ws").estimate(M=M, N=N, K=K)
+    assert ws.os_drain is False and ws.cycles == SystolicArray(R, C, "ws", os_drain=True).estimate(
+        M=M, N=N, K=K).cycles  # the drain option concerns only output-stationary
+
+
+@pytest.mark.parametrize("double_buffer", [False, True])
+def test_steps_show_the_os_drain(double_buffer):
+    rng = np.random.default_rng(5)
+    A, B = rng.integers(1, 9, (5, 3)), rng.integers(1, 9, (3, 6))
+    sa = SystolicArray(3, 4, "os", os_drain=True, double_buffer=double_buffer)
+    steps = list(sa.steps(A, B))
+    run = sa.matmul(A, B)
+    assert [s.cycle for s in steps] == list(range(run.cycles))
+    assert sum(s.active_macs for s in steps) == run.macs
+    assert "drain" in {s.phase for s in steps}
+    assert np.array_equal(steps[-1].output, A @ B)
+
+
+def test_overlap_options_are_checked():
+    with pytest.raises(TypeError, match="overlap_folds"):
+        SystolicArray(overlap_folds="yes")
+    with pytest.raises(TypeError, match="os_drain"):
+        SystolicArray(os_drain=1)
+    with pytest.raises(ValueError, match="overlap_folds"):
+        SystolicArray(2, 2, overlap_folds=True).steps(np.ones((2, 2)), np.ones((2, 2)))

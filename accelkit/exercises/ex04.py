@@ -8,7 +8,7 @@ solution strings (which CI runs in place of the learner's answers).
 from __future__ import annotations
 
 from accelkit.exercises._core import ExplainQuestion, FunctionQuestion, NumberQuestion
-from accelkit.systolic import SystolicArray
+from accelkit.systolic import DATAFLOWS, SystolicArray
 
 q1 = NumberQuestion(
     "q1",
@@ -43,12 +43,12 @@ def _folds_reference(rows: int, cols: int, M: int, N: int, K: int, dataflow: str
 
 
 def _folds_cases(rng) -> list[dict]:
-    cases = [dict(rows=128, cols=128, M=129, N=128, K=128, dataflow=f) for f in ("os", "ws", "is")]
+    cases = [dict(rows=128, cols=128, M=129, N=128, K=128, dataflow=f) for f in DATAFLOWS]
     for _ in range(9):
         cases.append(dict(rows=int(rng.integers(1, 65)), cols=int(rng.integers(1, 65)),
                           M=int(rng.integers(1, 500)), N=int(rng.integers(1, 500)),
                           K=int(rng.integers(1, 500)),
-                          dataflow=("os", "ws", "is")[int(rng.integers(3))]))
+                          dataflow=DATAFLOWS[int(rng.integers(len(DATAFLOWS)))]))
     return cases
 
 
@@ -62,9 +62,12 @@ q3 = FunctionQuestion(
            "folds = ⌈first mapped dim / rows⌉ × ⌈second mapped dim / cols⌉."],
     solution='''import math
 
+from accelkit.systolic import MAPPING  # each dataflow's (rows, columns, streamed) dimensions
+
 def folds(rows, cols, M, N, K, dataflow):
-    on_rows, on_cols = {"os": (M, N), "ws": (K, N), "is": (K, M)}[dataflow]
-    return math.ceil(on_rows / rows) * math.ceil(on_cols / cols)''')
+    size = {"M": M, "N": N, "K": K}
+    on_rows, on_cols, _streamed = MAPPING[dataflow]
+    return math.ceil(size[on_rows] / rows) * math.ceil(size[on_cols] / cols)''')
 
 
 def _waste_reference(tile_m: int, tile_n: int, M: int, N: int) -> float:

@@ -19,22 +19,18 @@ from matplotlib.figure import Figure
 
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
-from accelkit.systolic import DATAFLOW_NAMES, SystolicArray, SystolicRun
+from accelkit.systolic import DATAFLOW_NAMES, DATAFLOW_SPECS, SystolicArray, SystolicRun
 from accelkit.widgets._base import DPI, Explorer, View, freeze_background, new_figure, table_html
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["systolic_animation", "reuse_comparison", "systolic_quiz", "systolic_worked_problem"]
 
 _STYLE = {"description_width": "initial"}
-#: What moves and what stays, per dataflow (the table in accelkit.systolic's docstring, in words).
-FLOW_STORY = {
-    "ws": "B (the weights) is shifted into the cells and stays; rows of A stream in from the "
-          "left; partial sums flow down and leave at the bottom.",
-    "os": "each cell owns one output C[m, n]; A streams in from the left, B from the top; the "
-          "sums stay in the cells.",
-    "is": "A (the input) is shifted into the cells and stays; columns of B stream in from the "
-          "left; partial sums flow down and leave at the bottom.",
-}
+#: What moves and what stays, per dataflow (each dataflow's record in accelkit.systolic).
+FLOW_STORY = {name: spec.story for name, spec in DATAFLOW_SPECS.items()}
+#: The order the toggles offer the dataflows in (display only): the TPU's weight-stationary first.
+_FLOW_ORDER = ["ws", "os", "is"]
+assert set(_FLOW_ORDER) == set(DATAFLOW_SPECS)
 # Cell colours: did a useful MAC this cycle / holds an operand but idle / holds nothing.
 _ACTIVE, _HOLDING, _EMPTY = (0.98, 0.55, 0.0), (0.82, 0.90, 0.97), (0.97, 0.97, 0.97)
 _WRITTEN, _PENDING = (0.78, 0.92, 0.78), (0.97, 0.97, 0.97)
@@ -249,7 +245,7 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> Explorer:
     sizes = list(range(1, 9))
     controls = {
         "dataflow": W.ToggleButtons(options=[(f"{k} ({DATAFLOW_NAMES[k]})", k)
-                                             for k in ("ws", "os", "is")], value="ws",
+                                             for k in _FLOW_ORDER], value="ws",
                                     description="dataflow", style=_STYLE),
         "double_buffer": W.Checkbox(value=False, description="double buffering", indent=False),
         "M": W.Dropdown(options=sizes, value=4, description="M", style=_STYLE, layout=W.Layout(width="7em")),
@@ -355,7 +351,7 @@ def reuse_comparison() -> Explorer:
                         style=_STYLE),
         "side": W.Dropdown(options=[4, 8, 16, 32, 64, 128], value=16, description="array side",
                            style=_STYLE),
-        "dataflow": W.ToggleButtons(options=["ws", "os", "is"], value="ws",
+        "dataflow": W.ToggleButtons(options=_FLOW_ORDER, value="ws",
                                     description="dataflow", style=_STYLE),
     }
     figure = new_figure(8.2, 3.3)
