@@ -38,6 +38,7 @@ _SUBMODULES = (
     "price",
     "training",
     "inference",
+    "collectives",
     "widgets",
     "quiz",
     "exercises",

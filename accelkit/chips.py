@@ -16,6 +16,7 @@ chip-hour. A value no source gives is ``None`` (never 0), and its source string 
 
 from __future__ import annotations
 
+import builtins
 import html
 import json
 from dataclasses import dataclass, field
@@ -38,6 +39,30 @@ NUMERIC_FIELDS = (
     "clock_hz",
     "max_domain_chips",
 )
+
+#: Sourced topology fields (issue 12): per chip, in the units their names say; None = no source.
+#: ``sparsecores_per_chip`` may be 0 (a real count: the chip has none), unlike NUMERIC_FIELDS.
+TOPOLOGY_FIELDS = (
+    "tensorcores_per_chip",  # TPU TensorCores (None on GPUs)
+    "sms_per_chip",  # GPU streaming multiprocessors (None on TPUs)
+    "sparsecores_per_chip",  # TPU SparseCores; 0 where the chip has none
+    "link_bytes_per_second",  # one scale-up link (ICI link or NVLink link), ONE direction
+    "links_per_chip",  # ICI ports / NVLink links
+    "scaleup_bytes_per_second",  # per chip, one direction, all scale-up links (NVLink per GPU)
+    "scaleup_domain_chips",  # GPU: NVLink domain; TPU: largest ICI slice
+    "scaleout_bytes_per_second",  # per chip, one direction, beyond the domain (NIC share / DCN)
+    "chips_per_host",
+    "nics_per_host",
+    "hop_latency_seconds",  # per ICI hop / per NVLink ring step
+    "scaleout_hop_latency_seconds",  # per inter-node (IB) or DCN ring step
+    "collective_latency_seconds",  # fixed cost per collective (NCCL base latency)
+)
+
+#: How a TPU slice's torus axes get wraparound links (``Chip.wrap_rule``):
+#: "full_cube": every axis wraps when every axis is a multiple of 4 (4x4x4 cubes joined by optical
+#: switches: v4, v5p, TPU7x); "full_axis": an axis wraps only when it spans the pod's full edge
+#: (v5e/v6e: 16; a 8x16 v5e wraps on its 16 axis only).
+WRAP_RULES = ("full_cube", "full_axis")
 
 
 @dataclass(frozen=True)
@@ -73,6 +98,62 @@ class Chip:
     _sources: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     price_alternatives: tuple[tuple[float, str, str, str], ...] = field(default=(), repr=False)
     sources: str = field(default="", repr=False)
+    # Topology (issue 12); every number's source is in _sources, read with ``source(name)``.
+    tensorcores_per_chip: int | None = field(default=None, repr=False)
+    sms_per_chip: int | None = field(default=None, repr=False)
+    sparsecores_per_chip: int | None = field(default=None, repr=False)
+    link_bytes_per_second: float | None = field(default=None, repr=False)
+    links_per_chip: int | None = field(default=None, repr=False)
+    scaleup_bytes_per_second: float | None = field(default=None, repr=False)
+    scaleup_domain_chips: int | None = field(default=None, repr=False)
+    scaleout_bytes_per_second: float | None = field(default=None, repr=False)
+    chips_per_host: int | None = field(default=None, repr=False)
+    nics_per_host: int | None = field(default=None, repr=False)
+    hop_latency_seconds: float | None = field(default=None, repr=False)
+    scaleout_hop_latency_seconds: float | None = field(default=None, repr=False)
+    collective_latency_seconds: float | None = field(default=None, repr=False)
+    # TPU torus (None / () on GPUs): number of axes, pod and largest-slice shapes, wrap rule.
+    torus_dims: int | None = field(default=None, repr=False)
+    pod_shape: tuple[int, ...] = field(default=(), repr=False)
+    max_slice_shape: tuple[int, ...] = field(default=(), repr=False)
+    wrap_rule: str | None = field(default=None, repr=False)
+
+    @property
+    def cores_per_chip(self) -> int | None:
+        """TensorCores on a TPU, SMs on a GPU."""
+        return self.tensorcores_per_chip if self.kind == "tpu" else self.sms_per_chip
+
+    @property
+    def has_sparsecores(self) -> bool:
+        """True where the chip has SparseCores (TPU v4, whose count is unpublished here, included)."""
+        if self.sparsecores_per_chip is not None:
+            return self.sparsecores_per_chip > 0
+        return "includes SparseCores" in self.source("sparsecores_per_chip")
+
+    @property
+    def max_slice_chips(self) -> int | None:
+        """TPU: chips in the largest ICI-connected slice (beyond it, slices talk over DCN)."""
+        return self.scaleup_domain_chips if self.kind == "tpu" else None
+
+    def axis_wraps(self, shape: tuple[int, ...]) -> tuple[bool, ...]:
+        """Which axes of a TPU slice of this ``shape`` have wraparound links (see WRAP_RULES).
+
+        An axis of 1 or 2 chips never counts as wrapping: a 2-chip ring is one link.
+
+        Raises:
+            ValueError: not a TPU, or a shape with more axes than the torus or longer than the pod.
+        """
+        if self.kind != "tpu" or self.torus_dims is None:
+            raise ValueError(f"{self.name} has no torus (GPUs are switched); axis_wraps is for TPUs")
+        shape = tuple(int(a) for a in shape)
+        if not 1 <= len(shape) <= self.torus_dims or any(a < 1 for a in shape):
+            raise ValueError(f"shape must be 1 to {self.torus_dims} positive axis sizes for "
+                             f"{self.name}, got {shape}")
+        if self.wrap_rule == "full_cube":
+            full = len(shape) == self.torus_dims and builtins.all(a % 4 == 0 for a in shape)
+            return tuple(full and a > 2 for a in shape)
+        edge = max(self.pod_shape)
+        return tuple(a == edge for a in shape)
 
     @property
     def dtypes(self) -> tuple[str, ...]:
@@ -121,7 +202,7 @@ class Chip:
         for name, text in self._sources:
             if name == key:
                 return text
-        allowed = list(NUMERIC_FIELDS) + ["peak_flops", *(f"peak_flops:{d}" for d in self.dtypes)]
+        allowed = list(NUMERIC_FIELDS) + list(TOPOLOGY_FIELDS) + ["torus", "peak_flops", *(f"peak_flops:{d}" for d in self.dtypes)]
         raise ValueError(f"field must be one of {allowed}, got {field_name!r}")
 
     def require(self, field_name: str) -> float:
@@ -204,7 +285,11 @@ def _load() -> tuple[Chip, ...]:
 def _chip_from_json(entry: dict[str, Any]) -> Chip:
     peaks = entry["peak_flops"]
     values = {name: entry[name]["value"] for name in NUMERIC_FIELDS}
-    sources = [(name, entry[name]["source"]) for name in NUMERIC_FIELDS]
+    sources = [(name, entry[name]["source"]) for name in NUMERIC_FIELDS + TOPOLOGY_FIELDS]
+    torus = entry.get("torus")
+    if torus is not None:
+        sources.append(("torus", torus["source"]))
+    topology = {name: entry[name]["value"] for name in TOPOLOGY_FIELDS}
     sources += [(f"peak_flops:{d}", peaks[d]["source"]) for d in DTYPES if d in peaks]
     text = entry["text"]
     return Chip(
@@ -223,6 +308,11 @@ def _chip_from_json(entry: dict[str, Any]) -> Chip:
             for a in entry.get("price_alternatives", [])
         ),
         sources=text["sources"],
+        **topology,
+        torus_dims=None if torus is None else int(torus["dims"]),
+        pod_shape=() if torus is None else tuple(int(a) for a in torus["pod_shape"]),
+        max_slice_shape=() if torus is None else tuple(int(a) for a in torus["max_slice_shape"]),
+        wrap_rule=None if torus is None else torus["wrap"],
     )
 
 
