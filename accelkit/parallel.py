@@ -3,7 +3,7 @@
     >>> import accelkit as ak
     >>> from accelkit.parallel import Layout, train_step
     >>> step = train_step("llama-3.1-405b", "H100", Layout(dp=128, tp=8, pp=16,
-    ...                   microbatch_tokens=8192, recompute="none", interleave=4),
+    ...                   microbatch_tokens=8192, recompute="full", interleave=4),
     ...                   batch_tokens=16 * 2**20)
     >>> step.fits, step.layout.chips
     (True, 16384)
@@ -83,7 +83,7 @@ from typing import Any
 
 import numpy as np
 
-from accelkit import _validate, chips, models
+from accelkit import _validate, chips, collectives, models
 
 RECOMPUTE = ("none", "selective", "full")
 _RECOMPUTE_CODE = {name: i for i, name in enumerate(RECOMPUTE)}
@@ -294,33 +294,53 @@ def _seq_len(model: models.Model, seq_len: int | None) -> int:
 # Network: which chips of a group share a scale-up domain, and what a collective costs
 # --------------------------------------------------------------------------------------------
 
-def _domain_chips(chip: chips.Chip) -> int:
-    for name in ("scale_up_domain_chips", "max_slice_chips", "max_domain_chips"):
-        value = getattr(chip, name, None)
-        if value:
-            return int(value)
-    return 1
+def _domain_chips(chip: chips.Chip, job_chips: int | None = None) -> int:
+    """Chips in one scale-up domain: an NVLink domain (GPU); on a TPU the ICI slice, which for
+    a job larger than the largest slice is the equal split accelkit.collectives picks."""
+    largest = int(chip.scaleup_domain_chips or chip.max_domain_chips or 1)
+    if chip.kind == "tpu" and job_chips is not None and job_chips > largest:
+        slices = collectives.group_layout(chip, job_chips)[0]
+        return job_chips // slices
+    return largest
 
 
 def _per_domain(n: np.ndarray, stride: np.ndarray, domain: int) -> np.ndarray:
-    """Chips of a group of ``n`` (ranks ``stride`` apart) that fall in one domain."""
-    fit = np.maximum(domain // np.maximum(stride, 1), 1)
-    return np.where(stride >= domain, 1, np.minimum(n, fit))
+    """Chips of a group of ``n`` (ranks ``stride`` apart) that share one domain.
 
-
-def _over(n: int, k: int) -> int | tuple[int, int]:
-    """The ``over`` argument of accelkit.collectives for n chips, k of them per domain."""
-    if k >= n:
-        return n
-    return (k, n // k)
+    With ranks numbered fastest axis first, a group whose stride fills the domain has one member
+    per domain; otherwise domain // stride members share one, rounded down to a whole divisor of
+    the group (gcd), so the group splits into equal parts per domain.
+    """
+    n = np.asarray(n, dtype=np.int64)
+    stride = np.maximum(np.asarray(stride, dtype=np.int64), 1)
+    fit = np.maximum(domain // stride, 1)
+    return np.where(stride * n <= domain, n, np.where(stride >= domain, 1, np.gcd(n, fit)))
 
 
 _COST_CACHE: dict[tuple[str, str, int, int], tuple[float, float, str]] = {}
 _REFERENCE_BYTES = float(2**30)
 
 
+def _collective(chip: chips.Chip, kind: str, n: int, k: int, nbytes: float) -> Any:
+    """Call accelkit.collectives for a group of ``n`` chips, ``k`` of them per domain."""
+    if kind == "send":
+        network = "scale-up" if k >= n else "scale-out"
+        return collectives.point_to_point(chip, array_bytes=nbytes, network=network)
+    if k >= n:
+        return collectives.collective(kind, chip, array_bytes=nbytes, over=n)
+    if chip.kind == "gpu":
+        return collectives.collective(kind, chip, array_bytes=nbytes, over=n,
+                                      inner=_domain_chips(chip) // k)
+    axes = collectives.group_layout(chip, k)[1] if k > 1 else (1,)
+    return collectives.collective(kind, chip, array_bytes=nbytes, over=axes, slices=n // k)
+
+
 def _unit_cost(chip: chips.Chip, kind: str, n: int, k: int) -> tuple[float, float, str]:
-    """(latency seconds, seconds per byte of the whole array, network) of one collective."""
+    """(latency seconds, seconds per byte of the whole array, network) of one collective.
+
+    Collectives are alpha-beta (seconds = latency + bytes × a constant, accelkit.collectives),
+    so one call per group shape covers every array size.
+    """
     key = (chip.name, kind, n, k)
     hit = _COST_CACHE.get(key)
     if hit is not None:
@@ -328,15 +348,9 @@ def _unit_cost(chip: chips.Chip, kind: str, n: int, k: int) -> tuple[float, floa
     if n <= 1:
         result = (0.0, 0.0, "none")
     else:
-        from accelkit import collectives
-        if kind == "send":  # point-to-point of x bytes = an all-gather of 2x over 2 chips
-            r = collectives.all_gather(chip, array_bytes=2 * _REFERENCE_BYTES, over=_over(2, k))
-            result = (float(r.latency_seconds), float(r.bandwidth_seconds) / _REFERENCE_BYTES,
-                      str(r.network))
-        else:
-            r = getattr(collectives, kind)(chip, array_bytes=_REFERENCE_BYTES, over=_over(n, k))
-            result = (float(r.latency_seconds), float(r.bandwidth_seconds) / _REFERENCE_BYTES,
-                      str(r.network))
+        r = _collective(chip, kind, n, k, _REFERENCE_BYTES)
+        result = (float(r.latency_seconds), float(r.bandwidth_seconds) / _REFERENCE_BYTES,
+                  str(r.network))
     _COST_CACHE[key] = result
     return result
 
@@ -387,7 +401,7 @@ def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.
     compute_mb = np.maximum(flops_mb / peak, weight_traffic / chip.hbm_bytes_per_second)
 
     # -- strides and domains -----------------------------------------------------------------
-    domain = _domain_chips(chip)
+    domain = _domain_chips(chip, int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0]))
     stride = {"tp": np.ones_like(tp)}
     stride["ep"] = tp
     stride["pp"] = tp * ep
@@ -500,9 +514,11 @@ def _check_common(model: str | models.Model, chip: str | chips.Chip, batch_token
     return the_model, the_chip, batch, s, eff
 
 
-def _largest_job(chip: chips.Chip) -> int | None:
+def _largest_job(chip: chips.Chip) -> int:
+    """The largest job modelled: accelkit.collectives' group limit (its fat tree and flat DCN
+    are untested beyond it); a chip-specific limit where the catalog gives one."""
     value = getattr(chip, "max_job_chips", None)
-    return int(value) if value else None
+    return int(value) if value else collectives.MAX_GROUP_CHIPS
 
 
 def _check_layout(model: models.Model, chip: chips.Chip, layout: Layout, batch: int,
@@ -515,7 +531,7 @@ def _check_layout(model: models.Model, chip: chips.Chip, layout: Layout, batch: 
         raise ValueError(f"layout degrees multiply to {layout.chips:,} chips "
                          f"(dp·fsdp·tp·pp·ep), but n_chips is {n_chips:,}")
     limit = _largest_job(chip)
-    if limit is not None and layout.chips > limit:
+    if layout.chips > limit:
         raise ValueError(f"layout uses {layout.chips:,} chips; {chip.name}'s largest job is "
                          f"{limit:,} chips")
     moe = isinstance(model, models.MoETransformer)
@@ -550,8 +566,9 @@ def _check_layout(model: models.Model, chip: chips.Chip, layout: Layout, batch: 
 
 
 def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout,
-               batch_tokens: int, *, seq_len: int | None = None, dtype: str = "bf16",
-               compute_efficiency: float = 1.0, dropout: bool = False) -> TrainStep:
+               batch_tokens: int, *, n_chips: int | None = None, seq_len: int | None = None,
+               dtype: str = "bf16", compute_efficiency: float = 1.0,
+               dropout: bool = False) -> TrainStep:
     """Time, memory and MFU of one optimizer step of ``model`` on ``layout`` (see module doc).
 
     Args:
@@ -559,6 +576,7 @@ def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout
         chip: chip name or :class:`accelkit.chips.Chip`; the job uses ``layout.chips`` of them.
         layout: a :class:`Layout`.
         batch_tokens: global batch, tokens per optimizer step.
+        n_chips: if given, the layout's degrees must multiply to it.
         seq_len: sequence length (default the model's training length).
         dtype: precision of the matmuls (its peak sets compute time).
         compute_efficiency: fraction of peak the kernels reach, in (0, 1]; 1.0 = peak.
@@ -571,7 +589,9 @@ def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout
     """
     the_model, the_chip, batch, s, eff = _check_common(model, chip, batch_tokens, seq_len,
                                                        compute_efficiency, dtype)
-    mb = _check_layout(the_model, the_chip, layout, batch)
+    if n_chips is not None:
+        n_chips = _validate.positive_int("n_chips", n_chips, maximum=_MAX_DEGREE)
+    mb = _check_layout(the_model, the_chip, layout, batch, n_chips)
     spec = _spec(the_model, s, dropout)
     cand = {a: np.array([getattr(layout, a)]) for a in ("dp", "fsdp", "tp", "pp", "ep",
                                                          "interleave")}
@@ -583,7 +603,7 @@ def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout
 
 def _result(model: models.Model, chip: chips.Chip, layout: Layout, batch: int, s: int, mb: int,
             r: dict[str, float]) -> TrainStep:
-    domain = _domain_chips(chip)
+    domain = _domain_chips(chip, layout.chips)
     strides = {"tp": 1, "ep": layout.tp, "pp": layout.tp * layout.ep,
                "fsdp": layout.tp * layout.ep * layout.pp,
                "dp": layout.tp * layout.ep * layout.pp * layout.fsdp}
@@ -591,7 +611,7 @@ def _result(model: models.Model, chip: chips.Chip, layout: Layout, batch: int, s
     def group(axis: str, kind: str) -> tuple[int, int, str]:
         n = getattr(layout, axis)
         k = int(_per_domain(np.array([n]), np.array([strides[axis]]), domain)[0])
-        return n, k, _unit_cost(chip, kind, n if kind != "send" else 2, k)[2]
+        return n, k, _unit_cost(chip, kind, n, k)[2]
 
     rows: list[CollectiveCost] = []
 
@@ -709,7 +729,7 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
     n = _validate.positive_int("n_chips", n_chips, maximum=_MAX_DEGREE)
     top = _validate.positive_int("top", top, maximum=10_000)
     limit = _largest_job(the_chip)
-    if limit is not None and n > limit:
+    if n > limit:
         raise ValueError(f"n_chips is {n:,}; {the_chip.name}'s largest job is {limit:,} chips")
     cand = candidate_layouts(the_model, n, batch, s)
     if len(cand["dp"]) == 0:
@@ -756,7 +776,7 @@ def dp_critical_tokens_per_chip(model: str | models.Model, chip: str | chips.Chi
     spec = _spec(the_model, s, False)
     dense = (spec.params - spec.expert_params) * GRAD_BYTES
     expert = spec.expert_params / ep * GRAD_BYTES
-    domain = _domain_chips(the_chip)
+    domain = _domain_chips(the_chip, n)
     dp = n // ep
     k_dp = int(_per_domain(np.array([dp]), np.array([ep]), domain)[0])
     k_ep = int(_per_domain(np.array([ep]), np.array([1]), domain)[0])
