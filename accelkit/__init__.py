@@ -39,6 +39,7 @@ _SUBMODULES = (
     "training",
     "inference",
     "collectives",
+    "parallel",
     "widgets",
     "quiz",
     "exercises",

@@ -658,14 +658,16 @@ def _divisors(n: int) -> list[int]:
 
 
 def candidate_layouts(model: str | models.Model, n_chips: int, batch_tokens: int,
-                      seq_len: int | None = None) -> dict[str, np.ndarray]:
+                      seq_len: int | None = None, *, whole_sequences: bool = True
+                      ) -> dict[str, np.ndarray]:
     """Every layout :func:`best_layouts` searches, as arrays (one entry per candidate).
 
     Degrees: every factorisation of ``n_chips`` into dp·fsdp·tp·pp·ep with tp dividing the
     heads, pp ≤ layers, ep dividing the experts (1 for dense models) and the batch dividing over
-    the replicas; micro-batches: the replica's batch halved repeatedly while whole (at least 1
-    token, down to 1/64 of a sequence); interleave 1, 2, 4, 8 where pp > 1; all three recompute
-    policies.
+    the replicas; micro-batches: the replica's batch halved repeatedly while it stays a whole
+    number of sequences (``whole_sequences=False``: down to 1/64 of a sequence, as if a sequence
+    could be split over micro-batches, which needs context parallelism this model does not cost);
+    interleave 1, 2, 4, 8 where pp > 1 and pp·v ≤ layers; all three recompute policies.
     """
     the_model = models.get(model)
     n = _validate.positive_int("n_chips", n_chips, maximum=_MAX_DEGREE)
@@ -675,7 +677,7 @@ def candidate_layouts(model: str | models.Model, n_chips: int, batch_tokens: int
     experts = getattr(the_model, "n_experts", 0) or 1
     divs = _divisors(n)
     rows: list[tuple[int, int, int, int, int, int, int]] = []
-    min_mb = max(1, s // 64)
+    min_mb = s if whole_sequences else max(1, s // 64)
     for tp in divs:
         if heads % tp:
             continue
@@ -692,12 +694,14 @@ def candidate_layouts(model: str | models.Model, n_chips: int, batch_tokens: int
                     if batch % replicas:
                         continue
                     replica = batch // replicas
+                    if whole_sequences and replica % s:
+                        continue
                     mb = replica
                     while True:
                         for v in ((1, 2, 4, 8) if pp > 1 else (1,)):
                             if pp * v <= layers:
                                 rows.append((dp, fsdp, tp, pp, ep, mb, v))
-                        if mb % 2 or mb // 2 < min_mb:
+                        if mb % 2 or mb // 2 < min_mb or (whole_sequences and (mb // 2) % s):
                             break
                         mb //= 2
     if not rows:
@@ -715,11 +719,13 @@ def candidate_layouts(model: str | models.Model, n_chips: int, batch_tokens: int
 def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int,
                  batch_tokens: int, top: int = 5, *, seq_len: int | None = None,
                  dtype: str = "bf16", compute_efficiency: float = 1.0,
-                 dropout: bool = False) -> tuple[TrainStep, ...]:
+                 dropout: bool = False, whole_sequences: bool = True
+                 ) -> tuple[TrainStep, ...]:
     """The ``top`` fastest layouts that fit in memory, fastest first (exhaustive search).
 
     Searches :func:`candidate_layouts` with the step model of :func:`train_step`, vectorised
-    over candidates. Returns an empty tuple if no layout fits.
+    over candidates (ties broken by less memory). Micro-batches are whole sequences unless
+    ``whole_sequences=False``. Returns an empty tuple if no layout fits.
 
     Raises:
         ValueError: as :func:`train_step`, and ``n_chips`` above the chip's largest job.
@@ -731,7 +737,7 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
     limit = _largest_job(the_chip)
     if n > limit:
         raise ValueError(f"n_chips is {n:,}; {the_chip.name}'s largest job is {limit:,} chips")
-    cand = candidate_layouts(the_model, n, batch, s)
+    cand = candidate_layouts(the_model, n, batch, s, whole_sequences=whole_sequences)
     if len(cand["dp"]) == 0:
         return ()
     spec = _spec(the_model, s, dropout)
