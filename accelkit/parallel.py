@@ -228,42 +228,37 @@ def _spec(model: models.Model, seq_len: int, dropout: bool) -> _Spec:
         raise ValueError(f"model must be a catalog transformer (dense or MoE); {model.name} is "
                          f"a {model.family}")
     d, a = model.d_model, model.heads
-    moe = isinstance(model, models.MoETransformer)
-    if moe:
-        qk, vd = model._qk_head_dim, model._v_head_dim
-        kv = model.heads if model._mla else model.kv_heads
+    moe = model if isinstance(model, models.MoETransformer) else None
+    if moe is not None:
+        qk, vd = moe._qk_head_dim, moe._v_head_dim
+        kv = moe.heads if moe._mla else moe.kv_heads
     else:
         qk = vd = model.head_dim
         kv = model.kv_heads
     drop = 1.0 if dropout else 0.0
     attn = (2 * d + 2 * d + 2 * a * qk + 2 * kv * qk + 2 * kv * vd + 2 * a * vd + drop * d)
-
-    def mlp(width_in: int, width: int, copies: int) -> float:
-        return 2 * d + copies * (2 * d + 2 * width_in + 2 * width) - 2 * d * (copies - 1) \
-            + drop * d
-
-    if moe:
-        dense_mlp = 2 * d + 2 * d + 2 * model._mlp_in + 2 * model.d_ff + drop * d
-        rows = model.experts_per_token + model.shared_experts
-        moe_mlp = (2 * d + rows * (2 * d + 2 * model._expert_in + 2 * model.d_ff_expert)
-                   + 4 * model.n_experts + drop * d)
-        mlp_avg = (model.dense_layers * dense_mlp + model.moe_layers * moe_mlp) / model.layers
-        expert = float(model.routed_expert_params)
+    dense_mlp = 2 * d + 2 * d + 2 * model._mlp_in + 2 * model.d_ff + drop * d
+    if moe is not None:
+        rows = moe.experts_per_token + moe.shared_experts
+        moe_mlp = (2 * d + rows * (2 * d + 2 * moe._expert_in + 2 * moe.d_ff_expert)
+                   + 4 * moe.n_experts + drop * d)
+        mlp_avg = (moe.dense_layers * dense_mlp + moe.moe_layers * moe_mlp) / moe.layers
+        expert = float(moe.routed_expert_params)
     else:
-        mlp_avg = 2 * d + 2 * d + 2 * model._mlp_in + 2 * model.d_ff + drop * d
+        mlp_avg = dense_mlp
         expert = 0.0
     ops = model.operations(batch=1, seq_len=seq_len, phase="forward")
     attn_fwd = math.fsum(op.flops for op in ops if op.kind == "attention") / seq_len
     return _Spec(
         name=model.name, layers=model.layers,
-        moe_layers=model.moe_layers if moe else 0, d=d, heads=a, vocab=model.vocab,
+        moe_layers=moe.moe_layers if moe is not None else 0, d=d, heads=a, vocab=model.vocab,
         seq_len=seq_len, params=float(model.params), expert_params=expert,
         layer_params=float(model.layer_params),
         model_flops_token=model.flops_per_token("train", seq_len=seq_len),
         attn_fwd_flops_token=attn_fwd, act_linear=attn + mlp_avg,
         act_score_coeff=(5.0 if dropout else 2.0),
-        experts_per_token=model.experts_per_token if moe else 0,
-        n_experts=model.n_experts if moe else 0)
+        experts_per_token=moe.experts_per_token if moe is not None else 0,
+        n_experts=moe.n_experts if moe is not None else 0)
 
 
 def activation_bytes_per_token_per_layer(model: str | models.Model, recompute: str = "none",
@@ -431,7 +426,6 @@ def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.
     ep_mb = ep_calls * ep_each
     # -- pipeline sends: one activation forward, one gradient backward, per virtual stage
     pp_calls = 2.0 * v * (pp > 1)
-    size["pp_send"] = pp
     pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"])
     pp_each = np.where(pp > 1, pp_lat + pp_per * act_mb / tp, 0.0)
     pp_mb = pp_calls * pp_each
@@ -802,6 +796,3 @@ __all__ = ["RECOMPUTE", "CollectiveCost", "Layout", "TrainStep",
            "activation_bytes_per_token_per_layer", "best_layouts", "candidate_layouts",
            "dp_critical_tokens_per_chip", "train_step"]
 
-
-def _describe(step: TrainStep) -> dict[str, Any]:  # pragma: no cover - debugging aid
-    return {c.name: (c.seconds, c.exposed_seconds, c.network) for c in step.collectives}
