@@ -86,6 +86,23 @@ def test_bad_recompute_and_degrees() -> None:
         best_layouts("llama-3-8b", "H100", 10**6, 2**20)
 
 
+def test_more_bad_input() -> None:
+    with pytest.raises(ValueError, match="catalog transformer"):
+        train_step("resnet-50", "H100", Layout(), 1024)
+    with pytest.raises(ValueError, match="batch_tokens"):
+        train_step("llama-3-8b", "H100", Layout(), 0)
+    with pytest.raises(ValueError, match="interleave > 1 needs pp > 1"):
+        train_step("llama-3-8b", "H100", Layout(interleave=2), 8192)
+    with pytest.raises(ValueError, match="pp·interleave must be at most"):
+        train_step("llama-3-8b", "H100", Layout(pp=33), 33 * 8192)
+    with pytest.raises(ValueError, match="top"):
+        best_layouts("llama-3-8b", "H100", 8, 2**20, top=0)
+    with pytest.raises(TypeError, match="layout must be"):
+        train_step("llama-3-8b", "H100", {"dp": 1}, 8192)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="ep must be 1"):
+        dp_critical_tokens_per_chip("llama-3-8b", "H100", 64, ep=8)
+
+
 def test_a_layout_that_does_not_fit_is_a_result() -> None:
     step = train_step("llama-3.1-405b", "H100", Layout(dp=8), 8 * 8192)
     assert not step.fits
