@@ -7,7 +7,7 @@ Engines (toy, but honest):
     SIMDMachine    -- cores of SIMD lanes with warps, divergence and coalescing (GPU-style)
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
-    chips, models, roofline, energy, price, training, inference, workloads
+    chips, models, roofline, energy, price, training, inference, collectives, workloads
 
 Submodules are imported lazily so that ``import accelkit`` stays fast.
 """

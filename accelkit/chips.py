@@ -12,6 +12,19 @@ Data: ``accelkit/data/chips.json``, built from ``shared/reference/hardware_specs
 explains a choice between sources. Values are in SI base units: bytes (vendors' "GB" of capacity
 are GiB, so 16 GB = 16 * 2**30 bytes), bytes per second (GB/s * 1e9), FLOP/s, Hz, watts, USD per
 chip-hour. A value no source gives is ``None`` (never 0), and its source string says why.
+
+Topology (issue 12, ``TOPOLOGY_FIELDS``): per-link ICI/NVLink bandwidth ONE direction
+(``link_bytes_per_second``) and links per chip; per-chip scale-up and scale-out bandwidth, one
+direction; the scale-up domain (GPU NVLink domain, TPU largest ICI slice); chips and NICs per host;
+per-hop and per-collective latencies; TensorCores / SMs and SparseCores per chip; and for TPUs the
+torus (``pod_shape``, ``max_slice_shape``, ``wrap_rule``, :meth:`Chip.axis_wraps`). The older
+``interconnect_bytes_per_second`` counts both directions of every link and is kept for existing
+callers; collectives (``accelkit.collectives``) use the one-direction fields.
+
+    >>> ak.chips.get("H100").scaleup_bytes_per_second, ak.chips.get("v5p").link_bytes_per_second
+    (450000000000.0, 90000000000.0)
+    >>> ak.chips.get("v5e").sparsecores_per_chip, ak.chips.get("v5e").axis_wraps((8, 16))
+    (0, (False, True))
 """
 
 from __future__ import annotations
@@ -247,6 +260,16 @@ class Chip:
             ("power", _fmt(self.watts, 1, "W"), self.source("watts")),
             ("price", _fmt(self.usd_per_hour, 1, "$/chip-hour", digits=2), self.source("usd_per_hour")),
             ("matrix units", f"{self.matrix_units}; {self.matrix_unit_shape}".strip("; "), ""),
+            ("scale-up link", _fmt(self.link_bytes_per_second, 1e9, "GB/s one way")
+             + ("" if self.links_per_chip is None else f" x {self.links_per_chip}"),
+             self.source("link_bytes_per_second")),
+            ("scale-up domain", _fmt(self.scaleup_domain_chips, 1, "chips"),
+             self.source("scaleup_domain_chips")),
+            ("scale-out per chip", _fmt(self.scaleout_bytes_per_second, 1e9, "GB/s one way", digits=2),
+             self.source("scaleout_bytes_per_second")),
+            ("SparseCores", "present, count unpublished" if self.sparsecores_per_chip is None
+             and self.has_sparsecores else _fmt(self.sparsecores_per_chip, 1, "per chip"),
+             self.source("sparsecores_per_chip")),
         ]
         body = "".join(
             f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td>"

@@ -22,10 +22,14 @@ array exchanged in an all-to-all (each chip holds ``array_bytes / n``).
 
 ``over``: the group.
   * TPU, an int ``n``: ``n`` chips along ONE torus axis, if ``n`` fits on an axis of the largest
-    slice; a larger ``n`` is laid out as the compact sub-torus :func:`group_layout` picks, and a
-    group larger than the largest slice is split into equal slices joined by DCN.
+    slice (the axis is taken to sit in a slice whose shape gives it wraparound where the chip's
+    rule allows); a larger ``n`` is taken to be whole slices, laid out by :func:`group_layout`
+    (one slice if it fits, else equal slices joined by DCN; the fastest such layout).
   * TPU, a tuple of axis sizes: the collective spans those torus axes at once, inside one slice;
-    ``slices=k`` adds a DCN level across ``k`` such slices.
+    ``slices=k`` adds a DCN level across ``k`` such slices. A tuple with as many axes as the torus
+    is a whole slice (``Chip.axis_wraps``); a shorter one sits inside a larger slice.
+  * Wraparound (scaling-book tpus.md): v4/v5p/7x axes wrap in slices made of whole 4x4x4 cubes;
+    v5e/v6e axes wrap only at the full 16; ``wraparound=True/False`` overrides.
   * GPU, an int (or a tuple, whose product is used): ``n`` GPUs. Up to the NVLink domain (8 on
     HGX) it is one NVLink ring; beyond, ``n`` must be a multiple of the domain and the collective
     is hierarchical (below). ``inner=t`` says the group's members are ``t`` ranks apart (for
@@ -40,7 +44,7 @@ Let V = array_bytes, w = one ICI link's one-way bandwidth, N = group size.
   receive (n-1)/n * V. With a wraparound link the ring runs both directions, so each chip takes
   data in on 2 links: T_AG = (n-1)/n * V / (2w) (the book's V / W_ici with W_ici = 2w
   bidirectional). Without wraparound (a line) the end chip receives everything on one link:
-  T_AG = (n-1)/n * V / w, twice as slow, as the book's v5e 4x4 example shows. Hops (latency steps):
+  T_AG = (n-1)/n * V / w, twice as slow, as the book's v5e example (an axis of 4) shows. Hops (latency steps):
   floor(n/2) with wraparound, n-1 without.
 * Several axes at once: axes run in parallel on disjoint links, each chip's ingress is the sum of
   its axes' bandwidths b_a (2w if the axis wraps, w if not), so T_AG = (N-1)/N * V / sum(b_a). This
@@ -63,7 +67,8 @@ Let V = array_bytes, w = one ICI link's one-way bandwidth, N = group size.
   from one level to the next), so bandwidth_seconds = the max over networks of that network's
   phases (the book's ``max(T_node, T_scale-out)``); ``pipelined=False`` adds them instead.
   ``algorithm="flat_ring"`` is the naive model the issue criticises: one ring through every GPU,
-  each pushing 2 (N-1)/N * V through its own NIC alone.
+  each pushing 2 (N-1)/N * V through its own NIC alone. All-to-all across nodes: each GPU sends
+  (N-L) V / N^2 through its NIC (the book's B (M-1) / (M^2 W_node) for L = 8).
 * TPU slices beyond one ICI slice are joined by DCN with the same hierarchical schedule: ICI
   reduce-scatter, DCN all-reduce on V/S per chip at each chip's DCN share, ICI all-gather.
 * Latency: NCCL's model for GPUs (NVIDIA/nccl src/graph/tuning.cc): a base cost per collective
@@ -168,19 +173,48 @@ class Collective:
 
 # ----------------------------------------------------------------------------- validation
 
+# The common cases (a Chip or a name seen before, a plain float, a plain int) take a fast path so
+# that one collective costs tens of microseconds; anything else goes through _validate, whose
+# messages name the argument and its allowed range.
+
+_SEEN: dict[str, chips.Chip] = {}
+
+
 def _chip(chip: object) -> chips.Chip:
-    return chips.get(chip)  # type: ignore[arg-type]
+    if type(chip) is chips.Chip:
+        return chip
+    found = _SEEN.get(chip) if type(chip) is str else None  # type: ignore[arg-type]
+    if found is None:
+        found = chips.get(chip)  # type: ignore[arg-type]
+        _SEEN[chip] = found  # type: ignore[index]
+    return found
 
 
 def _array_bytes(value: object) -> float:
+    if (type(value) is float or type(value) is int) and 0 < value <= MAX_ARRAY_BYTES:
+        return float(value)
     return _validate.positive_float("array_bytes", value, maximum=MAX_ARRAY_BYTES)
 
 
 def _whole(name: str, value: object, maximum: int = MAX_GROUP_CHIPS) -> int:
+    if type(value) is int and 1 <= value <= maximum:
+        return value
     return _validate.positive_int(name, value, maximum=maximum)
 
 
+def _pick(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if value in allowed:
+        return value  # type: ignore[return-value]
+    return _validate.choice(name, value, allowed)
+
+
 def _over(value: object) -> tuple[int, ...] | int:
+    if type(value) is int and 1 <= value <= MAX_GROUP_CHIPS:
+        return value
+    if type(value) is tuple and 1 <= len(value) <= 3 and all(
+            type(a) is int and 1 <= a <= MAX_GROUP_CHIPS for a in value
+    ) and math.prod(value) <= MAX_GROUP_CHIPS:
+        return value
     if isinstance(value, (tuple, list)):
         if not 1 <= len(value) <= 3:
             raise ValueError(f"over must be an int or a tuple of 1 to 3 mesh-axis sizes, got {value!r}")
@@ -234,44 +268,74 @@ def _check_axes(chip: chips.Chip, axes: tuple[int, ...]) -> None:
 
 
 @lru_cache(maxsize=4096)
-def _layout(name: str, n: int) -> tuple[int, tuple[int, ...]]:
+def _layout(name: str, n: int) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
+    """The slice count and per-slice torus shape (and its wraparounds) for n chips; cached.
+
+    Each candidate is a whole slice, so its wraparounds follow ``Chip.axis_wraps`` on the full
+    shape (a 4x4x1 v5p slice has none). The candidate with the fastest bandwidth-bound all-reduce
+    wins: max(ICI, DCN) with ICI = 2 (S-1)/S / ingress and DCN = 2 (k-1)/k / (S * dcn) for k slices
+    of S chips. More slices must be at least 2% faster to win; within a slice count, ties go to
+    the more compact shape.
+    """
     chip = chips.get(name)
-    w = 1.0
-    best: tuple[float, int, tuple[int, ...]] | None = None
+    w = _tpu_needs(chip)
+    dcn = chip.scaleout_bytes_per_second
     limit = sorted(chip.max_slice_shape, reverse=True)
     dims = chip.torus_dims or 0
     slice_chips = chip.max_slice_chips or 1
-    for slices in range(1, n + 1):
-        if n % slices or n // slices > slice_chips:
+    if n > slice_chips and dcn is None:
+        raise ValueError(f"{chip.name} has no published DCN bandwidth "
+                         f"({chip.source('scaleout_bytes_per_second')}); a group must fit one slice "
+                         f"of at most {slice_chips:,} chips")
+    best: tuple | None = None  # (cost, slices, shape, wraps)
+    for slices in _divisors(n):
+        if n // slices > slice_chips:
             continue
+        if slices > 1 and (dcn is None or n <= slice_chips):
+            break  # no DCN, or a group that fits one slice is not split to dodge its shape
         per = n // slices
+        here: tuple | None = None
         for axes in _factorisations(per, dims):
             if any(a > lim for a, lim in zip(axes, limit)):
                 continue
+            wraps_full = chip.axis_wraps(axes)
             shape = tuple(a for a in axes if a > 1) or (1,)
-            wraps = _group_wraps(chip, shape, None)
-            ingress = sum((2 * w if wr else w) for a, wr in zip(shape, wraps) if a > 1)
-            key = (-ingress, max(shape), shape)
-            if best is None or key < (best[0], best[1], best[2]):
-                best = (-ingress, max(shape), shape)
-        if best is not None:
-            return slices, best[2]
-    raise ValueError(f"over={n} chips cannot be laid out on {chip.name}: it must be a whole number "
-                     f"of equal slices of at most {slice_chips:,} chips that fit "
-                     f"{'x'.join(map(str, chip.max_slice_shape))}")
+            wraps = tuple(wr for a, wr in zip(axes, wraps_full) if a > 1) or (False,)
+            ingress = _torus_terms(w, shape, wraps)[0]
+            ici = 2 * (per - 1) / per / ingress if per > 1 else 0.0
+            out = 2 * (slices - 1) / slices / (per * dcn) if slices > 1 and dcn else 0.0
+            key = (max(ici, out), max(shape), shape)
+            if here is None or key < here[0]:
+                here = (key, shape, wraps)
+        # More slices must be clearly faster (by 2%) to win: (S-1)/S alone should not decide.
+        if here is not None and (best is None or here[0][0] < 0.98 * best[0]):
+            best = (here[0][0], slices, here[1], here[2])
+    if best is None:
+        raise ValueError(f"over={n} chips cannot be laid out on {chip.name}: up to {slice_chips:,} "
+                         f"chips it must factor into axes that fit its largest slice "
+                         f"{'x'.join(map(str, chip.max_slice_shape))}; beyond, into equal such "
+                         f"slices joined by DCN")
+    return best[1], best[2], best[3]
 
 
-def _factorisations(n: int, dims: int) -> list[tuple[int, ...]]:
+@lru_cache(maxsize=4096)
+def _divisors(n: int) -> tuple[int, ...]:
+    """The divisors of n, ascending."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return tuple(sorted(set(small + [n // d for d in small])))
+
+
+@lru_cache(maxsize=4096)
+def _factorisations(n: int, dims: int) -> tuple[tuple[int, ...], ...]:
     """Every non-increasing tuple of ``dims`` factors whose product is n."""
     if dims == 1:
-        return [(n,)]
+        return ((n,),)
     out = []
-    for a in range(n, 0, -1):
-        if n % a == 0:
-            for rest in _factorisations(n // a, dims - 1):
-                if rest[0] <= a:
-                    out.append((a, *rest))
-    return out
+    for a in reversed(_divisors(n)):
+        for rest in _factorisations(n // a, dims - 1):
+            if rest[0] <= a:
+                out.append((a, *rest))
+    return tuple(out)
 
 
 def group_layout(chip: str | chips.Chip, over: int | tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
@@ -295,37 +359,11 @@ def group_layout(chip: str | chips.Chip, over: int | tuple[int, ...]) -> tuple[i
         return 1, spec
     if spec <= max(the_chip.max_slice_shape):
         return 1, (spec,)
-    return _layout(the_chip.name, spec)
+    slices, axes, _ = _layout(the_chip.name, spec)
+    return slices, axes
 
 
 # ----------------------------------------------------------------------------- ring formulas
-
-def _torus_gather(chip: chips.Chip, axes: tuple[int, ...], wraps: tuple[bool, ...],
-                  array_bytes: float) -> tuple[float, float, int]:
-    """(bandwidth_seconds, per-chip ingress bytes/s, hops) of an all-gather over torus axes."""
-    w = chip.link_bytes_per_second
-    n = math.prod(axes)
-    ingress = sum((2 * w if wr else w) for a, wr in zip(axes, wraps) if a > 1)
-    hops = sum((a // 2 if wr else a - 1) for a, wr in zip(axes, wraps))
-    return (n - 1) / n * array_bytes / ingress, ingress, hops
-
-
-def _torus_all_to_all(chip: chips.Chip, axes: tuple[int, ...], wraps: tuple[bool, ...],
-                      array_bytes: float) -> tuple[float, int]:
-    w = chip.link_bytes_per_second
-    n = math.prod(axes)
-    worst = 0.0
-    for a, wr in zip(axes, wraps):
-        if a < 2:
-            continue
-        if wr:
-            load = a * a / 8 if a % 2 == 0 else (a * a - 1) / 8
-        else:
-            load = (a // 2) * ((a + 1) // 2)
-        worst = max(worst, load * array_bytes / (a * n) / w)
-    diameter = sum((a // 2 if wr else a - 1) for a, wr in zip(axes, wraps))
-    return worst, diameter
-
 
 def _level(network: str, phase: str, chips_: int, axes: tuple[int, ...], wraps: tuple[bool, ...],
            array_bytes: float, sent: float, bandwidth: float, steps: int, seconds: float,
@@ -345,18 +383,20 @@ def _ring(network: str, phase: str, n: int, array_bytes: float, bandwidth: float
 
 
 def _tpu_phase(chip: chips.Chip, phase: str, axes: tuple[int, ...], wraps: tuple[bool, ...],
-               array_bytes: float) -> Level:
+               terms: tuple[float, int, float, int], array_bytes: float) -> Level:
+    """One ICI phase over torus axes: T_AG = (N-1)/N * V / ingress (see _torus_terms)."""
     n = math.prod(axes)
     hop = chip.hop_latency_seconds or 0.0
+    ingress, hops, a2a, diameter = terms
     if phase == "all_to_all":
-        seconds, diameter = _torus_all_to_all(chip, axes, wraps, array_bytes)
+        seconds = a2a * array_bytes
         sent = (n - 1) / n * array_bytes / n
         return _level("ICI", phase, n, axes, wraps, array_bytes, sent,
                       sent / seconds if seconds else 0.0, diameter, seconds, hop)
-    seconds, ingress, hops = _torus_gather(chip, axes, wraps, array_bytes)
     factor = 2 if phase == "all_reduce" else 1
-    return _level("ICI", phase, n, axes, wraps, array_bytes, factor * (n - 1) / n * array_bytes,
-                  ingress, factor * hops, factor * seconds, hop)
+    sent = factor * (n - 1) / n * array_bytes
+    return _level("ICI", phase, n, axes, wraps, array_bytes, sent, ingress, factor * hops,
+                  sent / ingress, hop)
 
 
 # ----------------------------------------------------------------------------- assembly
@@ -364,16 +404,17 @@ def _tpu_phase(chip: chips.Chip, phase: str, axes: tuple[int, ...], wraps: tuple
 def _combine(kind: str, chip: chips.Chip, array_bytes: float, group: int, over: tuple[int, ...],
              domains: int, per_domain: int, algorithm: str, levels: list[Level], base: float,
              pipelined: bool) -> Collective:
-    networks: list[str] = []
+    """Phases on one network add; different networks overlap (max) when pipelined, else add."""
+    per_network: dict[str, float] = {}
+    latency = base if levels else 0.0
     for level in levels:
-        if level.network not in networks:
-            networks.append(level.network)
-    per_network = [sum(lv.bandwidth_seconds for lv in levels if lv.network == nw) for nw in networks]
-    bandwidth = (max(per_network) if pipelined else sum(per_network)) if levels else 0.0
-    latency = (base if levels else 0.0) + sum(lv.latency_seconds for lv in levels)
+        per_network[level.network] = per_network.get(level.network, 0.0) + level.bandwidth_seconds
+        latency += level.latency_seconds
+    times = per_network.values()
+    bandwidth = (max(times) if pipelined else sum(times)) if levels else 0.0
     return Collective(kind=kind, chip=chip.name, array_bytes=array_bytes, group_chips=group,
                       over=over, domains=domains, chips_per_domain=per_domain, algorithm=algorithm,
-                      network="+".join(networks) if networks else "none", levels=tuple(levels),
+                      network="+".join(per_network) if levels else "none", levels=tuple(levels),
                       bandwidth_seconds=bandwidth, latency_seconds=latency,
                       seconds=bandwidth + latency)
 
@@ -394,7 +435,7 @@ def _hierarchy(kind: str, scaleup: str, scaleout: str, inside: list, outside: Le
 def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
                over: int | tuple[int, ...], slices: int = 1, inner: int = 1,
                algorithm: str = "auto", pipelined: bool = True,
-               wraparound: bool | None = None) -> Collective:
+               wraparound: bool | None = None, scaleup_domain: int | None = None) -> Collective:
     """Cost of collective ``kind`` (one of KINDS); the four named functions call this.
 
     Args:
@@ -405,38 +446,55 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
         slices: TPU only: the group also spans this many ICI slices over DCN (with a tuple over).
         inner: GPU only: the group's members are ``inner`` ranks apart (e.g. the TP degree inside
             each node when this is the data-parallel group); must divide the domain or be a
-            multiple of it.
+            multiple of it. On TPUs give the group's axes in ``over`` instead.
         algorithm: "auto" (hierarchical beyond the scale-up domain) or, on GPUs, "flat_ring" (one
             ring through every GPU, each crossing nodes through its own NIC alone).
         pipelined: overlap phases on different networks (default) or run them back to back.
         wraparound: TPU only: force the group's axes to have (True) or lack (False) wraparound
             links; None applies the chip's rule (``Chip.wrap_rule``).
+        scaleup_domain: GPU only: override the NVLink domain size (the catalog's is the HGX node,
+            8). For example 72 models a GB200 NVL72 rack with B200-class GPUs: the per-GPU NVLink
+            and NIC bandwidths stay the chip's (gpus.md: 900 GB/s NVLink per GPU; the rack's
+            node egress 4 * 18 * 400 Gb/s / 8 = 3.6 TB/s is 50 GB/s per GPU, as on HGX).
 
     Raises:
         ValueError / TypeError: naming the argument and the allowed range.
     """
-    kind = _validate.choice("kind", kind, KINDS)
+    kind = _pick("kind", kind, KINDS)
     the_chip = _chip(chip)
     size = _array_bytes(array_bytes)
     spec = _over(over)
     slices = _whole("slices", slices)
     inner = _whole("inner", inner)
-    algorithm = _validate.choice("algorithm", algorithm, ("auto", "flat_ring"))
+    algorithm = _pick("algorithm", algorithm, ("auto", "flat_ring"))
     if wraparound is not None and not isinstance(wraparound, bool):
         raise TypeError(f"wraparound must be True, False or None, got {wraparound!r}")
     if the_chip.kind == "tpu":
+        if inner != 1:
+            raise ValueError("inner is for GPU groups; on a TPU name the torus axes the group spans "
+                             "in over (a tuple), since that says which chips it holds")
         if algorithm != "auto":
             raise ValueError("algorithm='flat_ring' models GPUs crossing nodes; TPUs use 'auto'")
+        if scaleup_domain is not None:
+            raise ValueError("scaleup_domain is for GPUs; a TPU's ICI slice comes from its torus")
+        if slices == 1 and (spec == 1 or (isinstance(spec, tuple) and math.prod(spec) == 1)):
+            return _combine(kind, the_chip, size, 1, (1,), 1, 1, "none", [], 0.0, pipelined)
         return _tpu(kind, the_chip, size, spec, slices, pipelined, wraparound)
     if slices != 1:
         raise ValueError("slices is for TPUs (ICI slices joined by DCN); give a GPU group as over")
     if wraparound is not None:
         raise ValueError("wraparound is for TPU tori; GPUs are switched")
-    return _gpu(kind, the_chip, size, spec, inner, algorithm, pipelined)
+    domain = the_chip.scaleup_domain_chips or 1
+    if scaleup_domain is not None:
+        domain = _whole("scaleup_domain", scaleup_domain, maximum=1024)
+    return _gpu(kind, the_chip, size, spec, inner, algorithm, pipelined, domain)
 
 
-def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], slices: int,
-         pipelined: bool, wraparound: bool | None) -> Collective:
+@lru_cache(maxsize=4096)
+def _tpu_plan(name: str, spec: int | tuple[int, ...], slices: int, wraparound: bool | None
+              ) -> tuple[int, tuple[int, ...], tuple[bool, ...], tuple[float, int, float, int]]:
+    """Where a TPU group sits: (slices, ICI axes per slice, wraparound per axis); cached."""
+    chip = chips.get(name)
     _tpu_needs(chip)
     if isinstance(spec, tuple):
         _check_axes(chip, spec)
@@ -445,11 +503,47 @@ def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], 
         if slices != 1:
             raise ValueError("slices goes with a tuple over (the ICI axes of each slice); an int over "
                              "larger than a slice is split into slices automatically")
-        slices, axes = group_layout(chip, spec)
+        if spec <= max(chip.max_slice_shape):
+            slices, axes = 1, (spec,)
+        else:
+            slices, axes, wraps = _layout(chip.name, spec)
+            if wraparound is not None:
+                wraps = _group_wraps(chip, axes, wraparound)
+            return slices, axes, wraps, _torus_terms(_tpu_needs(chip), axes, wraps)
     if slices * math.prod(axes) > MAX_GROUP_CHIPS:
         raise ValueError(f"the group spans {slices * math.prod(axes):,} chips; the model accepts at "
                          f"most {MAX_GROUP_CHIPS:,} (MAX_GROUP_CHIPS)")
     wraps = _group_wraps(chip, axes, wraparound)
+    return slices, axes, wraps, _torus_terms(_tpu_needs(chip), axes, wraps)
+
+
+def _torus_terms(w: float, axes: tuple[int, ...], wraps: tuple[bool, ...]) -> tuple[float, int, float, int]:
+    """(ingress bytes/s, all-gather hops, all-to-all seconds per array byte, diameter) of a torus group.
+
+    Ingress: each axis adds 2w if it wraps (a bidirectional ring) and w if not (a line: the end
+    chip receives over one link). All-to-all: the busiest link of axis a carries L_a * V / (n_a * N)
+    per direction with L_a = n^2/8 (even ring), (n^2-1)/8 (odd ring), floor(n/2)*ceil(n/2) (line).
+    """
+    n = math.prod(axes)
+    ingress = 0.0
+    hops = 0
+    a2a = 0.0
+    for a, wr in zip(axes, wraps):
+        if a < 2:
+            continue
+        ingress += 2 * w if wr else w
+        hops += a // 2 if wr else a - 1
+        if wr:
+            load = a * a / 8 if a % 2 == 0 else (a * a - 1) / 8
+        else:
+            load = (a // 2) * ((a + 1) // 2)
+        a2a = max(a2a, load / (a * n) / w)
+    return ingress, hops, a2a, hops
+
+
+def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], slices: int,
+         pipelined: bool, wraparound: bool | None) -> Collective:
+    slices, axes, wraps, terms = _tpu_plan(chip.name, spec, slices, wraparound)
     ici_n = math.prod(axes)
     group = ici_n * slices
     if group == 1:
@@ -472,12 +566,12 @@ def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], 
             outside = _ring("DCN", kind, slices, size / ici_n, chip.scaleout_bytes_per_second, dcn_hop)
     if ici_n > 1:
         if kind == "all_reduce" and outside is not None:
-            inside = [_tpu_phase(chip, "reduce_scatter", axes, wraps, size),
-                      _tpu_phase(chip, "all_gather", axes, wraps, size)]
+            inside = [_tpu_phase(chip, "reduce_scatter", axes, wraps, terms, size),
+                      _tpu_phase(chip, "all_gather", axes, wraps, terms, size)]
         elif kind == "all_to_all" and outside is not None:
-            inside = [_tpu_phase(chip, kind, axes, wraps, size * ici_n ** 2 / group ** 2)]
+            inside = [_tpu_phase(chip, kind, axes, wraps, terms, size * ici_n ** 2 / group ** 2)]
         else:
-            inside = [_tpu_phase(chip, kind, axes, wraps, size)]
+            inside = [_tpu_phase(chip, kind, axes, wraps, terms, size)]
     if not inside:
         levels = [outside] if outside is not None else []
     else:
@@ -487,9 +581,8 @@ def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], 
 
 
 def _gpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], inner: int,
-         algorithm: str, pipelined: bool) -> Collective:
+         algorithm: str, pipelined: bool, domain: int) -> Collective:
     n = math.prod(spec) if isinstance(spec, tuple) else spec
-    domain = chip.scaleup_domain_chips or 1
     over_t = (n,)
     if n == 1:
         return _combine(kind, chip, size, 1, over_t, 1, 1, "none", [], 0.0, pipelined)

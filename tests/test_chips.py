@@ -191,3 +191,105 @@ def test_price_alternatives_are_sourced() -> None:
     for chip in ak.chips.all():
         for usd, provider, date, source in chip.price_alternatives:
             assert usd > 0 and provider and date and source
+
+
+# ----------------------------------------------------------------------------- topology (issue 12)
+# Figures checked against the sources named in chips.json: jax-ml/scaling-book tpus.md@0819a7d8
+# (ICI per-link table, host sizes, wraparound rules), gpus.md@1a55377a (NVLink generations,
+# 8 x 400 Gbps CX7 NICs per H100 node, node egress 400 GB/s), the Cloud TPU v5e/v5p/v6e/tpu7x
+# pages (ICI ports, chips per host, NICs, SparseCores) and NVIDIA/nccl src/graph/tuning.cc.
+
+# chip -> (ICI/NVLink one link one way B/s, links per chip, per-chip scale-up one way B/s)
+LINKS = {
+    "TPU v3": (1e11, 4, 4e11), "TPU v4": (4.5e10, 6, 2.7e11), "TPU v5e": (4.5e10, 4, 1.8e11),
+    "TPU v5p": (9e10, 6, 5.4e11), "TPU v6e": (9e10, 4, 3.6e11), "TPU7x": (1e11, 6, 6e11),
+    "V100": (25e9, 6, 150e9), "A100": (25e9, 12, 300e9), "H100": (25e9, 18, 450e9),
+    "H200": (25e9, 18, 450e9), "B200": (50e9, 18, 900e9),
+}
+
+
+@pytest.mark.parametrize("name", list(LINKS))
+def test_link_bandwidths_are_one_direction_per_link(name: str) -> None:
+    chip = ak.chips.get(name)
+    link, links, total = LINKS[name]
+    assert chip.link_bytes_per_second == link
+    assert chip.links_per_chip == links
+    assert chip.scaleup_bytes_per_second == pytest.approx(total)
+    bidi = chip.interconnect_bytes_per_second  # the older field: both directions, all links
+    if chip.kind == "gpu":  # NVLink per GPU: 900 GB/s bidirectional = 2 x 450 each way (H100)
+        assert bidi == pytest.approx(2 * total)
+    elif name in ("TPU v5e", "TPU v5p", "TPU v6e"):
+        # Cloud's per-chip bidirectional figure implies ~11% more than the scaling book's links (C8)
+        assert bidi / (2 * total) == pytest.approx(1 / 0.9, rel=0.01)
+    elif name == "TPU7x":  # derived from Cloud's 1200 GB/s bidi per chip
+        assert bidi == pytest.approx(2 * total)
+
+
+def test_gpu_scale_up_and_scale_out() -> None:
+    h100 = ak.chips.get("H100")
+    # gpus.md: "each GPU ... 18 * 25 = 450GB/s"; node of 8; 8 x 400 Gbps NICs = 400 GB/s egress.
+    assert h100.scaleup_domain_chips == 8 and h100.nics_per_host == 8 and h100.chips_per_host == 8
+    assert h100.scaleout_bytes_per_second * h100.nics_per_host == pytest.approx(400e9)
+    assert ak.chips.get("B200").scaleup_bytes_per_second == 900e9
+    assert "72" in ak.chips.get("B200").source("scaleup_domain_chips")  # GB200 NVL72 recorded
+    for name in ("L4", "T4"):
+        chip = ak.chips.get(name)
+        assert chip.scaleup_domain_chips == 1 and chip.link_bytes_per_second is None
+        assert "no NVLink" in chip.source("link_bytes_per_second")
+
+
+def test_tpu_slices_hosts_and_dcn() -> None:
+    v5p, v5e = ak.chips.get("v5p"), ak.chips.get("v5e")
+    assert v5p.pod_shape == (16, 20, 28) and math.prod(v5p.pod_shape) == v5p.max_domain_chips == 8960
+    assert v5p.max_slice_shape == (16, 16, 24) and v5p.max_slice_chips == 6144
+    assert v5e.pod_shape == v5e.max_slice_shape == (16, 16) and v5e.max_slice_chips == 256
+    assert v5e.chips_per_host == 8 and v5e.nics_per_host == 2
+    # Cloud v5e: 2 x 100 Gbps NICs per host of 8 chips = 3.125e9 B/s per chip.
+    assert v5e.scaleout_bytes_per_second == pytest.approx(2 * 100e9 / 8 / 8)
+    assert v5p.chips_per_host == 4 and v5p.scaleout_bytes_per_second == pytest.approx(2.5e10 / 4)
+    assert ak.chips.get("TPU7x").scaleout_bytes_per_second == pytest.approx(100e9 / 8)
+    assert ak.chips.get("v4").hop_latency_seconds == 1e-6
+
+
+def test_wraparound_rules() -> None:
+    v5p, v5e, v4 = ak.chips.get("v5p"), ak.chips.get("v5e"), ak.chips.get("v4")
+    # tpus.md: "Any multiple of a full cube (e.g. 4x4x4 or 4x4x8) will have wraparounds";
+    # "a 2x2x4 won't have any wraparounds"; "A TPU v5e 8x16 will have a wraparound on the longer axis".
+    assert v4.axis_wraps((4, 4, 4)) == (True, True, True)
+    assert v5p.axis_wraps((4, 4, 8)) == (True, True, True)
+    assert v5p.axis_wraps((2, 2, 4)) == (False, False, False)
+    assert v5p.axis_wraps((2, 2, 1)) == (False, False, False)
+    assert v5e.axis_wraps((8, 16)) == (False, True)
+    assert v5e.axis_wraps((4, 4)) == (False, False)
+    assert v5e.axis_wraps((16, 16)) == (True, True)
+    with pytest.raises(ValueError, match="no torus"):
+        ak.chips.get("H100").axis_wraps((8,))
+    with pytest.raises(ValueError, match="shape must be"):
+        v5e.axis_wraps((4, 4, 4))
+
+
+def test_cores_and_sparsecores() -> None:
+    # Cloud TPU pages: v5e one TensorCore and no SparseCore; v5p and TPU7x four SparseCores, v6e
+    # two; v4 has SparseCores (ISCA 2023) with no count in what was read.
+    expected = {"v2": 0, "v3": 0, "v5e": 0, "v5p": 4, "v6e": 2, "TPU7x": 4, "H100": 0}
+    for name, count in expected.items():
+        assert ak.chips.get(name).sparsecores_per_chip == count, name
+    v4 = ak.chips.get("v4")
+    assert v4.sparsecores_per_chip is None and v4.has_sparsecores
+    assert not ak.chips.get("v5e").has_sparsecores and ak.chips.get("v6e").has_sparsecores
+    assert ak.chips.get("v5e").tensorcores_per_chip == 1 and ak.chips.get("v5p").cores_per_chip == 2
+    assert ak.chips.get("H100").sms_per_chip == 132 and ak.chips.get("H100").tensorcores_per_chip is None
+    assert ak.chips.get("B200").cores_per_chip == 148
+
+
+def test_every_topology_figure_is_sourced_and_conflicts_keep_their_range() -> None:
+    for chip in ak.chips.all():
+        for name in chips.TOPOLOGY_FIELDS:
+            value = getattr(chip, name)
+            assert value is None or (math.isfinite(value) and value >= 0), (chip.name, name)
+            assert chip.source(name).strip(), (chip.name, name)
+        if chip.kind == "tpu":
+            assert chip.source("torus").strip() and chip.wrap_rule in chips.WRAP_RULES
+    for name in ("v5e", "v5p", "v6e"):  # scaling book vs Cloud-implied per-link bandwidth (C8)
+        text = ak.chips.get(name).source("link_bytes_per_second")
+        assert "CONFLICT, range" in text and "(used" in text
