@@ -525,7 +525,7 @@ class MoETransformer(Transformer):
         return self._count(self.experts_per_token)
 
     def kv_cache_bytes_per_token(self, dtype: str = "bf16") -> float:
-        """Cache bytes per token: MLA keeps the latent and rotary key, else 2·kv_heads·head_dim."""
+        """Cache bytes per token: MLA keeps the latent and rotary key, else 2·kv·head_dim."""
         if not self._mla:
             return super().kv_cache_bytes_per_token(dtype)
         return float(self.layers * (self.kv_lora_rank + self.qk_rope_head_dim)

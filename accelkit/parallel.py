@@ -62,8 +62,8 @@ token, with sequence parallelism dividing everything by tp,
 * ``"full"``: only each layer's input (2·d), plus one layer's full set while it is recomputed.
 
 A stage holds its layers' activations for the micro-batches in flight: min(m, pp) under 1F1B
-(times 1 + (pp-1)/(pp·v) when interleaved, Korthikanti et al. §4.2.3). The last stage also holds
-the micro-batch's fp32 logits (4·vocab bytes per token, split over tp).
+(times 1 + (pp-1)/(pp·v) when interleaved; Korthikanti et al. §4.2, pipeline parallelism).
+The last stage also holds the micro-batch's fp32 logits (4·vocab bytes per token, over tp).
 
 **Compute**: the model's FLOPs per token (``Model.flops_per_token("train")``: matmuls and
 causal attention) plus what recomputation adds (the forward pass for ``"full"``, the attention
@@ -532,9 +532,9 @@ def _check_layout(model: models.Model, chip: chips.Chip, layout: Layout, batch: 
     if layout.ep > 1 and not moe:
         raise ValueError(f"ep must be 1 for the dense model {model.name} (expert parallelism "
                          f"needs a mixture of experts), got ep={layout.ep}")
-    if moe and model.n_experts % layout.ep:  # type: ignore[attr-defined]
-        raise ValueError(f"ep must divide {model.name}'s {model.n_experts} experts, got "  # type: ignore[attr-defined]
-                         f"ep={layout.ep}")
+    experts = getattr(model, "n_experts", 0)
+    if moe and experts % layout.ep:
+        raise ValueError(f"ep must divide {model.name}'s {experts} experts, got ep={layout.ep}")
     heads = model.heads  # type: ignore[attr-defined]
     if heads % layout.tp:
         raise ValueError(f"tp must divide {model.name}'s {heads} attention heads, got "

@@ -15,7 +15,8 @@ from accelkit import models
 from accelkit.parallel import Layout, TrainStep, train_step
 
 M = 2**20
-MEGATRON = [  # arXiv:2104.04473 Table 1: params B, heads, hidden, layers, TP, PP, GPUs, batch, TFLOP/s
+# arXiv:2104.04473 Table 1: params (B), heads, hidden, layers, TP, PP, GPUs, batch, TFLOP/s
+MEGATRON = [
     (1.7, 24, 2304, 24, 1, 1, 32, 512, 137), (18.4, 48, 6144, 40, 8, 1, 256, 1024, 135),
     (145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148), (529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163),
     (1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163),
@@ -27,8 +28,8 @@ def fastest(model: object, chip: str, degrees: dict, batch: int, mbs: tuple, vs:
     best = None
     for mb, v, rc in itertools.product(mbs, vs, rcs):
         try:
-            step = train_step(model, chip, Layout(**degrees, microbatch_tokens=mb,  # type: ignore[arg-type]
-                                                  interleave=v, recompute=rc), batch)
+            layout = Layout(**degrees, microbatch_tokens=mb, interleave=v, recompute=rc)
+            step = train_step(model, chip, layout, batch)  # type: ignore[arg-type]
         except ValueError:
             continue
         if step.fits and (best is None or step.seconds < best.seconds):

@@ -135,8 +135,8 @@ def test_activation_checkpoints_are_as_wide_as_the_real_tensors() -> None:
 
 
 def test_first_stage_holds_every_layer_of_one_microbatch() -> None:
-    """Korthikanti §4.2.3: under 1F1B the first stage stores pp micro-batches of L/pp layers:
-    the same activation bytes as the whole model for one micro-batch (no pipelining)."""
+    """Korthikanti et al. §4.2 (pipeline parallelism): under 1F1B the first stage stores pp
+    micro-batches of L/pp layers, the same bytes as the whole model for one micro-batch."""
     common = dict(microbatch_tokens=2048, recompute="selective")
     one = train_step("gpt-3-175b", "H100", Layout(dp=32, **common), 32 * 16 * 2048)
     four = train_step("gpt-3-175b", "H100", Layout(dp=8, pp=4, **common), 8 * 16 * 2048)
@@ -301,8 +301,8 @@ def _fastest(model: object, chip: str, degrees: dict, batch: int, microbatches: 
     best = None
     for mb, v, rc in itertools.product(microbatches, interleaves, recomputes):
         try:
-            step = train_step(model, chip, Layout(**degrees, microbatch_tokens=mb,  # type: ignore[arg-type]
-                                                  interleave=v, recompute=rc), batch)
+            layout = Layout(**degrees, microbatch_tokens=mb, interleave=v, recompute=rc)
+            step = train_step(model, chip, layout, batch)  # type: ignore[arg-type]
         except ValueError:
             continue
         if step.fits and (best is None or step.seconds < best.seconds):
