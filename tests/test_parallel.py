@@ -219,6 +219,18 @@ def test_expert_parallelism_charges_all_to_all() -> None:
         train_step("mixtral-8x7b", "H100", Layout(dp=4, ep=16), 64 * 32768)
 
 
+def test_gradient_all_reduce_hides_behind_the_last_backward_pass() -> None:
+    """The overlap rule: DP gradients are exposed only beyond the last micro-batch's backward
+    pass (2/3 of its compute; 2/4 under full recomputation, whose forward is redone)."""
+    for rc, share in (("none", 2 / 3), ("full", 2 / 4)):
+        step = train_step("llama-3.1-405b", "H100", Layout(dp=128, tp=8, pp=16,
+                          microbatch_tokens=8192, recompute=rc), 16 * M)
+        grads = {c.name: c for c in step.collectives}["dp_grads"]
+        backward = step.compute_seconds / step.microbatches * share
+        assert grads.exposed_seconds == pytest.approx(max(0.0, grads.seconds - backward))
+        assert grads.network == "scale-out" and grads.group_chips == 128
+
+
 def test_tp_stays_in_the_node_and_dp_crosses_it() -> None:
     step = train_step("llama-3-70b", "H100", Layout(dp=16, tp=8, microbatch_tokens=8192),
                       16 * 8192 * 4)
