@@ -43,6 +43,7 @@ _SUBMODULES = (
     "utilization",
     "flexibility",
     "collectives",
+    "parallel",
     "widgets",
     "exercises",
     "cli",

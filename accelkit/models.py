@@ -235,6 +235,15 @@ class Model:
         batch = kwargs.pop("batch", 1)
         return self.flops(batch=batch, phase=phase, **kwargs) / batch
 
+    @property
+    def active_params(self) -> int:
+        """Parameters one token's forward pass uses: all of them for a dense model.
+
+        A mixture of experts (:class:`MoETransformer`) overrides this with the experts a token
+        is routed to; FLOPs per token follow ``active_params``, memory follows ``params``.
+        """
+        return self.params
+
     def weight_bytes(self, dtype: DType = "bf16") -> float:
         """Bytes to hold every parameter in ``dtype``."""
         return self.params * dtypes.nbytes(dtype)
@@ -394,6 +403,200 @@ class Transformer(Model):
                 "heads": self.heads, "kv_heads": self.kv_heads, "head_dim": self.head_dim,
                 "d_ff": self.d_ff, "vocab": self.vocab, "gated_mlp": self.gated_mlp,
                 "tied_embeddings": self.tied_embeddings, "seq_len": self.seq_len}
+
+
+@dataclass(frozen=True, repr=False)
+class MoETransformer(Transformer):
+    """A decoder-only mixture-of-experts transformer: Mixtral, DeepSeek-V3.
+
+    Each MoE layer replaces the MLP by ``n_experts`` routed experts (gated MLPs of width
+    ``d_ff_expert``) of which a router picks ``experts_per_token`` per token, plus
+    ``shared_experts`` every token uses; the first ``dense_layers`` layers keep a dense MLP of
+    width ``d_ff``. ``params`` counts every expert (what memory holds); ``active_params`` counts
+    the experts one token uses (what its FLOPs follow).
+
+    With ``kv_lora_rank`` > 0 attention is DeepSeek's multi-head latent attention (MLA,
+    DeepSeek-AI 2024, arXiv:2405.04434 §2.1): queries pass through a rank-``q_lora_rank``
+    bottleneck, keys and values are rebuilt per head from a rank-``kv_lora_rank`` latent plus a
+    shared ``qk_rope_head_dim``-wide rotary key; heads use ``head_dim`` (no-rope part) +
+    ``qk_rope_head_dim`` for q·k and ``v_head_dim`` for values. The KV cache holds only the
+    latent and the rotary key per token per layer (the "absorbed" form serving engines use).
+
+    Simplifications: routing is assumed balanced (every expert gets tokens·k/n_experts); the
+    router's FLOPs are counted, its load-balancing bias and DeepSeek-V3's multi-token-prediction
+    module (14e9 parameters, not part of the published 671e9) are not.
+    """
+
+    n_experts: int = 0
+    experts_per_token: int = 0
+    shared_experts: int = 0
+    d_ff_expert: int = 0
+    dense_layers: int = 0
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+    published_active_params: float = 0.0
+
+    @property
+    def moe_layers(self) -> int:
+        return self.layers - self.dense_layers
+
+    @property
+    def _mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def _qk_head_dim(self) -> int:
+        return self.head_dim + (self.qk_rope_head_dim if self._mla else 0)
+
+    @property
+    def _v_head_dim(self) -> int:
+        return self.v_head_dim if self._mla else self.head_dim
+
+    @property
+    def _expert_in(self) -> int:
+        return (2 if self.gated_mlp else 1) * self.d_ff_expert
+
+    @cached_property
+    def attention_params_per_layer(self) -> int:
+        """Attention weights of one layer (MLA: both low-rank paths and their norms)."""
+        d, h = self.d_model, self.heads
+        if not self._mla:
+            return d * self._qkv_width + h * self.head_dim * d
+        q = (d * self.q_lora_rank + self.q_lora_rank + self.q_lora_rank * h * self._qk_head_dim
+             if self.q_lora_rank else d * h * self._qk_head_dim)
+        kv = (d * (self.kv_lora_rank + self.qk_rope_head_dim) + self.kv_lora_rank
+              + self.kv_lora_rank * h * (self.head_dim + self.v_head_dim))
+        return q + kv + h * self.v_head_dim * d
+
+    @property
+    def expert_params(self) -> int:
+        """Weights of one expert MLP (gate, up, down)."""
+        return self.d_model * self._expert_in + self.d_ff_expert * self.d_model
+
+    @property
+    def router_params_per_layer(self) -> int:
+        return self.d_model * self.n_experts
+
+    @cached_property
+    def routed_expert_params(self) -> int:
+        """All routed experts of all MoE layers: the parameters expert parallelism shards."""
+        return self.moe_layers * self.n_experts * self.expert_params
+
+    def _layer_total(self, experts: int) -> tuple[int, int]:
+        d = self.d_model
+        common = self.attention_params_per_layer + 2 * self._norm_params_each
+        dense = common + d * self._mlp_in + self.d_ff * d
+        moe = common + (experts + self.shared_experts) * self.expert_params \
+            + self.router_params_per_layer
+        return dense, moe
+
+    def _count(self, experts: int) -> int:
+        dense, moe = self._layer_total(experts)
+        embeddings = self.vocab * self.d_model * (1 if self.tied_embeddings else 2)
+        return (self.dense_layers * dense + self.moe_layers * moe + embeddings
+                + self._norm_params_each)
+
+    @cached_property
+    def layer_params(self) -> int:  # type: ignore[override]
+        """Parameters of an average block (every expert counted)."""
+        dense, moe = self._layer_total(self.n_experts)
+        return (self.dense_layers * dense + self.moe_layers * moe) // self.layers
+
+    @cached_property
+    def params(self) -> int:  # type: ignore[override]
+        return self._count(self.n_experts)
+
+    @cached_property
+    def active_params(self) -> int:  # type: ignore[override]
+        return self._count(self.experts_per_token)
+
+    def kv_cache_bytes_per_token(self, dtype: str = "bf16") -> float:
+        """Cache bytes per token: MLA keeps the latent and rotary key, else 2·kv·head_dim."""
+        if not self._mla:
+            return super().kv_cache_bytes_per_token(dtype)
+        return float(self.layers * (self.kv_lora_rank + self.qk_rope_head_dim)
+                     * dtypes.nbytes(dtype))
+
+    def _forward(self, phase: str, batch: int, seq_len: int | None, context: int, wb: float,
+                 ab: float, kb: float) -> tuple[Operation, ...]:
+        t = self._tokens(phase, seq_len)
+        if phase == "forward" and context:
+            raise ValueError("context_tokens must be 0 for phase 'forward' (no KV cache); "
+                             "use phase='prefill' or 'decode'")
+        if phase == "forward":
+            kb = ab
+        n = float(batch * t)
+        d, h, layers = self.d_model, self.heads, self.layers
+        qk, vd = self._qk_head_dim, self._v_head_dim
+        norm_flops = 7 if self.norm == "layernorm" else 4
+        norm_weights = self._norm_params_each * wb
+        pairs = batch * (t * context + t * (t + 1) / 2.0)
+        attn_flops = (2.0 * qk + 2.0 * vd + 5.0) * h * pairs
+        cache_width = (self.kv_lora_rank + self.qk_rope_head_dim if self._mla
+                       else 2 * self.kv_heads * self.head_dim)
+        attn_bytes = (n * h * (qk + vd) * ab + batch * (context + t) * cache_width * kb)
+        if phase in ("prefill", "decode"):
+            attn_bytes += n * cache_width * kb
+        ops = [Operation("embed", "gather", 0.0, n * d * wb + n * d * ab, 1),
+               _elementwise("attn_norm", n * d, norm_flops, 1, 1, ab, layers,
+                            kind="normalization", extra_bytes=norm_weights)]
+        if self._mla:
+            if self.q_lora_rank:
+                ops += [_matmul("q_down", n, d, self.q_lora_rank, wb, ab, layers),
+                        _matmul("q_up", n, self.q_lora_rank, h * qk, wb, ab, layers)]
+            else:
+                ops.append(_matmul("q_proj", n, d, h * qk, wb, ab, layers))
+            ops += [_matmul("kv_down", n, d, self.kv_lora_rank + self.qk_rope_head_dim, wb, ab,
+                            layers),
+                    _matmul("kv_up", n, self.kv_lora_rank, h * (self.head_dim + vd), wb, ab,
+                            layers)]
+            rope_elements = n * (h + 1) * self.qk_rope_head_dim
+        else:
+            ops.append(_matmul("qkv_proj", n, d, self._qkv_width, wb, ab, layers))
+            rope_elements = n * (h + self.kv_heads) * self.head_dim
+        ops += [_elementwise("rope", rope_elements, 3, 1, 1, ab, layers),
+                Operation("attention", "attention", layers * attn_flops, layers * attn_bytes,
+                          layers),
+                _matmul("attn_out", n, h * vd, d, wb, ab, layers),
+                _elementwise("attn_residual", n * d, 1, 2, 1, ab, layers),
+                _elementwise("mlp_norm", n * d, norm_flops, 1, 1, ab, layers,
+                             kind="normalization", extra_bytes=norm_weights)]
+        if self.dense_layers:
+            ops += [_matmul("dense_mlp_gate_up", n, d, self._mlp_in, wb, ab, self.dense_layers),
+                    _elementwise("dense_mlp_silu_gate", n * self.d_ff, 5, 2, 1, ab,
+                                 self.dense_layers),
+                    _matmul("dense_mlp_down", n, self.d_ff, d, wb, ab, self.dense_layers)]
+        moe, k, e = self.moe_layers, self.experts_per_token, self.n_experts
+        if moe:
+            rows = n * (k + self.shared_experts)   # token-expert pairs per layer
+            # Experts a layer's weights are read for: under balanced routing each expert is
+            # missed by a token with probability 1 - k/e, so e·(1 - (1 - k/e)^n) are touched.
+            touched = e * (1.0 - (1.0 - k / e) ** n) + self.shared_experts
+            f_in, f = self._expert_in, self.d_ff_expert
+            ops += [
+                _matmul("router", n, d, e, wb, ab, moe),
+                Operation("experts_gate_up", "matmul", moe * 2.0 * rows * d * f_in,
+                          moe * (touched * d * f_in * wb + rows * (d + f_in) * ab), moe),
+                _elementwise("experts_silu_gate", rows * f, 5, 2, 1, ab, moe),
+                Operation("experts_down", "matmul", moe * 2.0 * rows * f * d,
+                          moe * (touched * f * d * wb + rows * (f + d) * ab), moe),
+                _elementwise("experts_combine", rows * d, 2, 1, 0, ab, moe),
+            ]
+        ops += [_elementwise("mlp_residual", n * d, 1, 2, 1, ab, layers),
+                _elementwise("final_norm", n * d, norm_flops, 1, 1, ab, 1, kind="normalization",
+                             extra_bytes=norm_weights)]
+        logits_tokens = float(batch) if phase == "prefill" else n
+        ops.append(_matmul("lm_head", logits_tokens, d, self.vocab, wb, ab, 1))
+        return tuple(ops)
+
+    def summary(self) -> dict[str, Any]:
+        return {**super().summary(), "active_params": self.active_params,
+                "published_active_params": self.published_active_params,
+                "n_experts": self.n_experts, "experts_per_token": self.experts_per_token,
+                "shared_experts": self.shared_experts, "d_ff_expert": self.d_ff_expert,
+                "dense_layers": self.dense_layers}
 
 
 @dataclass(frozen=True, repr=False)
@@ -590,7 +793,8 @@ class Recommender(Model):
 
 
 _FAMILIES: dict[str, type[Model]] = {
-    "transformer": Transformer, "cnn": ConvNet, "lstm": LSTMLanguageModel,
+    "transformer": Transformer, "moe": MoETransformer, "cnn": ConvNet,
+    "lstm": LSTMLanguageModel,
     "recommender": Recommender,
 }
 
@@ -688,5 +892,5 @@ def rule_of_thumb(name: str | Model = "llama-3-8b") -> dict[str, float]:
 
 
 __all__ = ["ConvNet", "KINDS", "KindShare", "LSTMLanguageModel", "MATRIX_KINDS", "Model",
-           "Operation", "PHASES", "Recommender", "Transformer", "all", "by_kind", "get",
+           "MoETransformer", "Operation", "PHASES", "Recommender", "Transformer", "all", "by_kind", "get",
            "kind_share", "names", "rule_of_thumb"]

@@ -20,6 +20,9 @@ PUBLISHED = {
     "llama-3-8b": 8.03e9,        # meta-llama/Meta-Llama-3-8B model page
     "llama-3-70b": 70.6e9,       # meta-llama/Meta-Llama-3-70B model page
     "llama-3.1-405b": 405e9,     # Llama Team 2024, arXiv:2407.21783, Table 3
+    "palm-540b": 540.35e9,       # Chowdhery et al. 2022, arXiv:2204.02311, Table 1
+    "mixtral-8x7b": 46.7e9,      # mistral.ai/news/mixtral-of-experts (arXiv:2401.04088: 47B)
+    "deepseek-v3": 671e9,        # DeepSeek-AI 2024, arXiv:2412.19437, abstract
     "resnet-50": 25_557_032,     # torchvision ResNet50_Weights.IMAGENET1K_V1 docs
     "lstm-lm-large": 66e6,       # Merity et al. 2017, arXiv:1708.02182, Table 1 (Zaremba large)
     "dlrm-criteo-1tb": 91.10e9 / 4,  # facebookresearch/dlrm torchrec_dlrm README: 91.10e9 B fp32
@@ -28,7 +31,8 @@ PUBLISHED = {
 
 def test_catalog_has_every_model_the_issue_names() -> None:
     assert set(models.names()) == set(PUBLISHED)
-    assert {m.family for m in models.all()} == {"transformer", "cnn", "lstm", "recommender"}
+    assert {m.family for m in models.all()} == {"transformer", "moe", "cnn", "lstm",
+                                                "recommender"}
 
 
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
