@@ -10,9 +10,12 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 #: Largest number of elements an engine will materialise in one array. Above this a request is
 #: refused up front rather than exhausting memory (64 Mi elements = 512 MiB of float64).
@@ -135,7 +138,7 @@ def chained(a_name: str, a: np.ndarray, b_name: str, b: np.ndarray) -> None:
         )
 
 
-def lookup(kind: str, name: object, table: dict[str, object]) -> object:
+def lookup(kind: str, name: object, table: Mapping[str, T]) -> T:
     """Find ``name`` in ``table`` (keys already normalised), or fail naming close matches."""
     if not isinstance(name, str):
         raise TypeError(f"{kind} must be a name (str), got {type(name).__name__} {name!r}")

@@ -839,7 +839,7 @@ def get(name: str | Model) -> Model:
     """
     if isinstance(name, Model):
         return name
-    return _validate.lookup("model", name, _catalog()[1])  # type: ignore[return-value]
+    return _validate.lookup("model", name, _catalog()[1])
 
 
 def all() -> tuple[Model, ...]:  # noqa: A001 - the catalog's natural name, as ak.chips.all()
