@@ -312,12 +312,15 @@ def max_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 
               kv_dtype: DType | None = None) -> int:
     """The largest batch whose weights and KV cache fit in n_chips × HBM (0 if none does).
 
-    ``kv_dtype=None`` follows :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``.
+    Exact, and the same rule as :func:`decode_step`'s ``fits``: a decode step at
+    ``context_tokens`` holds ``context_tokens + 1`` tokens per sequence (0 is allowed: the
+    first generated token). ``kv_dtype=None`` follows
+    :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``.
     """
     m = _transformer(model)
     the_chip = chips.get(chip)
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
-    context = _validate.positive_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, _ = _dtypes(weight_dtype, kv_dtype, "bf16")
     free = n_chips * float(the_chip.require("hbm_bytes")) - m.weight_bytes(weight_dtype)
     if free <= 0:

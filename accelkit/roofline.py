@@ -345,6 +345,40 @@ def critical_batch(chip: str | chips.Chip, dtype: DType = "bf16",
     return the_chip.ridge_flops_per_byte(dtype) * size / 2.0
 
 
+def crossing_batch(chip: str | chips.Chip, *, N: int, K: int,  # noqa: N803
+                   dtype: DType = "bf16",
+                   bytes_per_element: float | Sequence[float] | None = None) -> float:
+    """The batch M at which :func:`matmul` ``(M, N, K)`` reaches the ridge, every byte counted.
+
+    :func:`critical_batch` counts only the weight's bytes (the limit B ≪ D, F); the real
+    [M,K]x[K,N] matmul also reads its M×K input and writes its M×N output. With element sizes
+    a, b, c for A, B, C and ridge R, intensity 2·M·N·K / (M·K·a + K·N·b + M·N·c) equals R at
+
+        M = R·K·N·b / (2·K·N − R·(K·a + N·c)),
+
+    a little above ``critical_batch`` (256 rather than 240 for 8192×8192 on TPU v5e). A matmul
+    with M at or above this is compute-bound, below it memory-bound. Returns ``inf`` when no
+    batch gets there (the activations alone move more bytes per FLOP than the ridge allows).
+
+    Args:
+        chip: a chip name or a Chip.
+        N, K: the weight's dimensions (K = d_in, N = d_out), whole numbers >= 1.
+        dtype, bytes_per_element: as :func:`matmul`.
+    Raises:
+        ValueError/TypeError: unknown chip or dtype, a precision the chip lacks, bad sizes.
+    """
+    the_chip = chips.get(chip)
+    n = _validate.positive_int("N", N)
+    k = _validate.positive_int("K", K)
+    dtype = dtypes.check(dtype)
+    a_size, b_size, c_size = _element_sizes(bytes_per_element, dtypes.BYTES[dtype])
+    ridge = the_chip.ridge_flops_per_byte(dtype)
+    slope = 2.0 * k * n - ridge * (k * a_size + n * c_size)
+    if slope <= 0:
+        return float("inf")
+    return ridge * k * n * b_size / slope
+
+
 def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
                        d_ff: int = 14336) -> dict[str, float | str]:
     """A decode step's MLP matmul, ``[B, d_model] × [d_model, d_ff]`` in bf16, at B = 8 and 512.
@@ -355,7 +389,7 @@ def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
         d_ff: the MLP's hidden width, >= 1.
     Returns:
         ``peak_flops_per_second``, ``hbm_bytes_per_second``, ``ridge`` (FLOPs per byte),
-        ``critical_batch`` (:func:`critical_batch`), and for each batch (suffix ``_b8`` and
+        ``critical_batch`` (:func:`critical_batch`), ``crossing_batch`` (:func:`crossing_batch`), and for each batch (suffix ``_b8`` and
         ``_b512``) ``intensity``, ``seconds`` and ``bound`` from :func:`matmul`.
     Raises:
         TypeError, ValueError: an unknown chip, one without published bf16 figures, or a bad
@@ -369,6 +403,7 @@ def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
         "hbm_bytes_per_second": the_chip.hbm_bytes_per_second,
         "ridge": the_chip.ridge_flops_per_byte("bf16"),
         "critical_batch": critical_batch(the_chip),
+        "crossing_batch": crossing_batch(the_chip, N=d_ff, K=d_model),
         "intensity_b8": small.arithmetic_intensity, "seconds_b8": small.seconds,
         "bound_b8": small.bound,
         "intensity_b512": big.arithmetic_intensity, "seconds_b512": big.seconds,
@@ -376,5 +411,5 @@ def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
     }
 
 
-__all__ = ["RooflineResult", "RooflineTimes", "critical_batch", "curve", "decode_mlp_numbers",
-           "elementwise", "estimate", "matmul", "times"]
+__all__ = ["RooflineResult", "RooflineTimes", "critical_batch", "crossing_batch", "curve",
+           "decode_mlp_numbers", "elementwise", "estimate", "matmul", "times"]

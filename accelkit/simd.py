@@ -157,6 +157,12 @@ class SIMDRun:
 class SIMDMachine:
     """A GPU-like machine: ``cores`` cores, each issuing one warp instruction per cycle.
 
+    A toy core stands for one *SM sub-partition*, not a whole SM: an NVIDIA SM has four, each
+    with its own warp scheduler issuing one warp instruction per cycle, 32 FP32 lanes and one
+    tensor core (jax-ml/scaling-book gpus.md, "SM subpartitions"). The default four cores are
+    about one SM's worth. Unlike a real SM, each toy core has its own shared memory, and there
+    is no L2 cache between the cores and global memory.
+
     Cost model (the whole of it):
 
     - **Instructions.** A warp is ``lanes`` threads. One warp instruction (a load, a store, an

@@ -29,9 +29,12 @@ from accelkit import _validate as check
 from accelkit.simd import ELEMENTWISE_INSTRUCTIONS, REDUCTIONS, SIMDMachine, SIMDRun
 from accelkit.systolic import SystolicArray, SystolicRun
 
-#: TPU v4/v5 pair each 128×128 MXU with a vector unit of 8 sublanes × 128 lanes (1,024 lanes,
-#: 1/16 of the MXU's 16,384 cells; jax-ml/scaling-book tpus.md). The default 16×16 array gets
-#: the same proportion: 16 lanes. (A real TensorCore has 4 MXUs per VPU, narrower still.)
+#: A TPU TensorCore has one vector unit (VPU) of 8 sublanes × 128 lanes = 1,024 lanes
+#: (jax-ml/scaling-book tpus.md), shared by all its MXUs: one VPU per TensorCore, not per MXU.
+#: The default 16×16 array gets 16 lanes, 1/16 of its 256 cells: the proportion of one VPU to
+#: one 128×128 MXU (16,384 cells). A v4, v5e or v5p TensorCore has four such MXUs (Cloud TPU
+#: pages), so its VPU is 1/64 of its MXU cells: the toy's vector unit is 4× wider, relatively,
+#: than a real one, which flatters the toy TPU on non-matmul work.
 DEFAULT_VECTOR_LANES = 16
 
 

@@ -188,3 +188,13 @@ def test_decode_step_invariants(batch: int, context: int, n: int) -> None:
     # every weight is read except the input embedding table, of which only `batch` rows are
     assert d.bytes >= d.weight_bytes - m.vocab * m.d_model * 2
     assert d.tokens_per_second == pytest.approx(batch / d.seconds)
+
+
+@pytest.mark.parametrize("context", [0, 1, 2048, 32768])
+def test_max_batch_is_exactly_the_edge_of_decode_steps_fits(context) -> None:
+    """max_batch is exact (not a sampled grid): decode_step fits at it and not one past it,
+    down to context 0 (the first generated token), which decode_step accepts too."""
+    limit = inference.max_batch(MODEL, BOOK_V5E, n_chips=16, context_tokens=context)
+    assert limit >= 1
+    assert inference.decode_step(MODEL, BOOK_V5E, 16, limit, context).fits
+    assert not inference.decode_step(MODEL, BOOK_V5E, 16, limit + 1, context).fits

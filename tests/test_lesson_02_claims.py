@@ -83,4 +83,50 @@ def test_gpu_mac_hardware_is_mostly_tensor_cores():
     tc = SIMDMachine(tensor_core=(16, 8, 16))
     assert tc.cores * 16 * 8 * 16 / tc.mac_cells > 0.9
     h100 = ak.chips.get("NVIDIA H100 (SXM)")
-    assert h100.peak_flops("bf16") / h100.peak_flops("fp32") > 10
+    assert h100.peak_flops("fp16") / h100.peak_flops("fp32") > 10
+
+
+def _tensor_over_simd_peaks():
+    """Every catalog GPU with both a 16-bit tensor-core and an fp32 SIMD peak, as lesson 02
+    computes them."""
+    return {c.name: c.peak_flops("fp16") / c.peak_flops("fp32") for c in ak.chips.all()
+            if c.kind == "gpu" and {"fp16", "fp32"} <= set(c.dtypes)}
+
+
+def test_the_toys_tensor_core_cap_is_its_memory_system():
+    """Issue 13, item 4: 'That 2.89× is a fact about this toy's memory system ... Give the same
+    unit 2-byte (bf16-sized) elements or more requests in flight, and it delivers far more of its
+    promise'
+    and 'Even then the toy stops well short of 64×: once memory keeps up, instruction issue sets
+    the pace (the last row)'."""
+    toy = SIMDMachine()
+    # 'The toy keeps only 8 memory requests in flight per core and reads 4-byte elements'; 'the
+    # default toy's four cores' of 32 lanes (one SM sub-partition each: 4 x 32 FP32 lanes, one SM)
+    assert (toy.warps_per_core, toy.element_bytes, toy.cores, toy.lanes) == (8, 4, 4, 32)
+    delivered = {}
+    for warps, element in ((8, 4), (8, 2), (32, 4), (128, 4)):
+        simd = SIMDMachine(warps_per_core=warps, element_bytes=element).estimate(
+            M=1024, N=1024, K=1024)
+        r = SIMDMachine(tensor_core=(16, 8, 16), warps_per_core=warps,
+                        element_bytes=element).estimate(M=1024, N=1024, K=1024)
+        delivered[(warps, element)] = (simd.cycles / r.cycles, r)
+    assert round(delivered[(8, 4)][0], 2) == 2.89
+    assert delivered[(8, 4)][0] < delivered[(8, 2)][0] < delivered[(32, 4)][0] < delivered[(128, 4)][0]
+    assert delivered[(8, 2)][1].memory_cycles > delivered[(8, 2)][1].issue_cycles  # still memory
+    best, run = delivered[(128, 4)]
+    assert best > 20 and best < 64 / 2
+    assert run.issue_cycles > run.memory_cycles  # issue-bound, not memory-bound, at the end
+
+
+def test_real_gpus_tensor_core_peaks_beside_the_toys_promise():
+    """'about 15× the SIMD lanes' peak on an H100 and from 4× (L4) to 28× (B200) across the
+    catalog's GPUs, against the toy's 64×' (catalog peaks: NVIDIA datasheet figures, sources in
+    accelkit/data/chips.json)."""
+    ratios = _tensor_over_simd_peaks()
+    assert round(ratios["NVIDIA H100 (SXM)"]) == 15
+    assert min(ratios, key=ratios.get) == "NVIDIA L4" and round(min(ratios.values())) == 4
+    assert max(ratios, key=ratios.get) == "NVIDIA B200 (HGX)" and round(max(ratios.values())) == 28
+    toy = SIMDMachine(tensor_core=(16, 8, 16)).peak_macs_per_cycle / SIMDMachine().peak_macs_per_cycle
+    assert toy == 64 and all(r < toy for r in ratios.values())
+    # wgmma's largest tile, 64×256×16, against the toy's 16×8×16: 'up to 128 times'
+    assert 64 * 256 * 16 // (16 * 8 * 16) == 128

@@ -56,14 +56,36 @@ def test_decode_intensity_is_about_batch(batch):
 
 
 def test_ridge_is_the_critical_batch_and_int8_halves_it():
-    """'the ridge point is the batch a decode step needs'; 'Quantizing the weights to int8
-    halves the bytes, so half the batch already reaches the ridge'."""
+    """'the ridge point is, to a good approximation, the batch a decode step needs'; 'Quantizing
+    the weights to int8 halves the weight bytes, so half the batch already reaches the ridge'."""
     v5e = ak.chips.get("v5e")
     critical = ak.roofline.critical_batch(v5e)
     assert critical == pytest.approx(v5e.ridge_flops_per_byte("bf16"))
     assert ak.roofline.critical_batch(v5e, weight_bytes_per_element=1) == pytest.approx(critical / 2)
     assert ak.roofline.matmul(v5e, M=64, N=8192, K=8192).bound == "memory"
     assert ak.roofline.matmul(v5e, M=512, N=8192, K=8192).bound == "compute"
+
+
+def test_critical_batch_is_the_weight_only_idealisation_and_crossing_batch_holds():
+    """Issue 13, item 10. 'at the critical batch it is still (just) memory-bound' (241: 228
+    FLOPs/byte); '`crossing_batch` counts every byte' and the matmul at its ceiling is
+    compute-bound; 'about 6% for an 8192×8192 weight, more for narrower ones, less for wider
+    ones'; int8 weights halve it 'in both counts'."""
+    import math
+
+    v5e = ak.chips.get("v5e")
+    critical = ak.roofline.critical_batch(v5e)
+    at = ak.roofline.matmul(v5e, M=round(critical), N=8192, K=8192)
+    assert at.bound == "memory" and at.arithmetic_intensity < v5e.ridge_flops_per_byte("bf16")
+    crossing = ak.roofline.crossing_batch(v5e, N=8192, K=8192)
+    assert ak.roofline.matmul(v5e, M=math.ceil(crossing), N=8192, K=8192).bound == "compute"
+    assert ak.roofline.matmul(v5e, M=math.floor(crossing), N=8192, K=8192).bound == "memory"
+    assert 1.05 < crossing / critical < 1.07
+    narrow = ak.roofline.crossing_batch(v5e, N=4096, K=4096)
+    wide = ak.roofline.crossing_batch(v5e, N=32768, K=32768)
+    assert narrow > crossing > wide > critical
+    int8 = ak.roofline.crossing_batch(v5e, N=8192, K=8192, bytes_per_element=(2, 1, 2))
+    assert int8 == pytest.approx(crossing / 2)
 
 
 def test_decode_attention_intensity_is_flat_and_about_the_gqa_group():

@@ -90,6 +90,17 @@ def test_full_hbm_step_and_latency_floor_match_the_book():
     assert low.seconds == pytest.approx(5.5e-3, rel=0.05)
 
 
+def test_at_the_widget_defaults_hbm_not_latency_sets_the_best_batch():
+    """'At the defaults (16 v5e, a 2,048-token context, 30 ms) the best batch under the target
+    is the largest batch that fits: HBM, not latency, sets it.' Issue 13, item 10: the widget
+    once showed 199 beside a sampled 181; both are the exact max_batch now."""
+    best = inference.best_batch(M70, "TPU v5e", 16, 2048, 0.030)
+    limit = inference.max_batch(M70, "TPU v5e", 16, 2048)
+    assert best.batch == limit
+    assert best.seconds < 0.030  # latency still has room: memory is what stops the batch
+    assert not inference.decode_step(M70, "TPU v5e", 16, limit + 1, 2048).fits
+
+
 def test_batch_is_the_biggest_lever_about_a_hundredfold():
     """One user at a time costs about a hundred times more per token than a full batch."""
     for chip in ("TPU v5e", "TPU v6e", "H100", "B200"):

@@ -198,3 +198,39 @@ def test_decode_mlp_numbers_match_the_matmul_closed_form() -> None:
 def test_decode_mlp_numbers_refuse_bad_widths() -> None:
     with pytest.raises(ValueError, match="N"):
         roofline.decode_mlp_numbers("TPU v5e", 4096, 0)
+
+
+@pytest.mark.parametrize("chip", ["TPU v5e", "H100", "TPU v6e", "A100"])
+@pytest.mark.parametrize("n, k", [(8192, 8192), (14336, 4096), (4096, 14336)])
+def test_crossing_batch_is_where_the_matmul_changes_bound(chip, n, k):
+    """crossing_batch against the roofline itself: the whole batch just below it is
+    memory-bound, the one at or above it compute-bound, and intensity there equals the ridge."""
+    crossing = ak.roofline.crossing_batch(chip, N=n, K=k)
+    assert ak.roofline.matmul(chip, M=math.floor(crossing), N=n, K=k).bound == "memory"
+    assert ak.roofline.matmul(chip, M=math.ceil(crossing), N=n, K=k).bound == "compute"
+    # closed form, written out independently: 2MNK = R (MK·2 + KN·2 + MN·2) in bf16
+    ridge = ak.chips.get(chip).ridge_flops_per_byte("bf16")
+    m = crossing
+    assert 2 * m * n * k == pytest.approx(ridge * 2 * (m * k + k * n + m * n), rel=1e-12)
+    assert crossing > ak.roofline.critical_batch(chip)  # activations only add bytes
+
+
+def test_crossing_batch_tends_to_critical_batch_for_wide_weights_and_halves_with_int8():
+    big = ak.roofline.crossing_batch("v5e", N=1 << 20, K=1 << 20)
+    assert big == pytest.approx(ak.roofline.critical_batch("v5e"), rel=1e-3)
+    bf16 = ak.roofline.crossing_batch("v5e", N=8192, K=8192)
+    int8 = ak.roofline.crossing_batch("v5e", N=8192, K=8192, bytes_per_element=(2, 1, 2))
+    assert int8 == pytest.approx(bf16 / 2)
+
+
+def test_crossing_batch_is_inf_when_activations_alone_exceed_the_ridge():
+    # 256 x 256 weight: 2·K·N = 131,072 FLOPs per batch row against R·(2K + 2N) ≈ 246,000
+    assert ak.roofline.crossing_batch("v5e", N=256, K=256) == float("inf")
+    assert ak.roofline.matmul("v5e", M=1 << 20, N=256, K=256).bound == "memory"
+
+
+def test_crossing_batch_rejects_bad_sizes():
+    with pytest.raises(ValueError, match="N"):
+        ak.roofline.crossing_batch("v5e", N=0, K=8)
+    with pytest.raises(TypeError, match="bytes_per_element"):
+        ak.roofline.crossing_batch("v5e", N=8, K=8, bytes_per_element="2")

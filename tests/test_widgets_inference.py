@@ -55,6 +55,30 @@ def test_batch_latency_explorer_marks_the_best_batch_and_turning_point():
     assert w.view.extras["matmul_compute_bound_batch"] < 200  # half the bf16 batch
 
 
+def test_batch_latency_explorer_shows_the_exact_largest_fitting_batch_on_its_curve():
+    """Issue 13, item 10: the table once said 'under the target: 199' beside 'fits: 181' (a
+    sampled grid) and drew the best point past the end of the solid curve. Every number shown is
+    now the library's exact value, and the solid curve ends at that exact batch."""
+    w = batch_latency_explorer()
+    limit = inference.max_batch("llama-3-70b", "TPU v5e", 16, 2048)
+    best = w.view.result
+    assert w.view.extras["max_batch"] == limit and best.batch <= limit
+    assert f"largest batch that fits</td><td style='text-align:right'><b>{limit:,}</b>" in w.html.value
+    assert inference.decode_step("llama-3-70b", "TPU v5e", 16, limit, 2048).fits
+    assert not inference.decode_step("llama-3-70b", "TPU v5e", 16, limit + 1, 2048).fits
+    ax = w.view.figure.axes[0]
+    lat, lat_no = ax.lines[0], ax.lines[1]
+    assert lat.get_xdata()[-1] == limit and lat_no.get_xdata()[0] == limit  # the parts join
+    x, y = ax.lines[3].get_data()  # the best-batch dot (lines[2] is the target), on the curve
+    drawn = dict(zip(lat.get_xdata(), lat.get_ydata()))
+    assert x[0] == best.batch and y[0] == pytest.approx(drawn[best.batch])
+    for context in (0, 32768):  # context 0 (one token of cache) and a cache-bound case
+        w.controls["context"].value = context
+        limit = inference.max_batch("llama-3-70b", "TPU v5e", 16, context)
+        assert w.view.extras["max_batch"] == limit
+        assert w.view.result is None or w.view.result.batch <= limit
+
+
 def test_serving_cost_explorer_prices_each_chip_and_price_source():
     w = serving_cost_explorer()
     n, hourly, batches, usd = w.view.result["NVIDIA H100 (SXM)"]

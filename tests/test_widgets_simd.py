@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import accelkit as ak
 from accelkit.simd import SIMDMachine
 from accelkit.workloads import Branchy
 from accelkit.widgets import (divergence_lab, simd_quiz, simd_worked_problem, tensor_core_lab,
@@ -63,6 +64,11 @@ def test_tensor_core_lab_speedup_and_promise_from_engine():
     assert w.view.extras["promise"] == 64
     speedup = base.estimate(M=1024, N=1024, K=1024).cycles / run.cycles
     assert f"{speedup:.2f}×" in w.html.value
+    # issue 13 item 4: the real chip's peak ratio shown beside the toy's, from the catalog
+    h100 = ak.chips.get("NVIDIA H100 (SXM)")
+    real = h100.peak_flops("fp16") / h100.peak_flops("fp32")
+    assert w.view.extras["h100_tensor_over_simd_peak"] == real
+    assert f"{real:.1f}×" in w.html.value and "not the toy" in w.html.value
     w.controls["kernel"].value = "naive (no shared memory)"
     assert w.view.result == SIMDMachine(shared_memory=False).estimate(M=1024, N=1024, K=1024)
     w.controls["size"].value = 256

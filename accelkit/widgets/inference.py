@@ -206,26 +206,36 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
 
     def render(v: dict) -> View:
         kv = v["weights"]
-        sweep = inference.decode_sweep(v["model"], [v["chip"]], BATCHES, v["n_chips"],
-                                       v["context"], weight_dtype=v["weights"], kv_dtype=kv)
-        ms, rate, fits = sweep.seconds[0] * 1e3, sweep.tokens_per_second[0], sweep.fits[0]
-        turn = inference.compute_bound_batch(v["model"], v["chip"], v["n_chips"], v["context"],
-                                             weight_dtype=v["weights"], kv_dtype=kv)
-        turn_mm = inference.compute_bound_batch(v["model"], v["chip"], v["n_chips"], v["context"],
-                                                weight_dtype=v["weights"], kv_dtype=kv,
+        args = (v["model"], v["chip"], v["n_chips"], v["context"])
+        # Exact values from the library; the plot's grid is only where the curves are sampled.
+        limit = inference.max_batch(*args, weight_dtype=v["weights"], kv_dtype=kv)
+        turn = inference.compute_bound_batch(*args, weight_dtype=v["weights"], kv_dtype=kv)
+        turn_mm = inference.compute_bound_batch(*args, weight_dtype=v["weights"], kv_dtype=kv,
                                                 kinds=("matmul",))
         try:
-            best = inference.best_batch(v["model"], v["chip"], v["n_chips"], max(v["context"], 1),
-                                        v["target_ms"] / 1e3, weight_dtype=v["weights"],
+            best = inference.best_batch(*args, v["target_ms"] / 1e3, weight_dtype=v["weights"],
                                         kv_dtype=kv)
             best_text = (f"batch {best.batch:,}: {best.seconds * 1e3:,.1f} ms/token, "
                          f"{best.tokens_per_second:,.0f} tokens/s")
         except ValueError as error:
             best, best_text = None, str(error)
-        art["lat"].set_data(BATCHES[fits], ms[fits])
-        art["lat_no"].set_data(BATCHES[~fits], ms[~fits])
-        art["rate"].set_data(BATCHES[fits], rate[fits])
-        art["rate_no"].set_data(BATCHES[~fits], rate[~fits])
+        # Sample the exact largest fitting batch, the first that does not fit and the best
+        # batch too, so the solid curve ends where the table says and the dot sits on it.
+        top = max(int(BATCHES[-1]), best.batch if best else 1)
+        exact = [b for b in (limit, limit + 1, best.batch if best else 0) if 1 <= b <= top]
+        batches = np.union1d(BATCHES, np.array(exact, dtype=BATCHES.dtype))
+        sweep = inference.decode_sweep(v["model"], [v["chip"]], batches, v["n_chips"],
+                                       v["context"], weight_dtype=v["weights"], kv_dtype=kv)
+        ms, rate, fits = sweep.seconds[0] * 1e3, sweep.tokens_per_second[0], sweep.fits[0]
+        # the dotted part starts at the last batch that fits, so the two parts join
+        beyond = ~fits
+        if fits.any() and beyond.any():
+            beyond[np.flatnonzero(fits)[-1]] = True
+        art["lat"].set_data(batches[fits], ms[fits])
+        art["lat_no"].set_data(batches[beyond], ms[beyond])
+        art["rate"].set_data(batches[fits], rate[fits])
+        art["rate_no"].set_data(batches[beyond], rate[beyond])
+        ax.set_xlim(batches[0], top)
         art["target"].set_ydata([v["target_ms"], v["target_ms"]])
         for axis, values in ((ax, np.append(ms, v["target_ms"])), (right, rate)):
             axis.set_ylim(values.min() / 1.5, values.max() * 1.5)
@@ -240,11 +250,11 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
              else f"{turn_mm:,.0f}"),
             ("batch where the whole step turns compute-bound",
              "never (KV-cache reads grow with batch)" if not np.isfinite(turn) else f"{turn:,.0f}"),
-            ("largest batch that fits", f"{int(BATCHES[fits].max()) if fits.any() else 0:,}+"
-             if fits.all() else f"{int(BATCHES[fits].max()) if fits.any() else 0:,}"),
+            ("largest batch that fits", f"{limit:,}" if limit else
+             "none: the weights alone do not fit"),
         ], caption=_KEY)
         return View(figure=art["figure"], text=text, result=best,
-                    extras={"sweep": sweep, "compute_bound_batch": turn,
+                    extras={"sweep": sweep, "max_batch": limit, "compute_bound_batch": turn,
                             "matmul_compute_bound_batch": turn_mm})
 
     return Explorer(controls, render, title="Batch against latency and throughput", columns=3)

@@ -6,6 +6,8 @@ Every number comes from :mod:`accelkit.roofline`, :mod:`accelkit.chips` and
 
 from __future__ import annotations
 
+import math
+
 import ipywidgets as W
 from matplotlib.ticker import NullLocator
 
@@ -210,8 +212,10 @@ def roofline_explorer(chip_names: tuple[str, ...] = ("TPU v5e", "H100"),
 def batch_intensity(chip: str = "TPU v5e", d_model: int = 8192, d_ff: int = 8192) -> Explorer:
     """Intensity of a decode-step matmul [B, D]×[D, F] against B, with the chip's ridge.
 
-    Shows that intensity ≈ B while B ≪ D, F (bf16), so the ridge *is* the batch a decode step
-    needs to be compute-bound (:func:`accelkit.roofline.critical_batch`).
+    Shows that intensity ≈ B while B ≪ D, F (bf16), so the ridge is about the batch a decode
+    step needs (:func:`accelkit.roofline.critical_batch`, weight bytes only); the dashed line
+    is the exact crossing with the activations' bytes counted
+    (:func:`accelkit.roofline.crossing_batch`), where the curve meets the ridge.
     """
     controls = {
         "chip": W.Dropdown(options=[(_short(c.name), c.name) for c in chips.all()],
@@ -244,22 +248,28 @@ def batch_intensity(chip: str = "TPU v5e", d_model: int = 8192, d_ff: int = 8192
         intensities = sweeps[(d, f)]
         ridge = the_chip.ridge_flops_per_byte("bf16")
         critical = roofline.critical_batch(the_chip)
+        crossing = roofline.crossing_batch(the_chip, N=f, K=d)
         near = max(1, round(critical))
         at_critical = roofline.matmul(the_chip, M=near, N=f, K=d)
         measured.set_ydata(intensities)
         ridge_line.set_ydata([ridge, ridge])
-        critical_line.set_xdata([critical, critical])
+        critical_line.set_visible(math.isfinite(crossing))
+        if math.isfinite(crossing):
+            critical_line.set_xdata([crossing, crossing])
         ax.set_title(f"{_short(the_chip.name)}, D = {d:,}, F = {f:,}: memory-bound until B "
                      "reaches the ridge", fontsize=10)
         text = table_html([
             (f"{_short(the_chip.name)} ridge (bf16 peak ÷ HBM bandwidth)",
              f"{ridge:,.0f} FLOPs/byte"),
-            ("critical batch (ridge × 2 bytes ÷ 2 FLOPs)", f"{critical:,.0f}"),
-            (f"actual intensity at B = {near:,}",
+            ("critical batch, weight bytes only (ridge × 2 bytes ÷ 2 FLOPs)", f"{critical:,.0f}"),
+            (f"actual intensity at B = {near:,} (activations counted too)",
              f"{at_critical.arithmetic_intensity:,.0f} FLOPs/byte ({at_critical.bound}-bound)"),
+            ("exact crossing, every byte counted (dashed line)",
+             "never" if not math.isfinite(crossing) else f"B = {crossing:,.1f}"),
         ])
         return View(figure=figure, text=text,
-                    result={"critical_batch": critical, "ridge_flops_per_byte": ridge,
+                    result={"critical_batch": critical, "crossing_batch": crossing,
+                            "ridge_flops_per_byte": ridge,
                             "intensities": dict(zip(BATCHES, intensities))})
 
     return Explorer(controls, render, title="Intensity ≈ batch: the critical batch of decode")
@@ -329,7 +339,8 @@ def roofline_worked_problem(chip: str = "TPU v5e", d_model: int = 4096,
             f"(b) FLOPs 2·B·D·F; bytes ≈ 2·D·F (the bf16 weight dominates while B ≪ D, F), so "
             f"intensity ≈ B and the step turns compute-bound near "
             f"<b>B ≈ {n['critical_batch']:,.0f}</b>. (The activations add a few bytes, so the "
-            f"exact crossing is a little higher.)<br>"
+            f"exact crossing is a little higher: B = {n['crossing_batch']:,.1f}, "
+            "<code>roofline.crossing_batch</code>.)<br>"
             f"(c) B = 8: intensity {n['intensity_b8']:,.1f}, {n['bound_b8']}-bound, "
             f"<b>{si(n['seconds_b8'], 's')}</b>, the time to read the weight. "
             f"B = 512: intensity {n['intensity_b512']:,.0f}, {n['bound_b512']}-bound, "

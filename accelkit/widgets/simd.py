@@ -239,6 +239,11 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
     # All four memory-parallelism settings are closed-form estimates (a few ms in all): compute
     # them now, so the axes keep one range (and one set of ticks) whichever knob moves.
     sweeps = {w: _matmul_sweep(w) for w in controls["warps_per_core"].options}
+    # For scale, a real chip's promise (catalog peaks): a different machine, with an L2, larger
+    # MMA tiles and asynchronous copies that the toy lacks (lesson 02 says which).
+    from accelkit import chips  # local: keeps this change off the module's import block
+    h100 = chips.get("NVIDIA H100 (SXM)")
+    real_ratio = h100.peak_flops("fp16") / h100.peak_flops("fp32")
     figure = new_figure(7.6, 2.8, margins={"left": 0.1, "bottom": 0.19, "top": 0.96,
                                             "wspace": 0.42})
     left, right = figure.add_subplot(1, 2, 1), figure.add_subplot(1, 2, 2)
@@ -279,11 +284,14 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
             ("what sets the pace", bound),
             ("speed-up over tiled SIMD", f"{simd.cycles / run.cycles:.2f}×"),
             ("MACs per instruction: the unit's promise", f"{promise:g}×"),
+            ("for scale, H100: 16-bit tensor ÷ fp32 SIMD peak (catalog; not the toy)",
+             f"{real_ratio:.1f}×"),
             ("utilization of peak MACs", f"{run.utilization:.1%}"),
             ("global-memory reads (A + B)", si(sum(run.dram_reads.values()), "elements")),
         ])
         return View(figure=figure, text=text, result=run,
-                    extras={"simd": simd, "promise": promise, "sweep": sweep})
+                    extras={"simd": simd, "promise": promise, "sweep": sweep,
+                            "h100_tensor_over_simd_peak": real_ratio})
 
     return Explorer(controls, render, title="Matmul kernels: naive, tiled, tensor core")
 
