@@ -81,12 +81,17 @@ class Chip:
     price_source: str
     notes: str = ""
     price_date: str = ""  # when the usd_per_hour price was read ("" where there is none)
+    # what the usd_per_hour price covers: "tpu_slice", "gpu_only" (host VM extra), "vm_inclusive"
+    # or "unstated" ("" where there is no price); its source; and any caveat (the V100's SKU)
+    price_basis: str = ""
+    price_basis_source: str = ""
+    price_caveat: str = ""
     aliases: tuple[str, ...] = field(default=(), repr=False)
     # (dtype, FLOP/s) pairs and (field, source) pairs: tuples keep the dataclass hashable.
     _peaks: tuple[tuple[str, float], ...] = field(default=(), repr=False)
     _sources: tuple[tuple[str, str], ...] = field(default=(), repr=False)
-    # (usd_per_hour, provider, date, source, list_price) per other sourced price
-    price_alternatives: tuple[tuple[float, str, str, str, bool], ...] = field(default=(),
+    # (usd_per_hour, provider, date, source, list_price, basis, terms, caveat) per other sourced price
+    price_alternatives: tuple[tuple[float, str, str, str, bool, str, str, str], ...] = field(default=(),
                                                                             repr=False)
     sources: str = field(default="", repr=False)
 
@@ -237,12 +242,16 @@ def _chip_from_json(entry: dict[str, Any]) -> Chip:
         memory_type=text["memory_type"], price_source=text["price_source"],
         notes=entry.get("notes", ""),
         price_date=text.get("price_date", ""),
+        price_basis=entry["usd_per_hour"].get("basis", ""),
+        price_basis_source=entry["usd_per_hour"].get("basis_source", ""),
+        price_caveat=entry["usd_per_hour"].get("caveat", ""),
         aliases=tuple(entry["aliases"]),
         _peaks=tuple((d, float(peaks[d]["value"])) for d in dtypes.PEAK_DTYPES if d in peaks),
         _sources=tuple(sources),
         price_alternatives=tuple(
             (float(a["usd_per_hour"]), a["provider"], a["date"], a["source"],
-             bool(a["list_price"]))
+             bool(a["list_price"]), a.get("basis", "unstated"), a.get("terms", "on_demand"),
+             a.get("caveat", ""))
             for a in entry.get("price_alternatives", [])
         ),
         sources=text["sources"],

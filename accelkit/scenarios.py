@@ -212,7 +212,8 @@ def _price(the_chip: chips.Chip, which: str) -> float | None:
         return None
     if which == "list":
         return the_chip.usd_per_hour
-    return min(p.usd_per_hour for p in points)
+    cheapest = price.lowest(the_chip)          # on-demand (and commitment) points; spot left out
+    return None if cheapest is None else cheapest.usd_per_hour
 
 
 def _watts_seconds(the_chip: chips.Chip, n: int, seconds: float) -> float | None:

@@ -192,7 +192,10 @@ def test_price_alternatives_are_sourced() -> None:
     h100 = ak.chips.get("H100")
     assert (3.99, "Lambda on-demand 8x H100 SXM, per GPU") == h100.price_alternatives[-1][:2]
     for chip in ak.chips.all():
-        for usd, provider, date, source, list_price in chip.price_alternatives:
+        for usd, provider, date, source, list_price, basis, terms, caveat in chip.price_alternatives:
             assert usd > 0 and provider and date and source and isinstance(list_price, bool)
+            assert basis in ak.price.BASES and terms in ak.price.TERMS and isinstance(caveat, str)
+            # a point that is not on-demand is never counted as a list price
+            assert list_price == (terms == "on_demand")
     # The one point the reference marks as a commitment model, not an on-demand list price.
     assert [a[4] for a in ak.chips.get("TPU7x").price_alternatives] == [False]

@@ -283,8 +283,8 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
             chip = chips.get(name)
             n = scenarios.replica_chips(v["model"], chip, headroom=1.5)
             sweep = inference.decode_sweep(v["model"], [chip], BATCHES, n, v["context"])
-            hourly = min(p.usd_per_hour for p in price.price_points(chip)) \
-                if v["price"] == "lowest" else chip.usd_per_hour
+            point = price.lowest(chip) if v["price"] == "lowest" else price.price_points(chip)[0]
+            hourly = point.usd_per_hour
             fits = sweep.fits[0]
             if not fits.any():
                 lines[name].set_data([], [])
@@ -294,8 +294,8 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
             lines[name].set_data(BATCHES[fits], usd)
             low, high = min(low, usd.min()), max(high, usd.max())
             result[chip.name] = (n, hourly, BATCHES[fits], usd)
-            rows.append((f"{n} x {chip.name} at ${hourly:g}/h", f"batch 1: ${usd[0]:,.2f}; "
-                         f"batch {BATCHES[fits][-1]:,}: ${usd[-1]:,.3f}"))
+            rows.append((f"{n} x {chip.name} at ${hourly:g}/h ({point.basis_note})",
+                         f"batch 1: ${usd[0]:,.2f}; batch {BATCHES[fits][-1]:,}: ${usd[-1]:,.3f}"))
         ax.set_ylim(low / 1.5, high * 1.5)
         return View(figure=figure, text=table_html(rows, caption="cost per million generated "
                                                    "tokens, batch 1 and the largest batch that "
