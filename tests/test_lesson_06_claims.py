@@ -120,3 +120,17 @@ def test_table_figures_quoted_for_the_worked_problem():
     the lesson quotes the cited table's inputs for a paper exercise; they must be the table's."""
     assert ak.energy.mac_picojoules("bf16") == pytest.approx(2.0)
     assert ak.energy.access_picojoules("dram", bytes=8) == pytest.approx(1950)
+
+
+def test_price_bases_named_in_the_lesson():
+    """"GCP's L4, T4 and V100 prices are the GPU alone, with the host VM billed on top, while a
+    Lambda price is a whole instance divided by its GPUs and a Cloud TPU price is the slice as
+    billed"; the v6e spot price is an alternative, not compared as a list price."""
+    for chip in ("L4", "T4", "V100"):
+        assert ak.price.price_points(chip)[0].basis == "gpu_only"
+    lambdas = [p for c in ak.chips.all() for p in ak.price.price_points(c) if "Lambda" in p.provider]
+    assert lambdas and all(p.basis == "vm_inclusive" for p in lambdas)
+    assert ak.price.price_points("v5p")[0].basis == "tpu_slice"
+    spot = [p for p in ak.price.alternatives("v6e") if p.terms == "spot"]
+    assert len(spot) == 1 and not spot[0].list_price
+    assert spot[0].usd_per_hour < ak.chips.get("v6e").usd_per_hour
