@@ -60,6 +60,22 @@ def test_capacity_is_gib_and_bandwidth_is_gb() -> None:
     assert ak.chips.get("TPU7x").hbm_bytes == 192 * 2**30
 
 
+def test_every_capacity_keeps_the_sources_number_and_unit() -> None:
+    """Cloud TPU docs write "16 GB" (v5e), "32 GB" (v6e) but "95 GiB" (v5p), "192 GiB" (7x);
+    NVIDIA writes "80 GB" (H100), "141 GB" (H200): the catalog keeps each as written, and
+    hbm_bytes is that number times 2**30 (HARDWARE_SOURCES.md §1 hbm_gib)."""
+    written = {"v5e": "16 GB", "v6e": "32 GB", "v5p": "95 GiB", "TPU7x": "192 GiB",
+               "H100": "80 GB", "H200": "141 GB", "B200": "180 GB"}
+    for name, text in written.items():
+        assert ak.chips.get(name).hbm_published == text
+    for chip in ak.chips.all():
+        number, unit = chip.hbm_published.split()
+        assert unit in ("GB", "GiB") and chip.hbm_bytes == int(float(number) * 2**30), chip.name
+    label = ak.chips.get("H100").hbm_label
+    assert label.startswith("80 GiB = 85.9 GB") and "'80 GB', a binary size" in label
+    assert "binary" not in ak.chips.get("v5p").hbm_label
+
+
 @pytest.mark.parametrize(
     ("alias", "expected"),
     [

@@ -136,7 +136,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
     kv_bar = ax.barh([0], [1.0], left=[1.0], color="#ef6c00", label="KV cache")[0]
     hbm_line = ax.axvline(1.0, color="#b00020", linewidth=2, label="HBM of the chips")
     ax.set_yticks([])
-    ax.set_xlabel("gigabytes (10^9 bytes)")
+    ax.set_xlabel("GB (10^9 bytes; vendors' '80 GB' of HBM is 80 GiB = 85.9 GB)")
     ax.legend(loc="lower right", fontsize=8)
 
     def render(v: dict) -> View:
@@ -156,6 +156,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
             ("KV cache per sequence", si(d.kv_cache_bytes / v["batch"], "B")),
             ("KV cache for the batch", si(d.kv_cache_bytes, "B")),
             ("weights", si(d.weight_bytes, "B")),
+            ("HBM per chip", chips.get(v["chip"]).hbm_label),
             ("largest batch that fits", f"{limit:,}"),
             ("time per decode step", f"{d.seconds * 1e3:,.1f} ms"),
         ], caption=d.message)
