@@ -103,7 +103,7 @@ class Chip:
     vendor: str
     year: int
     kind: str  # "tpu" or "gpu"
-    hbm_bytes: int | None
+    hbm_bytes: int | None             # bytes: the vendor's "GB" of capacity x 2**30 (hbm_published)
     hbm_bytes_per_second: float | None
     interconnect_bytes_per_second: float | None  # bidirectional, total per chip
     watts: float | None
@@ -119,12 +119,19 @@ class Chip:
     price_source: str
     notes: str = ""
     price_date: str = ""  # when the usd_per_hour price was read ("" where there is none)
+    # what the usd_per_hour price covers: "tpu_slice", "gpu_only" (host VM extra), "vm_inclusive"
+    # or "unstated" ("" where there is no price); its source; and any caveat (the V100's SKU)
+    price_basis: str = ""
+    # HBM capacity as the source writes it ("80 GB", "95 GiB"); hbm_bytes is that number x 2**30
+    hbm_published: str = field(default="", repr=False)
+    price_basis_source: str = ""
+    price_caveat: str = ""
     aliases: tuple[str, ...] = field(default=(), repr=False)
     # (dtype, FLOP/s) pairs and (field, source) pairs: tuples keep the dataclass hashable.
     _peaks: tuple[tuple[str, float], ...] = field(default=(), repr=False)
     _sources: tuple[tuple[str, str], ...] = field(default=(), repr=False)
-    # (usd_per_hour, provider, date, source, list_price) per other sourced price
-    price_alternatives: tuple[tuple[float, str, str, str, bool], ...] = field(default=(),
+    # (usd_per_hour, provider, date, source, list_price, basis, terms, caveat) per other sourced price
+    price_alternatives: tuple[tuple[float, str, str, str, bool, str, str, str], ...] = field(default=(),
                                                                             repr=False)
     sources: str = field(default="", repr=False)
     # Topology; every number's source is in _sources, read with ``source(name)``.
@@ -217,6 +224,16 @@ class Chip:
                                      f"{self.name} has no published memory bandwidth")
         return self.peak_flops(dtype) / self.hbm_bytes_per_second
 
+    @property
+    def hbm_label(self) -> str:
+        """Capacity with its units spelled out, e.g. "80 GiB = 85.9 GB (source: '80 GB', a binary
+        size)": vendors' "GB" of HBM are GiB, while bandwidths' "GB/s" are 10^9 bytes/s."""
+        if self.hbm_bytes is None:  # pragma: no cover - every catalog chip has one
+            return "no published capacity"
+        binary = "" if "GiB" in self.hbm_published else ", a binary size"
+        return (f"{self.hbm_bytes / 2**30:g} GiB = {self.hbm_bytes / 1e9:,.1f} GB "
+                f"(source: '{self.hbm_published}'{binary})")
+
     def source(self, field_name: str) -> str:
         """Where the number in ``field_name`` comes from (or why it is None).
 
@@ -273,7 +290,7 @@ class Chip:
             ("vendor / year", f"{self.vendor} {self.year}", ""),
             *[(f"peak {d}", f"{v / 1e12:,.1f} T{'OP' if d == 'int8' else 'FLOP'}/s",
                self.source(f"peak_flops:{d}")) for d, v in self._peaks],
-            ("memory", _fmt(self.hbm_bytes, 2**30, "GiB"), self.source("hbm_bytes")),
+            ("memory", self.hbm_label, self.source("hbm_bytes")),
             ("memory bandwidth", _fmt(self.hbm_bytes_per_second, 1e9, "GB/s"),
              self.source("hbm_bytes_per_second")),
             ("bf16 ridge", f"{self.ridge_flops_per_byte('bf16'):,.0f} FLOPs/byte", ""),
@@ -345,12 +362,17 @@ def _chip_from_json(entry: dict[str, Any]) -> Chip:
         memory_type=text["memory_type"], price_source=text["price_source"],
         notes=entry.get("notes", ""),
         price_date=text.get("price_date", ""),
+        price_basis=entry["usd_per_hour"].get("basis", ""),
+        hbm_published=entry["hbm_bytes"].get("published", ""),
+        price_basis_source=entry["usd_per_hour"].get("basis_source", ""),
+        price_caveat=entry["usd_per_hour"].get("caveat", ""),
         aliases=tuple(entry["aliases"]),
         _peaks=tuple((d, float(peaks[d]["value"])) for d in dtypes.PEAK_DTYPES if d in peaks),
         _sources=tuple(sources),
         price_alternatives=tuple(
             (float(a["usd_per_hour"]), a["provider"], a["date"], a["source"],
-             bool(a["list_price"]))
+             bool(a["list_price"]), a.get("basis", "unstated"), a.get("terms", "on_demand"),
+             a.get("caveat", ""))
             for a in entry.get("price_alternatives", [])
         ),
         sources=text["sources"],

@@ -12,7 +12,13 @@ from cell to cell -- spends less energy on the same arithmetic.
     >>> int(ak.energy.access_picojoules("dram", bytes=8) / ak.energy.table()["fp16_mult"])
     1772
 
-Absolute values shrink on newer process nodes; the ratios are the lesson.
+Absolute values shrink on newer process nodes, and not all by the same factor: logic shrinks,
+off-chip DRAM much less, and the DRAM kind matters (DDR against HBM). Every function takes
+``node=``: ``"45nm"`` (the default, Horowitz) or ``"7nm"`` (the slot for Jouppi et al.'s 7 nm update,
+ISCA 2021, whose figures are missing until read from a citable copy: a function that needs one
+raises :class:`MissingEnergyFigureError` instead of guessing). :func:`break_even_flops_per_byte`
+shows how much the "DRAM energy equals arithmetic energy" intensity moves with precision and with
+the DRAM figure, which is why it is not a fixed property of hardware.
 """
 
 from __future__ import annotations
@@ -29,11 +35,15 @@ import numpy as np
 from accelkit import _validate, dtypes
 from accelkit.dtypes import DType
 
+#: Process-node tables: ``"45nm"`` (Horowitz, ISSCC 2014) and ``"7nm"`` (Jouppi et al., ISCA 2021).
+NODES = ("45nm", "7nm")
+
 #: Memory levels with a per-access figure (``"register"`` is listed but has no cited figure).
 LEVELS = ("register", "sram_8kb", "sram_32kb", "sram_1mb", "dram")
 
 # (multiply, accumulate with a wide accumulator, accumulate at the same width) per precision.
-# bf16 has no entry of its own in the 45 nm table; its multiplier is taken as a 16-bit FP one.
+# bf16 has no entry of its own in the 45 nm table; its multiplier is taken as a 16-bit FP one there.
+# A table with its own bf16 entries (the 7 nm one) uses them: see _mac_parts.
 _MAC_PARTS = {
     "fp32": ("fp32_mult", "fp32_add", "fp32_add"),
     "fp16": ("fp16_mult", "fp32_add", "fp16_add"),
@@ -41,59 +51,101 @@ _MAC_PARTS = {
     "int8": ("int8_mult", "int32_add", "int8_add"),
 }
 
-_DATA: dict[str, Any] | None = None
+
+class MissingEnergyFigureError(ValueError):
+    """A figure the chosen node's table does not have (no cited value). A ValueError subclass."""
+
+    def __init__(self, node: str, figure: str, message: str) -> None:
+        super().__init__(message)
+        self.node = node
+        self.figure = figure
 
 
-def _data() -> dict[str, Any]:
-    global _DATA
-    if _DATA is None:
-        text = resources.files("accelkit").joinpath("data/energy_45nm.json").read_text(encoding="utf-8")
-        _DATA = json.loads(text)
-    return _DATA
+_DATA: dict[str, dict[str, Any]] = {}
 
 
-def table() -> dict[str, float]:
+def _node(node: str) -> str:
+    return _validate.choice("node", node, NODES)
+
+
+def _data(node: str = "45nm") -> dict[str, Any]:
+    node = _node(node)
+    if node not in _DATA:
+        text = resources.files("accelkit").joinpath(f"data/energy_{node}.json").read_text(encoding="utf-8")
+        _DATA[node] = json.loads(text)
+    return _DATA[node]
+
+
+def table(node: str = "45nm") -> dict[str, float]:
     """Picojoules per operation (e.g. ``"fp16_mult": 1.1``) and per 64-bit access at each memory
-    level (``"sram_32kb": 20.0``, ``"dram": 1950.0`` = midpoint of 1.3-2.6 nJ).
+    level (``"sram_32kb": 20.0``, ``"dram": 1950.0`` = midpoint of 1.3-2.6 nJ) in ``node``'s table.
 
-    ``"register"`` is absent: the source table has no register-file figure. Use
-    :func:`sources` for where each number comes from. Returns a fresh dict.
+    Figures with no cited value are absent (``"register"`` at 45 nm; every 7 nm figure until
+    one is read from a citable copy of Jouppi et al.'s table). Use :func:`sources` for where each
+    number comes from, and :func:`missing` for what is absent. Returns a fresh dict.
     """
-    data = _data()
-    result = {name: float(entry["picojoules"]) for name, entry in data["operations"].items()}
+    data = _data(node)
+    result = {name: float(entry["picojoules"]) for name, entry in data["operations"].items()
+              if entry["picojoules"] is not None}
     for level, entry in data["memory"].items():
         if entry["picojoules_per_64_bits"] is not None:
             result[level] = float(entry["picojoules_per_64_bits"])
     return result
 
 
-def sources() -> dict[str, str]:
-    """Where each figure in :func:`table` (and the missing ``"register"``) comes from."""
-    data = _data()
+def sources(node: str = "45nm") -> dict[str, str]:
+    """Where each figure in :func:`table` (and each missing one) comes from."""
+    data = _data(node)
     return {name: entry["source"]
             for group in ("operations", "memory") for name, entry in data[group].items()}
 
 
-def mac_picojoules(dtype: DType = "bf16", *, wide_accumulator: bool = True) -> float:
+def missing(node: str = "45nm") -> tuple[str, ...]:
+    """Names of the figures ``node``'s table lists without a cited value."""
+    present = table(node)
+    return tuple(name for name in sources(node) if name not in present)
+
+
+def _figure(node: str, name: str) -> float:
+    ops = table(node)
+    if name not in ops:
+        raise MissingEnergyFigureError(
+            node, name, f"the {node} energy table has no cited {name} figure "
+            f"({sources(node).get(name, 'not listed')}); use node='45nm' or add the figure with its source")
+    return ops[name]
+
+
+def _mac_parts(dtype: str, node: str) -> tuple[str, str, str]:
+    mult, wide_add, narrow_add = _MAC_PARTS[dtype]
+    if dtype == "bf16" and "bf16_mult" in sources(node):   # the table has bf16 entries of its own
+        mult, narrow_add = "bf16_mult", "bf16_add"
+    return mult, wide_add, narrow_add
+
+
+def mac_picojoules(dtype: DType = "bf16", *, wide_accumulator: bool = True,
+                   node: str = "45nm") -> float:
     """Energy of one multiply-accumulate: a multiply at ``dtype`` plus an add.
 
     With ``wide_accumulator`` (the default, as in tensor cores and MXUs) the add is 32-bit:
     bf16/fp16 → 1.1 + 0.9 = 2.0 pJ, fp32 → 3.7 + 0.9 = 4.6 pJ, int8 → 0.2 + 0.1 = 0.3 pJ.
-    Otherwise the add is at ``dtype`` width (fp16: 1.1 + 0.4 = 1.5 pJ).
+    Otherwise the add is at ``dtype`` width (fp16: 1.1 + 0.4 = 1.5 pJ). These are the 45 nm
+    figures; ``node="7nm"`` uses that table (its own bf16 entries where it has them).
 
     Raises:
-        ValueError: a precision the 45 nm table has no figures for (fp8), or an unknown one.
+        ValueError: a precision the tables have no figures for (fp8), or an unknown one or node.
+        MissingEnergyFigureError: the node's table lacks a cited figure this MAC needs.
     """
     dtype = dtypes.check(dtype)
+    node = _node(node)
     if dtype not in _MAC_PARTS:
-        raise ValueError(f"the 45 nm energy table has no {dtype} multiplier figure; "
+        raise ValueError(f"the {node} energy table has no {dtype} multiplier figure; "
                          f"use one of {sorted(_MAC_PARTS)}")
-    mult, wide_add, narrow_add = _MAC_PARTS[dtype]
-    ops = table()
-    return ops[mult] + ops[wide_add if wide_accumulator else narrow_add]
+    mult, wide_add, narrow_add = _mac_parts(dtype, node)
+    return _figure(node, mult) + _figure(node, wide_add if wide_accumulator else narrow_add)
 
 
-def access_picojoules(level: str, *, bytes: float = 8, estimate: str = "mid") -> float:  # noqa: A002
+def access_picojoules(level: str, *, bytes: float = 8, estimate: str = "mid",  # noqa: A002
+                      node: str = "45nm") -> float:
     """Energy to read or write ``bytes`` at a memory level (figures are per 64-bit = 8-byte access,
     scaled linearly with width).
 
@@ -101,16 +153,21 @@ def access_picojoules(level: str, *, bytes: float = 8, estimate: str = "mid") ->
         level: "sram_8kb", "sram_32kb", "sram_1mb" or "dram" ("register" has no cited figure).
         bytes: bytes moved (> 0); default one 64-bit access.
         estimate: for DRAM's 1.3-2.6 nJ range, "low", "mid" (default) or "high".
+        node: "45nm" (default) or "7nm".
 
     Raises:
-        ValueError: unknown level, "register", or bad bytes/estimate.
+        ValueError: unknown level or node, or bad bytes/estimate.
+        MissingEnergyFigureError: no cited figure for this level in the node's table
+            ("register" at 45 nm), a ValueError subclass.
     """
     level = _validate.choice("level", level, LEVELS)
     size = _validate.positive_float("bytes", bytes)
     estimate = _validate.choice("estimate", estimate, ("low", "mid", "high"))
-    entry = _data()["memory"][level]
+    node = _node(node)
+    entry = _data(node)["memory"][level]
     if entry["picojoules_per_64_bits"] is None:
-        raise ValueError(f"no cited energy figure for a {level} access: {entry['source']}")
+        raise MissingEnergyFigureError(
+            node, level, f"no cited energy figure for a {level} access: {entry['source']}")
     # Only DRAM has a range; for SRAM levels low = mid = high.
     key = f"picojoules_per_64_bits_{estimate}"
     per_64_bits = float(entry[key] if key in entry else entry["picojoules_per_64_bits"])
@@ -163,8 +220,8 @@ class EnergyBreakdown:
 
 
 def of_run(run: object, dtype: DType = "bf16", sram_level: str = "sram_32kb", *,
-           dram_estimate: str = "mid") -> EnergyBreakdown:
-    """Energy of an engine run from its counts, using the 45 nm table.
+           dram_estimate: str = "mid", node: str = "45nm") -> EnergyBreakdown:
+    """Energy of an engine run from its counts, using ``node``'s table (45 nm by default).
 
     Reads ``run.macs``, ``run.sram_reads`` and ``run.sram_writes`` (mappings of operand ->
     element count) and, if present, ``run.dram_reads`` / ``run.dram_writes`` (same form). Every element
@@ -186,18 +243,35 @@ def of_run(run: object, dtype: DType = "bf16", sram_level: str = "sram_32kb", *,
                      + _total("run.sram_writes", run.sram_writes))  # type: ignore[attr-defined]
     dram_elements = (_total("run.dram_reads", getattr(run, "dram_reads", None))
                      + _total("run.dram_writes", getattr(run, "dram_writes", None)))
-    per_mac = mac_picojoules(dtype)
+    per_mac = mac_picojoules(dtype, node=node)
     sram_bytes = float(sram_elements * element)
     dram_bytes = float(dram_elements * element)
     compute = macs * per_mac * 1e-12
-    sram = access_picojoules(sram_level, bytes=sram_bytes) * 1e-12 if sram_bytes else 0.0
-    dram = (access_picojoules("dram", bytes=dram_bytes, estimate=dram_estimate) * 1e-12
+    sram = access_picojoules(sram_level, bytes=sram_bytes, node=node) * 1e-12 if sram_bytes else 0.0
+    dram = (access_picojoules("dram", bytes=dram_bytes, estimate=dram_estimate, node=node) * 1e-12
             if dram_bytes else 0.0)
     return EnergyBreakdown(
         compute_joules=compute, sram_joules=sram, dram_joules=dram,
         total_joules=compute + sram + dram, macs=macs, sram_bytes=sram_bytes,
         dram_bytes=dram_bytes, dtype=dtype, sram_level=sram_level, picojoules_per_mac=per_mac,
     )
+
+
+def break_even_flops_per_byte(dtype: DType = "bf16", *, estimate: str = "mid",
+                              node: str = "45nm") -> float:
+    """Arithmetic intensity (FLOPs per DRAM byte, 2 FLOPs per MAC) at which DRAM energy equals
+    arithmetic energy: ``2 × (DRAM pJ per byte) / (pJ per MAC)``.
+
+    Above it a kernel's energy is mostly arithmetic; below it, mostly DRAM traffic. It depends on
+    the precision (an int8 MAC is cheaper, so its break-even is higher), on the DRAM figure
+    (Horowitz's 1.3-2.6 nJ range is DDR-era off-chip DRAM) and on the process node: it is not a
+    property of a chip, and it is not the roofline ridge (a ratio of speeds, not of energies).
+
+    Raises:
+        ValueError / MissingEnergyFigureError: as :func:`mac_picojoules` and :func:`access_picojoules`.
+    """
+    per_byte = access_picojoules("dram", bytes=1, estimate=estimate, node=node)
+    return 2.0 * per_byte / mac_picojoules(dtype, node=node)
 
 
 def _total(name: str, counts: object) -> int:
@@ -213,8 +287,11 @@ def tdp_joules(watts: float | None, seconds: float | np.ndarray,
                n_chips: int = 1) -> float | np.ndarray | None:
     """Energy of ``n_chips`` chips drawing their published power (TDP) for ``seconds``.
 
-    ``watts × n_chips × seconds``: an upper bound, as chips rarely sit at TDP. The one place the
-    library turns power into energy (training runs, decision scenarios). ``seconds`` may be an
+    ``watts × n_chips × seconds``: the accelerators alone at their rated power. It is *not* an
+    upper bound on a job's energy: chips often draw less than TDP, but the job also powers host
+    CPUs and memory, the network, storage and cooling (a data centre's PUE), none of which is
+    counted here, so the facility's meter reads more. The one place the library turns power
+    into energy (training runs, decision scenarios). ``seconds`` may be an
     array (a sweep); ``watts=None`` (a chip with no published power, such as TPU v5e) gives None.
 
     Raises:
@@ -280,5 +357,6 @@ def with_dram_floor(run: object) -> RunWithDramFloor:
         dram_reads={"A": M * K, "B": K * N}, dram_writes={"C": M * N})
 
 
-__all__ = ["EnergyBreakdown", "LEVELS", "RunWithDramFloor", "access_picojoules", "mac_picojoules",
-           "of_run", "sources", "table", "tdp_joules", "with_dram_floor"]
+__all__ = ["EnergyBreakdown", "LEVELS", "MissingEnergyFigureError", "NODES", "RunWithDramFloor",
+           "access_picojoules", "break_even_flops_per_byte", "mac_picojoules", "missing", "of_run",
+           "sources", "table", "tdp_joules", "with_dram_floor"]

@@ -1,7 +1,10 @@
 """Price: what a chip-hour buys, and what a run or a million tokens costs.
 
 Prices are on-demand list prices per chip-hour from the chip catalog, each with its provider and
-date (``chip.source("usd_per_hour")``). Providers differ by 2-3x for the same chip (H100: $10.80
+date (``chip.source("usd_per_hour")``). A list price is the seller's business decision, not a
+property of the silicon, and prices do not all cover the same thing: each carries a *basis*
+(:data:`BASES`): a Cloud TPU slice as billed, a GPU alone (the host VM billed on top, as for
+the GCP L4, T4 and V100 SKUs), or a whole instance per GPU. Compare like with like. Providers differ by 2-3x for the same chip (H100: $10.80
 on Google Cloud, $3.99 on Lambda), which can flip a GPU-vs-TPU cost comparison; every function
 takes ``usd_per_hour=`` to use another price, and :func:`alternatives` lists the other sourced ones.
 
@@ -20,11 +23,33 @@ from accelkit import _validate, chips
 from accelkit.dtypes import DType
 
 
+#: What a price covers, with the words a display should show for it.
+BASES = {
+    "tpu_slice": "Cloud TPU slice, per chip, as billed (no separate host VM)",
+    "gpu_only": "GPU only: the host VM is billed on top",
+    "vm_inclusive": "whole instance (host CPUs, memory) per GPU",
+    "unstated": "the source does not say what it covers",
+}
+
+#: The same, short enough for a widget's table row.
+SHORT_BASES = {
+    "tpu_slice": "TPU slice as billed",
+    "gpu_only": "GPU only, host VM extra",
+    "vm_inclusive": "incl. host VM",
+    "unstated": "basis not stated",
+}
+
+#: Pricing terms a point can carry.
+TERMS = ("on_demand", "spot", "3yr_commitment_model")
+
+
 class PricePoint(NamedTuple):
     """One sourced price for a chip-hour.
 
-    ``list_price`` is False for a point that is not a published on-demand list price (the TPU7x
-    point is a 3-year-commitment model); compare like with like by filtering on it.
+    ``list_price`` is False for a point that is not a published on-demand list price (a spot
+    price, the TPU7x 3-year-commitment model); ``basis`` is a key of :data:`BASES` (what the price
+    covers), ``terms`` one of :data:`TERMS`, ``caveat`` a warning ("" if none: the V100 entry
+    carries the 16 GB SKU's price). Compare like with like by filtering on them.
     """
 
     usd_per_hour: float
@@ -32,6 +57,27 @@ class PricePoint(NamedTuple):
     date: str
     source: str
     list_price: bool = True
+    basis: str = "unstated"
+    terms: str = "on_demand"
+    caveat: str = ""
+
+    @property
+    def basis_note(self) -> str:
+        """Short basis for a display: "GPU only, host VM extra", plus terms and caveat if any."""
+        note = SHORT_BASES.get(self.basis, self.basis)
+        if self.terms != "on_demand":
+            note += ", " + self.terms.replace("_", " ")
+        return note + (f"; {self.caveat}" if self.caveat else "")
+
+    @property
+    def label(self) -> str:
+        """Short on-screen description: provider, basis, terms and any caveat."""
+        parts = [self.provider, BASES.get(self.basis, self.basis)]
+        if self.terms != "on_demand":
+            parts.append(self.terms.replace("_", " "))
+        if self.caveat:
+            parts.append(self.caveat)
+        return "; ".join(parts)
 
 
 def usd_for(usd_per_hour: float | np.ndarray | None, seconds: float | np.ndarray,
@@ -122,8 +168,8 @@ def usd_per_million_tokens(chip: str | chips.Chip, tokens_per_second: float, n_c
 def alternatives(chip: str | chips.Chip) -> list[PricePoint]:
     """Other sourced prices for this chip (other providers or dates), not the catalog's own.
 
-    Empty where the reference lists none. A point may not be a list price (the TPU7x point is a
-    3-year-commitment model): its ``list_price`` is False and its ``provider`` says why.
+    Empty where the reference lists none. A point may not be a list price (a spot price; the TPU7x
+    point is a 3-year-commitment model): its ``list_price`` is False and its ``terms`` say which.
     """
     the_chip = chips.get(chip)
     return [PricePoint(*point) for point in the_chip.price_alternatives]
@@ -135,5 +181,18 @@ def price_points(chip: str | chips.Chip) -> list[PricePoint]:
     points = []
     if the_chip.usd_per_hour is not None:
         points.append(PricePoint(the_chip.usd_per_hour, the_chip.price_source, the_chip.price_date,
-                                 the_chip.source("usd_per_hour"), True))
+                                 the_chip.source("usd_per_hour"), True,
+                                 the_chip.price_basis or "unstated", "on_demand",
+                                 the_chip.price_caveat))
     return points + alternatives(the_chip)
+
+
+def lowest(chip: str | chips.Chip, *, include_spot: bool = False) -> PricePoint | None:
+    """The cheapest sourced price point for this chip (None if it has none).
+
+    Spot prices are left out unless ``include_spot``: a spot chip-hour can be taken back at any
+    moment, so it is not the same product as an on-demand one. (A commitment-model point such as
+    TPU7x's still counts, as it did before spot prices were listed; its ``terms`` say what it is.)
+    """
+    points = [p for p in price_points(chip) if include_spot or p.terms != "spot"]
+    return min(points, key=lambda p: p.usd_per_hour) if points else None

@@ -27,7 +27,8 @@ Conventions (on top of those of the cost models):
   lookups) move bytes without FLOPs, so they run at memory bandwidth. Tables must fit in the
   chips' pooled HBM (weights plus ``optimizer_bytes_per_param``).
 * **Utilization** is achieved FLOP/s over the chips' peak in the chosen precision (MFU).
-* **Energy** is published power (TDP) × chips × seconds: an upper bound; None for chips with
+* **Energy** is published power (TDP) × chips × seconds, the accelerators alone (not an upper
+  bound: hosts, network and cooling are not counted); None for chips with
   no published power (TPU v5e, v5p, v6e, 7x). **Dollars** use the catalog list price, or the
   lowest sourced price with ``price="lowest"`` (see :mod:`accelkit.price`); None with no price.
 """
@@ -211,7 +212,8 @@ def _price(the_chip: chips.Chip, which: str) -> float | None:
         return None
     if which == "list":
         return the_chip.usd_per_hour
-    return min(p.usd_per_hour for p in points)
+    cheapest = price.lowest(the_chip)          # on-demand (and commitment) points; spot left out
+    return None if cheapest is None else cheapest.usd_per_hour
 
 
 def _watts_seconds(the_chip: chips.Chip, n: int, seconds: float) -> float | None:

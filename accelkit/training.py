@@ -26,8 +26,9 @@ Conventions:
   parameter: bf16 weights and gradients, fp32 master weights and two Adam moments; Rajbhandari
   et al. 2020, ZeRO, section 3.1), sharded over all chips (FSDP / ZeRO-3) unless
   ``sharded=False``; plus activation checkpoints, bf16 d_model values per token per checkpoint.
-* **Energy** uses the chip's published power (TDP) × chips × seconds: an upper bound, as chips
-  rarely sit at TDP. TPU v5e, v5p, v6e and TPU7x have no published power: ``joules`` is then
+* **Energy** uses the chip's published power (TDP) × chips × seconds: the accelerators alone, not
+  an upper bound on the run (chips often draw less than TDP, but hosts, network, storage and
+  cooling, none counted, add to the facility's meter). TPU v5e, v5p, v6e and TPU7x have no published power: ``joules`` is then
   None and ``notes`` says so. Dollars likewise (None without a list price).
 """
 
@@ -86,7 +87,7 @@ class TrainingEstimate:
     seconds: float
     chip_hours: float
     usd: float | None
-    joules: float | None
+    joules: float | None              # accelerators at TDP only: no hosts, network or cooling
     # data-parallel communication (None when batch_tokens is not given or n_chips == 1)
     batch_tokens: float | None
     tokens_per_chip: float | None

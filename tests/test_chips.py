@@ -60,6 +60,22 @@ def test_capacity_is_gib_and_bandwidth_is_gb() -> None:
     assert ak.chips.get("TPU7x").hbm_bytes == 192 * 2**30
 
 
+def test_every_capacity_keeps_the_sources_number_and_unit() -> None:
+    """Cloud TPU docs write "16 GB" (v5e), "32 GB" (v6e) but "95 GiB" (v5p), "192 GiB" (7x);
+    NVIDIA writes "80 GB" (H100), "141 GB" (H200): the catalog keeps each as written, and
+    hbm_bytes is that number times 2**30 (HARDWARE_SOURCES.md §1 hbm_gib)."""
+    written = {"v5e": "16 GB", "v6e": "32 GB", "v5p": "95 GiB", "TPU7x": "192 GiB",
+               "H100": "80 GB", "H200": "141 GB", "B200": "180 GB"}
+    for name, text in written.items():
+        assert ak.chips.get(name).hbm_published == text
+    for chip in ak.chips.all():
+        number, unit = chip.hbm_published.split()
+        assert unit in ("GB", "GiB") and chip.hbm_bytes == int(float(number) * 2**30), chip.name
+    label = ak.chips.get("H100").hbm_label
+    assert label.startswith("80 GiB = 85.9 GB") and "'80 GB', a binary size" in label
+    assert "binary" not in ak.chips.get("v5p").hbm_label
+
+
 @pytest.mark.parametrize(
     ("alias", "expected"),
     [
@@ -192,8 +208,11 @@ def test_price_alternatives_are_sourced() -> None:
     h100 = ak.chips.get("H100")
     assert (3.99, "Lambda on-demand 8x H100 SXM, per GPU") == h100.price_alternatives[-1][:2]
     for chip in ak.chips.all():
-        for usd, provider, date, source, list_price in chip.price_alternatives:
+        for usd, provider, date, source, list_price, basis, terms, caveat in chip.price_alternatives:
             assert usd > 0 and provider and date and source and isinstance(list_price, bool)
+            assert basis in ak.price.BASES and terms in ak.price.TERMS and isinstance(caveat, str)
+            # a point that is not on-demand is never counted as a list price
+            assert list_price == (terms == "on_demand")
     # The one point the reference marks as a commitment model, not an on-demand list price.
     assert [a[4] for a in ak.chips.get("TPU7x").price_alternatives] == [False]
 

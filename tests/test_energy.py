@@ -162,3 +162,51 @@ def test_with_dram_floor_refuses_what_is_not_a_gemm_run():
     with pytest.raises(ValueError, match="run.K"):
         ak.energy.with_dram_floor(SimpleNamespace(M=1, N=1, K=0, macs=1, sram_reads={},
                                                   sram_writes={}))
+
+
+def test_45nm_is_the_default_node_and_7nm_invents_nothing() -> None:
+    assert energy.NODES == ("45nm", "7nm")
+    assert energy.table("45nm") == energy.table()
+    assert energy.missing() == ("register",)
+    # The 7 nm slot (Jouppi et al., ISCA 2021) holds no figure that was not read from a source:
+    # every entry it lists is missing, each with a source note saying why.
+    assert energy.table("7nm") == {}
+    src = energy.sources("7nm")
+    assert set(energy.missing("7nm")) == set(src)
+    assert {"bf16_mult", "int8_mult", "dram", "sram_32kb"} <= set(src)
+    assert all("Jouppi" in note and "left out rather than guessed" in note for note in src.values())
+    with pytest.raises(energy.MissingEnergyFigureError, match="7nm energy table has no cited bf16_mult") as err:
+        energy.mac_picojoules("bf16", node="7nm")
+    assert (err.value.node, err.value.figure) == ("7nm", "bf16_mult")
+    assert isinstance(err.value, ValueError)
+    with pytest.raises(energy.MissingEnergyFigureError, match="no cited energy figure for a dram access"):
+        energy.access_picojoules("dram", node="7nm")
+    with pytest.raises(ValueError, match="node must be one of"):
+        energy.table("5nm")
+
+
+def test_break_even_closed_form_and_how_far_it_moves() -> None:
+    # 2 FLOPs per MAC x (1950 pJ / 8 bytes) / 2.0 pJ per bf16 MAC = 243.75 FLOPs per byte
+    assert energy.break_even_flops_per_byte() == pytest.approx(2 * 1950 / 8 / 2.0)
+    assert energy.break_even_flops_per_byte("int8", estimate="high") == pytest.approx(2 * 2600 / 8 / 0.3)
+    assert energy.break_even_flops_per_byte("fp32", estimate="low") == pytest.approx(2 * 1300 / 8 / 4.6)
+    # precision and the DRAM figure alone move it by more than 20x
+    spread = (energy.break_even_flops_per_byte("int8", estimate="high")
+              / energy.break_even_flops_per_byte("fp32", estimate="low"))
+    assert spread > 20
+    with pytest.raises(energy.MissingEnergyFigureError):
+        energy.break_even_flops_per_byte(node="7nm")
+
+
+def test_of_run_takes_a_node() -> None:
+    run = SimpleNamespace(macs=10, sram_reads={"A": 4}, sram_writes={})
+    assert energy.of_run(run, node="45nm") == energy.of_run(run)
+    with pytest.raises(energy.MissingEnergyFigureError):
+        energy.of_run(run, node="7nm")
+
+
+def test_tdp_energy_is_not_called_an_upper_bound() -> None:
+    doc = energy.tdp_joules.__doc__ or ""
+    assert "not* an\n    upper bound" in doc or "not* an upper bound" in doc
+    for word in ("host", "network", "cooling"):
+        assert word in doc

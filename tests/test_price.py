@@ -77,8 +77,44 @@ def test_alternative_prices_from_the_reference() -> None:
     assert price.alternatives("TPU7x")[0].list_price is False
     for chip in ak.chips.all():
         for point in price.price_points(chip):
-            assert isinstance(point, price.PricePoint) and len(point) == 5
+            assert isinstance(point, price.PricePoint) and len(point) == 8
             assert point.usd_per_hour > 0 and point.source and isinstance(point.list_price, bool)
+            assert point.basis in price.BASES and point.terms in price.TERMS
+
+
+def test_every_catalog_price_says_what_it_covers() -> None:
+    """GCP's L4, T4 and V100 prices are the GPU SKU alone (HARDWARE_SOURCES.md §2: "GPU SKU only";
+    the host VM is billed on top), unlike a Lambda instance per GPU or a Cloud TPU slice."""
+    for chip in ak.chips.all():
+        if chip.usd_per_hour is None:
+            assert chip.price_basis == ""
+            continue
+        assert chip.price_basis in price.BASES, chip.name
+        assert chip.price_basis == "unstated" or chip.price_basis_source, chip.name
+    for name in ("L4", "T4", "V100"):
+        point = price.price_points(name)[0]
+        assert point.basis == "gpu_only" and "host VM extra" in point.basis_note
+    assert price.price_points("A100")[0].basis == "vm_inclusive"
+    assert {ak.chips.get(c).price_basis for c in ("v2", "v3", "v4", "v5e", "v5p", "v6e")} == {"tpu_slice"}
+
+
+def test_v100_price_is_marked_as_the_16gb_skus() -> None:
+    """The V100 entry is the 32 GB SXM2 part; every sourced V100 price is the 16 GB SKU's."""
+    v100 = ak.chips.get("V100")
+    assert v100.hbm_bytes == 32 * 2**30
+    for point in price.price_points(v100):
+        assert "16 GB SKU" in point.caveat and "16 GB SKU" in point.basis_note
+
+
+def test_spot_price_is_an_alternative_not_the_lowest_on_demand() -> None:
+    """SkyPilot GCP catalog 017e2502, row tpu-v6e-1 us-central1-b: Price 2.7, SpotPrice 0.64833."""
+    spot = [p for p in price.alternatives("v6e") if p.terms == "spot"]
+    assert [p.usd_per_hour for p in spot] == [0.64833]
+    assert spot[0].list_price is False and spot[0].basis == "tpu_slice"
+    assert price.lowest("v6e").usd_per_hour == 2.7
+    assert price.lowest("v6e", include_spot=True).usd_per_hour == 0.64833
+    assert price.lowest("H100").usd_per_hour == 3.99
+    assert price.lowest("TPU7x").terms == "3yr_commitment_model"
 
 
 def test_chip_without_a_list_price_is_a_clear_error() -> None:

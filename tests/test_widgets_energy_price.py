@@ -80,3 +80,15 @@ def test_quiz_and_worked_problem():
     assert not p.revealed and p.answer_html.value == ""
     text = p.reveal()
     assert p.revealed and f"{4096 ** 3 * ak.energy.mac_picojoules('bf16') * 1e-12:.3g} J" in text
+
+
+def test_flops_per_dollar_shows_each_prices_basis():
+    w = flops_per_dollar_explorer()
+    bases = w.view.result.bases
+    assert set(bases["GPU only, host VM extra"]) >= {"L4", "T4"}
+    assert any(note.startswith("GPU only, host VM extra; the 16 GB SKU") for note in bases)
+    assert "price basis: GPU only, host VM extra" in w.html.value
+    assert "price basis: TPU slice as billed" in w.html.value
+    # spot and commitment points are listed with their basis, not drawn as bars
+    assert "not list prices (not drawn)" in w.html.value and "spot" in w.html.value
+    assert w.view.result.prices[ak.chips.get("v6e").name].usd_per_hour == 2.7

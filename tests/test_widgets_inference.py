@@ -117,3 +117,19 @@ def test_worked_problem_hides_then_computes_its_answer():
     full = inference.decode_step("llama-3-70b", "H100", 8, limit, 4096)
     assert f"<b>{limit}</b>" in text and f"${full.usd_per_million_tokens:.2f}" in text
     assert w.revealed and w.answer_html.value == text
+
+
+def test_serving_cost_explorer_shows_each_prices_basis_and_leaves_spot_out():
+    w = serving_cost_explorer()
+    # GCP's L4 price is the GPU alone; the screen says so beside the number
+    assert "NVIDIA L4 at $0.56/h (GPU only, host VM extra)" in w.html.value
+    assert "(TPU slice as billed)" in w.html.value
+    w.controls["price"].value = "lowest"
+    # a spot chip-hour is not an on-demand one: "lowest" keeps v6e at its on-demand $2.70
+    assert w.view.result["TPU v6e (Trillium)"][1] == 2.7
+    assert "H100 (SXM) at $3.99/h (incl. host VM)" in w.html.value
+
+
+def test_kv_cache_explorer_labels_capacity_units():
+    w = kv_cache_explorer()
+    assert "80 GiB = 85.9 GB (source: '80 GB', a binary size)" in w.html.value

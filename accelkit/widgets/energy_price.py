@@ -293,14 +293,23 @@ def flops_per_dollar_explorer() -> Explorer:
         if h100.name in result_fpd and v5p.name in result_fpd:
             a, b = result_prices[h100.name], result_prices[v5p.name]
             winner = "H100" if result_fpd[h100.name] > result_fpd[v5p.name] else "TPU v5p"
-            lines += [(f"H100 at ${a.usd_per_hour:.2f}/h ({a.provider})",
+            lines += [(f"H100 at ${a.usd_per_hour:.2f}/h ({a.provider}; {a.basis_note})",
                        si(result_fpd[h100.name], "FLOPs")),
-                      (f"TPU v5p at ${b.usd_per_hour:.2f}/h ({b.provider})",
+                      (f"TPU v5p at ${b.usd_per_hour:.2f}/h ({b.provider}; {b.basis_note})",
                        si(result_fpd[v5p.name], "FLOPs")),
                       ("cheaper FLOPs of the two", winner)]
+        # What each bar's price covers, on screen: a GPU-only price leaves out the host VM.
+        by_basis: dict[str, list[str]] = {}
+        for name, p in result_prices.items():
+            by_basis.setdefault(p.basis_note, []).append(_short(name))
+        lines += [(f"price basis: {note}", ", ".join(names)) for note, names in by_basis.items()]
+        others = [f"{_short(c.name)} ${p.usd_per_hour:.2f}/h ({p.basis_note})"
+                  for c in chips.all() for p in price.price_points(c) if not p.list_price]
+        if others:
+            lines.append(("not list prices (not drawn)", "; ".join(others)))
         lines.append(("no list price (not shown)", ", ".join(_short(c.name) for c in unpriced_all)))
         result = SimpleNamespace(choice=choice, dtype=dtype, mfu=mfu, flops_per_dollar=result_fpd,
-                                 prices=result_prices)
+                                 prices=result_prices, bases=by_basis)
         return View(figure=figure, text=table_html(lines), result=result)
 
     return Explorer(controls, render, title="FLOPs per dollar — and whose price list?", columns=3)

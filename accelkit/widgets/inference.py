@@ -136,7 +136,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
     kv_bar = ax.barh([0], [1.0], left=[1.0], color="#ef6c00", label="KV cache")[0]
     hbm_line = ax.axvline(1.0, color="#b00020", linewidth=2, label="HBM of the chips")
     ax.set_yticks([])
-    ax.set_xlabel("gigabytes (10^9 bytes)")
+    ax.set_xlabel("GB (10^9 bytes; vendors' '80 GB' of HBM is 80 GiB = 85.9 GB)")
     ax.legend(loc="lower right", fontsize=8)
 
     def render(v: dict) -> View:
@@ -156,6 +156,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
             ("KV cache per sequence", si(d.kv_cache_bytes / v["batch"], "B")),
             ("KV cache for the batch", si(d.kv_cache_bytes, "B")),
             ("weights", si(d.weight_bytes, "B")),
+            ("HBM per chip", chips.get(v["chip"]).hbm_label),
             ("largest batch that fits", f"{limit:,}"),
             ("time per decode step", f"{d.seconds * 1e3:,.1f} ms"),
         ], caption=d.message)
@@ -293,8 +294,8 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
             chip = chips.get(name)
             n = scenarios.replica_chips(v["model"], chip, headroom=1.5)
             sweep = inference.decode_sweep(v["model"], [chip], BATCHES, n, v["context"])
-            hourly = min(p.usd_per_hour for p in price.price_points(chip)) \
-                if v["price"] == "lowest" else chip.usd_per_hour
+            point = price.lowest(chip) if v["price"] == "lowest" else price.price_points(chip)[0]
+            hourly = point.usd_per_hour
             fits = sweep.fits[0]
             if not fits.any():
                 lines[name].set_data([], [])
@@ -304,8 +305,8 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
             lines[name].set_data(BATCHES[fits], usd)
             low, high = min(low, usd.min()), max(high, usd.max())
             result[chip.name] = (n, hourly, BATCHES[fits], usd)
-            rows.append((f"{n} x {chip.name} at ${hourly:g}/h", f"batch 1: ${usd[0]:,.2f}; "
-                         f"batch {BATCHES[fits][-1]:,}: ${usd[-1]:,.3f}"))
+            rows.append((f"{n} x {chip.name} at ${hourly:g}/h ({point.basis_note})",
+                         f"batch 1: ${usd[0]:,.2f}; batch {BATCHES[fits][-1]:,}: ${usd[-1]:,.3f}"))
         ax.set_ylim(low / 1.5, high * 1.5)
         return View(figure=figure, text=table_html(rows, caption="cost per million generated "
                                                    "tokens, batch 1 and the largest batch that "

@@ -125,8 +125,12 @@ def where_flops_go(model: str = "llama-3-8b", phase: str = "forward", batch: int
                             {op.kind: op.bytes / moved for op in parts}],
                            f"{_short(model_.display_name)}, {values['phase']}, batch "
                            f"{values['batch']}: where the work goes")
+        tokens = (f"{model_.seq_len:,} tokens (the model's default)"
+                  if values["phase"] in ("forward", "train") and getattr(model_, "seq_len", None)
+                  else "n/a")
         summary = table_html([
             ("parameters", si(model_.params, "", 3)),
+            ("sequence length", tokens),
             ("FLOPs of this pass", si(flops, "FLOP")),
             ("bytes moved (no fusion)", si(moved, "B")),
             ("matrix products (matmul, conv, recurrent, attention): share of FLOPs",
