@@ -80,7 +80,8 @@ def _server_memory(workdir: Path) -> tuple[float, float]:
            "JUPYTER_RUNTIME_DIR": str(workdir / "runtime")}
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ROOT}"],
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ROOT}",
+         *(["--allow-root"] if os.geteuid() == 0 else [])],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         base = f"http://127.0.0.1:{port}"
