@@ -167,6 +167,8 @@ class Hub:
                 f"{key!r}: lambda spawner, v={value!r}: v.replace('/home/jovyan', spawner.home_dir)"
                 for key, value in environment.items()),
             "c.Spawner.start_timeout = 90",
+            # Answer a spawn request at once (202) instead of after 10 s, so servers start together.
+            "c.JupyterHub.tornado_settings = {'slow_spawn_timeout': 0}",
             "c.Spawner.http_timeout = 90",
             "c.JupyterHub.services = [{'name': 'course-test', 'api_token': %r}]" % self.token,
             "c.JupyterHub.load_roles = [{'name': 'course-test', 'services': ['course-test'],"
