@@ -38,6 +38,7 @@ import subprocess
 import sys
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import parse_qsl, quote
 
@@ -403,8 +404,8 @@ def test_recipe_settings_reach_each_server(learners):
 def test_each_learner_gets_the_notebooks_and_runs_a_lesson_in_their_own_kernel(learners):
     people, _ = learners
     target = next(iter(people.values())).opened["query"]["targetpath"]
-    for name, lesson in USERS.items():
-        learner = people[name]
+    def works(name: str) -> None:
+        learner, lesson = people[name], USERS[name]
         # The link lands on lesson 00 in the checkout, and every lesson and exercise is there.
         assert learner.opened["urlpath"].startswith(f"lab/tree/{target}/lessons/"), learner.opened
         listing = learner.rest("GET", f"/contents/{target}/lessons").json()["content"]
@@ -413,6 +414,11 @@ def test_each_learner_gets_the_notebooks_and_runs_a_lesson_in_their_own_kernel(l
         assert (learner.home / target / "exercises").is_dir()
         texts = learner.run_notebook(f"{target}/{lesson}")
         assert any(text.strip() for text in texts), f"{lesson} printed nothing for {name}"
+
+    # The learners work at the same time, each in their own server and kernel.
+    with ThreadPoolExecutor(len(USERS)) as pool:
+        for done in [pool.submit(works, name) for name in USERS]:
+            done.result()
     kernels = {name: {k["id"] for k in people[name].rest("GET", "/kernels").json()} for name in USERS}
     assert all(not ids for ids in kernels.values()), kernels  # each run shut its kernel down
 
