@@ -44,10 +44,9 @@ from urllib.parse import parse_qsl, quote
 
 import nbformat
 import pytest
-
-requests = pytest.importorskip("requests")
-websocket = pytest.importorskip("websocket")
-yaml = pytest.importorskip("yaml")
+import requests  # these three are in pyproject.toml's test extra: never skipped for want of them
+import websocket
+import yaml
 
 from jupyter_server.services.kernels.connection.base import deserialize_binary_message  # noqa: E402
 

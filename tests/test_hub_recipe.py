@@ -11,10 +11,10 @@ import re
 import sys
 
 import pytest
+import yaml
 
 from tests.notebook_runner import ROOT
 
-yaml = pytest.importorskip("yaml")
 sys.path.insert(0, str(ROOT / "docs"))
 
 import make_plans  # noqa: E402
