@@ -1,6 +1,8 @@
 """Measure each lesson and exercise notebook, for the instructor's workshop plan.
 
-Run: ``python benchmarks/lesson_timings.py`` (about a minute). For every notebook it measures
+Run: ``python benchmarks/lesson_timings.py`` (about a minute; ``--write`` also saves the rows to
+``docs/timings.json``, from which ``python docs/make_plans.py`` builds the workshop plans). For
+every notebook it measures
 what a script can measure honestly:
 
 * ``run s``: wall time to execute it top to bottom in a fresh kernel on this machine (what a
@@ -58,7 +60,9 @@ def measure(path: Path) -> dict:
                + tasks * MINUTES_PER_EXERCISE_TASK)
     return {"notebook": str(path.relative_to(ROOT)), "run_seconds": round(seconds, 1), "words": words,
             "code_cells": len(code), "widgets": widgets, "questions": questions, "tasks": tasks,
-            "planned_minutes": round(minutes)}
+            "planned_minutes": round(minutes),
+            # Reading and running, without the tasks: an exercise's share of it goes with each task.
+            "reading_minutes": round(minutes - tasks * MINUTES_PER_EXERCISE_TASK, 1)}
 
 
 def main() -> None:
@@ -75,6 +79,21 @@ def main() -> None:
           f"{MINUTES_PER_EXERCISE_TASK} min/exercise task")
     if "--json" in sys.argv:
         print(json.dumps(rows, indent=1))
+    if "--write" in sys.argv:
+        import os
+        import platform
+        from datetime import date
+
+        out = ROOT / "docs" / "timings.json"
+        out.write_text(json.dumps({
+            "measured_on": date.today().isoformat(),
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+            "command": "python benchmarks/lesson_timings.py --write",
+            "rates": {"words_per_minute": WORDS_PER_MINUTE, "minutes_per_code_cell": MINUTES_PER_CODE_CELL,
+                      "minutes_per_widget": MINUTES_PER_WIDGET, "minutes_per_question": MINUTES_PER_QUESTION,
+                      "minutes_per_exercise_task": MINUTES_PER_EXERCISE_TASK},
+            "notebooks": rows}, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {out.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -19,9 +19,30 @@ import nbformat  # noqa: E402
 
 from accelkit import widgets  # noqa: E402
 from accelkit.exercises import questions  # noqa: E402
+from accelkit.exercises._core import ChoiceQuestion, NumberQuestion  # noqa: E402
 from accelkit.widgets.quiz import MultipleChoice  # noqa: E402
 
 QUIZ_CALL = re.compile(r"\b(\w*quiz\w*)\(\)")
+
+
+def number_text(value: float) -> str:
+    """A number as the key shows it: exact for integers, else four significant figures."""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    if 1e-3 <= abs(value) < 1e6:
+        return f"{value:,.4g}" if abs(value) >= 1 else f"{value:.4g}"
+    return f"{value:.4e}"
+
+
+def answer_line(question) -> str | None:
+    """The answer itself, computed by the checker's own reference (not from the solution text)."""
+    if isinstance(question, NumberQuestion):
+        tolerance = "exactly" if question.rel_tol == 0 else f"within ±{question.rel_tol * 100:g}%"
+        return (f"**Answer: {number_text(question.expected)}** "
+                f"(the checker accepts it {tolerance}; computed by the library).")
+    if isinstance(question, ChoiceQuestion):
+        return f"**Answer: `{question._expected()!r}`** (one of {', '.join(map(repr, question.options))})."
+    return None
 
 
 def _lesson_quizzes(path: Path) -> list[MultipleChoice]:
@@ -57,6 +78,9 @@ def render() -> str:
             lines += [f"### Exercises ([{exercise.name}](../exercises/{exercise.name}))", ""]
             for name, question in sorted(questions(module).items()):
                 lines += [f"**{name}.** {question.prompt}", ""]
+                answer = answer_line(question)
+                if answer:
+                    lines += [answer, ""]
                 lines += ["```python", question.solution_code, "```", ""]
                 if question.hints:
                     lines.append("Hints: " + " / ".join(question.hints))
