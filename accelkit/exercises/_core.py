@@ -223,8 +223,11 @@ class NumberQuestion(Question):
         expected = self.expected
         if math.isclose(value, expected, rel_tol=self.rel_tol, abs_tol=1e-12):
             return self._say(CORRECT, "correct!")
-        slip = name_slip(value, expected, self.rel_tol,
-                         {message: float(f()) for message, f in self.slips.items()})
+        # For a small whole-number answer (a count of chips, folds, cycles) "2× too small" would
+        # give the answer away: keep to the directional nudge there.
+        small_count = expected == int(expected) and abs(expected) < 100
+        slip = "" if small_count else name_slip(
+            value, expected, self.rel_tol, {message: float(f()) for message, f in self.slips.items()})
         nudge = slip or (self.too_high if value > expected else self.too_low)
         return self._say(INCORRECT, f"not yet. {nudge} (accepted: {tolerance_text(self.rel_tol)})")
 

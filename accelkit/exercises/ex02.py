@@ -99,8 +99,8 @@ q4 = ChoiceQuestion(
     options=["memory", "issue"], expected=_tc_bound,
     hints=["Open the tensor-core lab at 1024 and compare issue cycles with memory cycles."],
     solution='q4_answer = "memory"',
-    nudges={"issue": "Compare the issue cycles with the memory cycles in the tensor-core lab at "
-                     "1024, with the 16×8×16 MMA selected."})
+    nudges={"issue": "Compare the two cycle counts in the tensor-core lab at 1024, with the "
+                     "16×8×16 MMA selected: which one is larger?"})
 
 
 q5 = ExplainQuestion(

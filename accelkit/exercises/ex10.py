@@ -29,7 +29,7 @@ q2 = NumberQuestion(
     "Llama-3-8B? (a whole number)",
     expected=lambda: training.estimate(model="llama-3-8b", tokens=1e9, chip="H100",
                                        n_chips=1).min_chips_to_fit,
-    rel_tol=1e-9,
+    rel_tol=0.0,
     hints=["Bytes needed = params × 16; ak.models.get('llama-3-8b').params.",
            "Divide by one H100's HBM (ak.chips.get('H100').hbm_bytes) and round up."],
     solution="import math\nimport accelkit as ak\n"
