@@ -68,9 +68,11 @@ def test_called_by_keyword_or_by_position_and_the_prompt_says_so(key, capsys):
     q = ALL[key]
     assert KEYWORD_NOTE in q.prompt
     n = len(q.parameters)
-    names = [f"arg{i}" for i in range(n)]
-    renamed = eval(f"lambda {', '.join(names)}: reference({', '.join(names)})",  # noqa: S307
-                   {"reference": q._reference})  # a test-built function, not learner input
+
+    def renamed(*values):  # no parameter names the prompt uses: must be called by position
+        assert len(values) == n
+        return q._reference(*values)
+
     outcome, out = _said(q, renamed, capsys)
     assert outcome == CORRECT and "by position, in that order" in out, out
     outcome, out = _said(q, lambda only: 1, capsys)
