@@ -220,8 +220,9 @@ def decision_quiz() -> MultipleChoice:
                   "replica set the latency, and you pay for idle FLOPs.",
                   "Replicas serve different users and do not talk to each other; within one "
                   "replica tensor parallelism does communicate, but the lab does not model it.",
-                  "The prompt is processed once (prefill, the time to first token); every "
-                  "later token costs a decode step."])
+                  "The prompt is processed once (prefill, the time to first token). Each later "
+                  "token does read the prompt's KV cache, but at batch 4 that is small beside "
+                  "the weights every decode step reads."])
 
 
 def decision_worked_problem() -> WorkedProblem:
