@@ -313,3 +313,15 @@ def test_the_right_answers_are_marked_correct_in_any_plain_form(key, capsys):
 def test_true_statements_follow_no_common_letter_pattern():
     keys = [frozenset(q.expected) for q in _of(ExplainQuestion).values()]
     assert len(set(keys)) >= len(keys) // 2, keys
+
+
+@pytest.mark.parametrize("key", sorted(k for k, q in ALL.items()
+                                       if isinstance(q, (FunctionQuestion, NumberQuestion))
+                                       and q.slips))
+def test_every_question_specific_slip_is_named_when_made(key, capsys):
+    """Each slip a question lists is wrong on its teaching case (or value) and gets its nudge."""
+    q = ALL[key]
+    for message, wrong in q.slips.items():
+        answer = wrong if isinstance(q, FunctionQuestion) else wrong()
+        outcome, out = _said(q, answer, capsys)
+        assert outcome == INCORRECT and message in out, (key, message, out)
