@@ -20,7 +20,8 @@ def _function():
 
     return FunctionQuestion("q2", "square", reference=reference,
                             cases=lambda rng: [{"n": int(x)} for x in rng.integers(1, 100, 5)],
-                            rel_tol=1e-9, hints=["multiply"], solution="def square(n):\n    return n * n")
+                            rel_tol=1e-9, hints=["multiply"], teaching_case={"n": 10},
+                            solution="def square(n):\n    return n * n")
 
 
 @pytest.mark.parametrize("answer, outcome", [
@@ -71,14 +72,28 @@ def test_choice_and_explain_outcomes(capsys):
     assert "ridge point" in capsys.readouterr().out
     assert choice.check("latency") == INCORRECT
     assert choice.check(3) == INCORRECT
-    explain = ExplainQuestion("q4", "why?", concepts={"bandwidth": ["bandwidth", "bytes"],
-                                                     "reuse": ["reuse", "re-use"]},
-                              hints=[], solution="...")
-    assert explain.check("") == NOT_ATTEMPTED
-    assert explain.check("too short") == INCORRECT
-    assert explain.check("the chip waits on memory bandwidth because every byte is read once") == INCORRECT
-    assert "reuse" in capsys.readouterr().out.split("\n")[-2]
-    assert explain.check("the chip waits on bandwidth, and reuse of each byte in the array helps") == CORRECT
+    explain = ExplainQuestion("q4", "why?", statements=[
+        ("the chip waits on memory bandwidth", True, "bytes per FLOP are high"),
+        ("each byte is reused many times in the array", True, "systolic reuse"),
+        ("the clock slows down", False, "no clock scaling"),
+        ("the FLOPs double", False, "they do not"),
+    ], hints=[], solution='q4_explanation = "..."')
+    true = set(explain.expected)
+    assert len(true) == 2 and explain.solution_code.splitlines()[1] == \
+        "q4_answer = {" + ", ".join(repr(t) for t in sorted(true)) + "}"
+    assert explain.check("") == NOT_ATTEMPTED and explain.check(None) == NOT_ATTEMPTED
+    assert explain.check(set()) == NOT_ATTEMPTED
+    assert explain.check("the chip waits on memory bandwidth and reuse") == INCORRECT  # prose
+    assert "letters of the true statements" in capsys.readouterr().out
+    assert explain.check({"z"}) == INCORRECT
+    assert explain.check(set(explain.letters)) == INCORRECT
+    assert "2 of your 4 picks are false" in capsys.readouterr().out
+    assert explain.check(true) == CORRECT
+    assert explain.check(", ".join(sorted(true)).upper()) == CORRECT
+    assert explain.check(sorted(true)) == CORRECT
+    with pytest.raises(ValueError, match="two true and two false"):
+        ExplainQuestion("q", "?", statements=[("a", True, ""), ("b", True, ""), ("c", True, ""),
+                                              ("d", False, "")], hints=[], solution="")
 
 
 def test_hints_are_progressive_and_solution_only_on_request(capsys):

@@ -72,7 +72,7 @@ def test_commitment_prices_are_not_list_prices():
 
 def test_quiz_and_worked_problem():
     q = energy_quiz()
-    q.select(0)
+    q.select(q.position(0))
     assert q.check()[0] is False
     q.select(q.correct)
     assert q.check()[0] is True

@@ -99,7 +99,7 @@ def test_worked_problem_hidden_until_asked():
 
 def test_quiz():
     q = roofline_quiz()
-    q.select(1)
+    q.select(q.correct)
     assert q.check()[0]
-    q.select(0)
+    q.select(q.position(0))
     assert not q.check()[0]

@@ -82,9 +82,9 @@ def test_tile_comparison_curves_come_from_the_engines():
 
 def test_quiz_and_worked_problem():
     q = shapes_quiz()
-    q.select(0)
+    q.select(q.position(0))
     assert q.check()[0] is False
-    q.select(1)
+    q.select(q.correct)
     assert q.check()[0] is True
     problem = shapes_worked_problem()
     text = problem.reveal()

@@ -88,10 +88,10 @@ def test_worked_problem_hides_then_shows_the_engine_numbers():
 
 def test_quiz_right_and_wrong():
     q = simd_quiz()
-    q.select(1)
+    q.select(q.correct)
     assert q.check()[0]
-    q.select(0)
+    q.select(q.position(0))  # written first: "every taking lane"
     right, message = q.check()
     assert not right and "warps" in message
     rare = Branchy(ELEMENTS, 0.02).run(SIMDMachine())
-    assert f"{rare.diverged_warps} of {rare.warps}" in q.options[1]
+    assert f"{rare.diverged_warps} of {rare.warps}" in q.options[q.correct]

@@ -21,11 +21,11 @@ def test_start_quiz_gives_feedback_for_each_option():
 
     q = start_quiz()
     assert q.check() == (False, "Pick an option first.")
-    q.select(0)
+    q.select(q.position(0))  # written first: the clock
     right, message = q.check()
     assert not right and "clock" in message
     q.widget  # builds the ipywidgets view; choosing there drives the same object
-    q._radio.index = 1
+    q._radio.index = q.correct
     right, message = q.check()
     assert right and "Lesson 04" in message and "Correct" in q._out.value
 

@@ -110,9 +110,9 @@ def test_reuse_comparison_counts_reads_with_the_engines():
 
 def test_quiz_and_worked_problem():
     q = systolic_quiz()
-    q.select(1)
+    q.select(q.position(1))
     assert q.check()[0] is False
-    q.select(0)
+    q.select(q.correct)
     assert q.check()[0] is True
     problem = systolic_worked_problem()
     assert not problem.revealed

@@ -60,7 +60,7 @@ def test_published_runs_put_the_estimate_beside_the_reported_figure():
 
 def test_quiz_and_worked_problem():
     q = training_quiz()
-    q.select(0)
+    q.select(q.position(0))
     assert not q.check()[0]
     q.select(q.correct)
     assert q.check()[0]

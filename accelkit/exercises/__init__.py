@@ -1,8 +1,10 @@
 """Exercise checkers, one module per lesson: ``from accelkit.exercises import ex05``.
 
-``ex05.q1.check(answer)`` says correct / incorrect (with a nudge, never the answer) / not
-attempted; ``ex05.q1.hint()`` gives progressive hints; ``ex05.q1.solution()`` shows the
-solution only when asked. See :mod:`accelkit.exercises._core`.
+``ex05.q1.check(answer)`` says correct / incorrect (with a nudge that names a common slip where
+one matches, never the answer) / not attempted; ``ex05.q1.hint()`` gives progressive hints;
+``ex05.q1.solution()`` shows the solution only when asked. Function questions show a small
+teaching case with expected and got; explain-questions are answered by picking the true
+statements. See :mod:`accelkit.exercises._core`.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ import importlib
 from typing import Any
 
 from accelkit.exercises._core import (CORRECT, INCORRECT, NOT_ATTEMPTED, ChoiceQuestion,
-                                      ExplainQuestion, FunctionQuestion, NumberQuestion)
+                                      ExplainQuestion, FunctionQuestion, NumberQuestion, Outcome)
 
 __all__ = ["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "ChoiceQuestion", "ExplainQuestion",
-           "FunctionQuestion", "NumberQuestion"] + [f"ex{n:02d}" for n in range(1, 11)]
+           "FunctionQuestion", "NumberQuestion", "Outcome"] + [f"ex{n:02d}" for n in range(1, 11)]
 
 
 def __getattr__(name: str) -> Any:

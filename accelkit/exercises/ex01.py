@@ -66,6 +66,13 @@ q3 = FunctionQuestion(
     "tuple of Operation, as model.operations() returns) that belongs to operations of that "
     "`kind` (e.g. 'matmul').",
     reference=_flops_share_reference, cases=_flops_share_cases, rel_tol=1e-9,
+    teaching_case={"operations": models.get("llama-2-7b").operations(batch=1), "kind": "matmul"},
+    teaching_label="operations=ak.models.get('llama-2-7b').operations(batch=1), kind='matmul'",
+    slips={"You returned the share of the bytes; the question asks for the FLOPs.":
+           lambda operations, kind: models.kind_share(operations, kind).bytes_fraction,
+           "You returned the FLOPs of that kind, not their fraction of the total: divide by the "
+           "sum over all operations.":
+           lambda operations, kind: sum(op.flops for op in operations if op.kind == kind)},
     hints=["Each Operation has .kind and .flops.",
            "Sum the FLOPs of the operations whose kind matches, and divide by the sum of all."],
     solution='''def flops_share(operations, kind):
@@ -76,17 +83,27 @@ q4 = ExplainQuestion(
     "q4",
     "In the lesson's widget, pick the 2-layer LSTM. Its recurrent matmul is about a third of "
     "the FLOPs but nearly all the bytes. Explain why, in two or three sentences.",
-    concepts={
-        "that the weight matrix is read again at every time step":
-            ("every step", "each step", "every time step", "each time step", "re-read",
-             "reread", "again", "per step"),
-        "how few rows (the batch) each step multiplies":
-            ("batch", "few rows", "one row", "small", "vector"),
-    },
+    statements=[
+        ("The input projection can multiply every time step's inputs at once, so it reads its "
+         "weights once for many rows.", True,
+         "it has the same FLOPs as the recurrent matmul but a few percent of its bytes"),
+        ("The recurrent matmul does more FLOPs per weight byte than the input projection, which "
+         "is why it dominates the bytes.", False,
+         "the reverse: about 1 FLOP per byte against about 34 for the input projection"),
+        ("Each time step needs the previous step's hidden state, so the recurrent matmul "
+         "multiplies only the batch's few rows at a time.", True,
+         "step t + 1 cannot start before step t, so the rows cannot be gathered into one big matmul"),
+        ("Its bytes are mostly activations: the hidden state written at each step is much larger "
+         "than the weight matrix W_hh.", False,
+         "the hidden state is batch × hidden, tiny beside the hidden × 4·hidden weights"),
+        ("The recurrent weight matrix W_hh is read from memory again at every time step.", True,
+         "so its bytes are counted once per step, and there are as many steps as tokens"),
+        ("The LSTM's gates are elementwise operations, and they are what makes the bytes large.",
+         False, "the elementwise cells are about 0.1% of the bytes in the widget"),
+    ],
     hints=["What must an LSTM finish before it can start time step t + 1?",
            "How many rows does the recurrent matmul multiply at once, and how often does it "
            "read W_hh?"],
-    solution='q4_answer = ("Each time step depends on the previous one, so the recurrent '
+    solution='q4_explanation = ("Each time step depends on the previous one, so the recurrent '
              'matmul multiplies only batch rows at a time and must re-read the whole weight '
              'matrix W_hh at every step. Few FLOPs per weight byte: the bytes dominate.")')
-

@@ -72,6 +72,14 @@ q3 = FunctionQuestion(
     "operation. Memory needs ceil(transactions × latency ÷ in_flight) cycles (Little's law); "
     "issue and memory overlap; the first access's latency cannot be hidden.",
     reference=_reference_cycles, cases=_cases, rel_tol=0.0,
+    teaching_case={"issue_cycles": 1000, "transactions": 400, "latency": 100, "in_flight": 20},
+    slips={"You added issue and memory cycles: they overlap, so the larger one sets the pace "
+           "(a max, not a sum).":
+           lambda issue_cycles, transactions, latency, in_flight:
+           issue_cycles + -(-transactions * latency // in_flight) + latency,
+           "Close: the first access's latency cannot be hidden; add it once on top.":
+           lambda issue_cycles, transactions, latency, in_flight:
+           max(issue_cycles, -(-transactions * latency // in_flight))},
     hints=["The larger of issue and memory sets the pace.",
            "Add one latency on top, when there was any transaction. Use -(-a // b) for ceil."],
     solution='''def cycles(issue_cycles, transactions, latency, in_flight):
@@ -91,7 +99,8 @@ q4 = ChoiceQuestion(
     options=["memory", "issue"], expected=_tc_bound,
     hints=["Open the tensor-core lab at 1024 and compare issue cycles with memory cycles."],
     solution='q4_answer = "memory"',
-    nudges={"issue": "The MMA unit does 64× the work per instruction: look at what is left."})
+    nudges={"issue": "Compare the two cycle counts in the tensor-core lab at 1024, with the "
+                     "16×8×16 MMA selected: which one is larger?"})
 
 
 q5 = ExplainQuestion(
@@ -99,12 +108,22 @@ q5 = ExplainQuestion(
     "In the divergence lab, set 'instructions per side' to 4 and move the share of lanes taking "
     "the branch from 0 to 0.5. The slowdown stays at 1.00×. With 64 per side it nearly doubles. "
     "Explain what you see.",
-    concepts={"memory as the bound": ["memory", "bandwidth", "transaction"],
-              "latency hiding / overlap": ["hid", "overlap", "bound", "pace", "wait"],
-              "both sides of the branch": ["both sides", "both branches", "mask", "twice", "extra instructions"]},
+    statements=[
+        ("With 4 instructions per side no warp diverges, so there is nothing extra to run.", False,
+         "at a share of 0.5 nearly every warp diverges, with 4 or 64 per side; only the cost differs"),
+        ("A diverged warp runs both sides of the branch, one after the other, with the lanes of "
+         "the side not taken masked off.", True, "that is what divergence costs: extra issue cycles"),
+        ("Divergence makes the loads uncoalesced, which is what doubles the time at 64 per side.",
+         False, "the addresses are the same with or without the branch; the issue cycles grow"),
+        ("With 4 instructions per side the kernel is memory-bound: the extra issue cycles overlap "
+         "with waiting for transactions, so the time does not change.", True,
+         "compare the issue and memory cycles in the table under the plot"),
+        ("With 64 instructions per side issue becomes the bound, and running both sides nearly "
+         "doubles the issue cycles.", True, "once issue sets the pace, every extra instruction shows"),
+    ],
     hints=["Look at the issue and memory cycles in the table under the plot.",
            "Divergence adds instructions. When do extra instructions not add time?"],
-    solution='q5_answer = ("Divergence makes a warp run both sides under a mask, which adds issue '
-             'cycles. With 4-instruction sides the kernel is bound by memory: the extra '
+    solution='q5_explanation = ("Divergence makes a warp run both sides under a mask, which adds '
+             'issue cycles. With 4-instruction sides the kernel is bound by memory: the extra '
              'instructions overlap with waiting for transactions, so they are hidden. With 64 per '
              'side, issue becomes the bound and doubles.")')

@@ -53,6 +53,12 @@ q3 = FunctionQuestion(
     "Write ws_cycles(rows, cols, M, N, K): the total cycles a rows×cols weight-stationary array "
     "takes for an M×K by K×N product (no double buffering), fill, drain and every fold included.",
     reference=_ws_cycles_reference, cases=_ws_cases, rel_tol=0.0,
+    teaching_case={"rows": 4, "cols": 4, "M": 8, "N": 8, "K": 8},
+    slips={"That is one fold's cycles: count the folds, ⌈K/rows⌉ × ⌈N/cols⌉, and multiply.":
+           lambda rows, cols, M, N, K: 2 * rows + cols + M - 2,
+           "That is the output-stationary count (no load phase): ws first shifts its weights in, "
+           "rows cycles per fold.":
+           lambda rows, cols, M, N, K: -(-K // rows) * -(-N // cols) * (rows + cols + M - 2)},
     hints=["ws maps K on the array's rows and N on its columns: ⌈K/rows⌉ × ⌈N/cols⌉ folds.",
            "Every fold lasts the same, even a partly filled one: 2·rows + cols + M − 2 cycles."],
     solution='''import math
@@ -79,15 +85,25 @@ q5 = ExplainQuestion(
     "In the lesson's animation, step through one 4×4×4 product in ws and then in os. os "
     "finishes in fewer cycles. Explain what ws does in its first cycles that os does not, and "
     "why the orange (useful) cells form a diagonal that grows and then shrinks.",
-    concepts={
-        "the load of the stationary weights": ["load", "shift", "preload", "weights in",
-                                               "stationary"],
-        "the skew: operands entering one cycle later per row (fill and drain)":
-            ["skew", "diagonal", "wavefront", "fill", "drain", "one cycle later", "staggered"],
-    },
+    statements=[
+        ("ws takes longer because its cells do more multiply-accumulates than os's for the same "
+         "product.", False, "both do M·N·K = 64 MACs; ws spends extra cycles loading, not computing"),
+        ("In ws the weights are first shifted into the cells, one row per cycle, before any "
+         "multiply can start; os has no stationary tile to load.", True,
+         "those are the cycles in which no cell is orange in ws"),
+        ("The diagonal grows and shrinks because the cells near the far corner run at a slower "
+         "clock.", False, "every cell runs on the same clock; the operands simply arrive later"),
+        ("Each row of the stream enters one cycle after the row above it (the skew), so useful "
+         "work moves through the array as a diagonal wavefront.", True,
+         "this is the fill: the wavefront reaches the far corner after R − 1 + C − 1 cycles"),
+        ("os is faster because it reads each value of A from the buffer only once, while ws reads "
+         "A once per cell.", False, "in both dataflows operands pass from cell to cell, read once per fold"),
+        ("The diagonal shrinks at the end because the last operands are still travelling to the "
+         "far cells while the first cells have nothing left to do.", True, "this is the drain"),
+    ],
     hints=["Watch which cells hold a b-value before any cell turns orange.",
            "Row k of the stream enters one cycle after row k − 1: what shape does that make?"],
-    solution='q5_answer = ("In ws the weights must first be shifted into the cells, one row per '
-             'cycle, before any multiply can start; os has no stationary tile to load. The '
+    solution='q5_explanation = ("In ws the weights must first be shifted into the cells, one row '
+             'per cycle, before any multiply can start; os has no stationary tile to load. The '
              'operands enter skewed, each row one cycle after the previous, so the useful work '
              'is a diagonal wavefront that fills the array and then drains out of it.")')

@@ -57,6 +57,9 @@ q3 = FunctionQuestion(
     "Write folds(rows, cols, M, N, K, dataflow): how many folds (tiles) a rows×cols array cuts an "
     "M×K by K×N product into, for dataflow 'os', 'ws' or 'is'.",
     reference=_folds_reference, cases=_folds_cases, rel_tol=0.0,
+    teaching_case={"rows": 128, "cols": 128, "M": 256, "N": 512, "K": 1024, "dataflow": "ws"},
+    slips={"That is the os mapping (M × N on the array); ws maps K × N.":
+           lambda rows, cols, M, N, K, dataflow: -(-M // rows) * -(-N // cols)},
     hints=["What is mapped on (rows × cols): os M × N, ws K × N, is K × M. The third dimension "
            "streams and never folds.",
            "folds = ⌈first mapped dim / rows⌉ × ⌈second mapped dim / cols⌉."],
@@ -91,6 +94,9 @@ q4 = FunctionQuestion(
     "padding when an M×N output is covered by tile_m × tile_n tiles (0 when the tiles fit "
     "exactly). Try it on a 128×128 tile and on a GPU-like 16×8 tile with M = 1.",
     reference=_waste_reference, cases=_waste_cases, rel_tol=1e-9,
+    teaching_case={"tile_m": 128, "tile_n": 128, "M": 1, "N": 4096},
+    slips={"That is the share of slots holding real outputs; the waste is the rest (1 minus it).":
+           lambda tile_m, tile_n, M, N: 1 - _waste_reference(tile_m, tile_n, M, N)},
     hints=["Round each dimension up to a whole number of tiles.",
            "waste = 1 − (M·N) / (padded M · padded N)."],
     solution='''import math
@@ -104,14 +110,21 @@ q5 = ExplainQuestion(
     "In the lesson's utilization map (128×128 array, ws), move N from 128 to 129, then put it "
     "back and move M from 128 to 129. One change costs a lot of utilization, the other almost "
     "nothing. Explain why.",
-    concepts={
-        "that N is mapped on the array (it folds and pads) while M streams":
-            ["stream", "mapped", "held", "stationary", "flows"],
-        "the extra fold or padding that 129 causes": ["fold", "pad", "tile", "extra"],
-    },
+    statements=[
+        ("M = 129 also needs a second fold, but ws hides it with double buffering.", False,
+         "M is never folded in ws: it streams; and double buffering hides loads, not folds"),
+        ("In ws, N is mapped on the array's columns, so N = 129 needs a second column fold that "
+         "is almost all padding.", True, "the second fold maps 1 column out of 128"),
+        ("N = 129 costs more because 129 is odd and the array needs even sizes.", False,
+         "N = 130 or 250 would cost the same extra fold; 128 + 1 is the problem, not oddness"),
+        ("The extra fold pays its full load, fill and drain again, which is why utilization "
+         "nearly halves.", True, "every fold lasts 2·rows + cols + M − 2 cycles, however empty"),
+        ("In ws, M streams through the array, so M = 129 only makes each fold's stream one row "
+         "(one cycle) longer.", True, "that is why the M change costs almost nothing"),
+    ],
     hints=["Which dimensions does ws put on the array's rows and columns?",
            "What happens to a dimension of 129 on a 128-wide array, and to a stream one row longer?"],
-    solution='q5_answer = ("In ws the weights (K × N) are mapped on the array and M streams through '
-             'it. N = 129 needs a second column fold that is almost all padding and pays the full '
-             'fill and drain again, so utilization nearly halves; M = 129 only makes the stream one '
-             'row longer, which costs one cycle per fold.")')
+    solution='q5_explanation = ("In ws the weights (K × N) are mapped on the array and M streams '
+             'through it. N = 129 needs a second column fold that is almost all padding and pays '
+             'the full fill and drain again, so utilization nearly halves; M = 129 only makes the '
+             'stream one row longer, which costs one cycle per fold.")')

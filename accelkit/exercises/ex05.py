@@ -66,6 +66,15 @@ q4 = FunctionQuestion(
     "Write roofline_seconds(flops, bytes_moved, peak_flops_per_second, bytes_per_second): the "
     "roofline time of an operation, assuming compute and memory traffic overlap perfectly.",
     reference=_roofline_seconds, cases=_roofline_cases, rel_tol=1e-9,
+    teaching_case={"flops": 1e12, "bytes_moved": 2e9, "peak_flops_per_second": 1e15,
+                   "bytes_per_second": 1e12},
+    slips={"You added compute and memory time: with perfect overlap the slower of the two sets "
+           "the pace (a max, not a sum).":
+           lambda flops, bytes_moved, peak_flops_per_second, bytes_per_second:
+           flops / peak_flops_per_second + bytes_moved / bytes_per_second,
+           "You took the faster of the two: the slower one sets the pace.":
+           lambda flops, bytes_moved, peak_flops_per_second, bytes_per_second:
+           min(flops / peak_flops_per_second, bytes_moved / bytes_per_second)},
     hints=["Compute time is flops / peak; memory time is bytes / bandwidth.",
            "With perfect overlap the slower of the two sets the pace: take the max."],
     solution='''def roofline_seconds(flops, bytes_moved, peak_flops_per_second, bytes_per_second):
@@ -76,16 +85,23 @@ q5 = ExplainQuestion(
     "In the roofline explorer, pick 'decode attention' and move the batch B from 1 to 4096. "
     "The star does not move along the x axis, while a decode-step matmul's star does. Explain "
     "why, in two or three sentences.",
-    concepts={
-        "that each sequence reads its own keys and values (the KV cache)":
-            ("own", "kv cache", "kv-cache", "keys and values", "each sequence", "per sequence",
-             "cache"),
-        "that FLOPs and bytes grow together, so their ratio (the intensity) stays the same":
-            ("ratio", "intensity", "proportion", "together", "same rate"),
-    },
+    statements=[
+        ("Attention's star stays put because its FLOPs do not grow with B.", False,
+         "its FLOPs grow with B; so do its bytes, in the same proportion"),
+        ("In a matmul the B rows share one weight matrix, so FLOPs grow with B while bytes "
+         "barely do.", True, "that is why the matmul's star moves right"),
+        ("The star stays put because the KV cache is shared by every sequence in the batch.",
+         False, "the opposite: each sequence has its own keys and values"),
+        ("In decode attention each sequence reads its own keys and values from the KV cache, so "
+         "bytes grow with B as fast as FLOPs.", True, "nothing is shared for the batch to reuse"),
+        ("A large enough batch makes decode attention compute-bound, once B passes the ridge "
+         "point.", False, "its intensity does not depend on B, so no batch gets it past the ridge"),
+        ("Because FLOPs and bytes grow in the same proportion, their ratio, the arithmetic "
+         "intensity, stays the same at any batch.", True, "the x axis is that ratio"),
+    ],
     hints=["What does a batch of sequences share in a matmul, and what in attention?",
            "If both FLOPs and bytes double, what happens to FLOPs per byte?"],
-    solution='q5_answer = ("In a matmul the B rows share one weight matrix, so FLOPs grow with B '
-             'but bytes barely do. In attention each sequence reads its own keys and values '
-             'from the KV cache, so bytes grow with B exactly as FLOPs do and the intensity '
-             'stays the same: memory-bound at any batch.")')
+    solution='q5_explanation = ("In a matmul the B rows share one weight matrix, so FLOPs grow '
+             'with B but bytes barely do. In attention each sequence reads its own keys and '
+             'values from the KV cache, so bytes grow with B exactly as FLOPs do and the '
+             'intensity stays the same: memory-bound at any batch.")')

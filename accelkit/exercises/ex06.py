@@ -47,6 +47,12 @@ q3 = FunctionQuestion(
     cases=lambda rng: [{"M": int(m), "N": int(n), "K": int(k)}
                        for m, n, k in rng.integers(1, 4097, size=(6, 3))],
     rel_tol=1e-6,
+    teaching_case={"M": 1000, "N": 1000, "K": 1000},
+    slips={"Close: count the bytes of C too (written once), not only A and B.":
+           lambda M, N, K: (M * N * K * energy.mac_picojoules("bf16") + energy.access_picojoules(
+               "dram", bytes=(M * K + K * N) * 2)) * 1e-12,
+           "You left out the DRAM traffic: the operands and result cross DRAM once.":
+           lambda M, N, K: M * N * K * energy.mac_picojoules("bf16") * 1e-12},
     hints=["MACs = M·N·K; bytes moved = (M·K + K·N + M·N) × 2.",
            "ak.energy.access_picojoules('dram', bytes=...) scales with bytes; 1 pJ = 1e-12 J."],
     solution="import accelkit as ak\n\n"
@@ -70,19 +76,30 @@ q4 = ChoiceQuestion(
              "cheap = {c: ak.price.flops_per_dollar(c, usd_per_hour=min(p.usd_per_hour for p in "
              "ak.price.price_points(c))) for c in ('H100', 'TPU v5p')}\n"
              "q4_answer = max(cheap, key=cheap.get)",
-    nudges={"tpu v5p": "At list prices that is right; check the cheapest H100 price."})
+    nudges={"tpu v5p": "Check that you priced each chip at its cheapest sourced price point "
+                       "(min over ak.price.price_points(chip)), not at the catalog price."})
 
 q5 = ExplainQuestion(
     "q5",
     "In the reuse_energy widget, turn the DRAM floor on and slide M = N = K from 32 to 512. "
     "Explain why the systolic array's picojoules per MAC fall, and what that has to do with the "
     "roofline of lesson 05.",
-    concepts={"reuse of each operand": ("reuse", "reused", "once", "re-read", "reread"),
-              "DRAM / memory traffic": ("dram", "memory", "bytes", "off-chip"),
-              "arithmetic intensity": ("intensity", "flops per byte", "ratio", "n^3", "n³", "cube")},
+    statements=[
+        ("The MACs grow as n³ while the elements that must cross DRAM grow as 3n², so each byte "
+         "fetched is reused by more MACs.", True, "n³ / 3n² = n / 3 MACs per element"),
+        ("A larger matrix makes each multiply-accumulate itself cheaper in the 45 nm table.",
+         False, "the MAC costs the same at every size; what falls is the DRAM energy per MAC"),
+        ("The fixed DRAM energy is spread over more arithmetic, so picojoules per MAC fall toward "
+         "the cost of the MAC itself.", True, "the arithmetic part of each bar stays the same"),
+        ("The bytes read from DRAM grow faster than the MACs, which is why the DRAM floor rises "
+         "with n.", False, "the reverse: bytes grow as n², MACs as n³"),
+        ("MACs per byte moved is the arithmetic intensity of lesson 05: the same reuse moves a "
+         "large GEMM to the compute-bound side of the roofline.", True,
+         "high intensity means arithmetic, not memory, dominates both time and energy"),
+    ],
     hints=["Count the MACs (n³) and the elements that must cross DRAM (3n²).",
            "What is MACs per byte called in lesson 05?"],
-    solution='q5_answer = ("The MACs grow as n cubed but the DRAM floor as 3 n squared, so each byte '
-             'read from memory is reused by more MACs: the arithmetic intensity rises and the fixed '
-             'DRAM energy is spread over more work, until the 2 pJ arithmetic dominates — the same '
-             'reason a large GEMM moves to the compute-bound side of the roofline.")')
+    solution='q5_explanation = ("The MACs grow as n cubed but the DRAM floor as 3 n squared, so '
+             'each byte read from memory is reused by more MACs: the arithmetic intensity rises '
+             'and the fixed DRAM energy is spread over more work, until the arithmetic dominates '
+             '— the same reason a large GEMM moves to the compute-bound side of the roofline.")')

@@ -29,6 +29,9 @@ q2 = NumberQuestion(
              "flops = 6 * ak.models.get('llama-2-7b').params * 2e12\n"
              "q2_answer = flops / (512 * ak.chips.get('A100').peak_flops('bf16') * 0.45) / 86400",
     too_high="Too high: check the MFU and the chip count.",
+    slips={"MFU is the share of the peak you get: multiply the peak by it, do not divide.":
+           lambda: training.estimate(model="llama-2-7b", tokens=2e12, chip="A100", n_chips=512,
+                                     mfu=0.45).days * 0.45 ** 2},
     too_low="Too low: a day is 86,400 seconds.")
 
 
@@ -47,6 +50,14 @@ q3 = FunctionQuestion(
                         "peak_flops": float(rng.uniform(1e14, 3e15)), "mfu": float(rng.uniform(0.1, 0.7))}
                        for _ in range(6)],
     rel_tol=1e-6,
+    teaching_case={"params": 1e9, "tokens": 1e12, "n_chips": 1000, "peak_flops": 1e15, "mfu": 0.5},
+    slips={"You counted 2 FLOPs per parameter per token (the forward pass only); training "
+           "needs 6: 2 forward and 4 backward.":
+           lambda params, tokens, n_chips, peak_flops, mfu:
+           _training_days(params, tokens, n_chips, peak_flops, mfu) / 3,
+           "MFU is the share of the peak you get: multiply the peak by it, do not divide.":
+           lambda params, tokens, n_chips, peak_flops, mfu:
+           _training_days(params, tokens, n_chips, peak_flops, mfu) * mfu ** 2},
     hints=["FLOPs = 6 × params × tokens.", "Divide by chips × peak × MFU, then by 86,400 s per day."],
     solution="def training_days(params, tokens, n_chips, peak_flops, mfu):\n"
              "    return 6 * params * tokens / (n_chips * peak_flops * mfu) / 86400")
@@ -70,13 +81,23 @@ q4 = ChoiceQuestion(
 
 q5 = ExplainQuestion(
     "q5",
-    "In the published_runs widget, pick 'Llama 3.1 405B on 16k H100'. Our compute-only GPU-hours are "
-    "below the reported ones. Name the reasons a real run takes longer than 6·N·D / (chips × peak × MFU).",
-    concepts={"failures and restarts": ("fail", "restart", "interrupt", "crash", "checkpoint"),
-              "MFU or phases that run slower": ("mfu", "utilization", "long-context", "long context",
-                                               "anneal", "phase", "stage", "slower")},
+    "In the published_runs widget, pick 'Llama 3.1 405B on 16k H100'. Our compute-only GPU-hours "
+    "are below the reported ones. Which reasons make a real run take longer than "
+    "6·N·D / (chips × peak × MFU)?",
+    statements=[
+        ("Our estimate counts the forward pass only.", False,
+         "6 FLOPs per parameter per token are 2 forward and 4 backward"),
+        ("Hardware failures and job interruptions force restarts from the last checkpoint, "
+         "redoing work.", True, "over two months, 16,384 GPUs see many interruptions"),
+        ("6·N·D overstates the FLOPs, so real runs do less work than we count.", False,
+         "that would make the real run shorter than our estimate, not longer"),
+        ("Stages such as long-context training can run at a lower MFU than the headline figure.",
+         True, "one MFU for the whole run is a simplification"),
+        ("Checkpointing and evaluation take time but do no model FLOPs.", True,
+         "time that 6·N·D does not count"),
+    ],
     hints=["What happens to 16,384 GPUs over two months?", "Is MFU the same in every stage of training?"],
-    solution='q5_answer = ("Real runs lose time to hardware failures and job interruptions, restarting '
-             'from the last checkpoint and redoing work; they also have stages such as long-context '
-             'training and annealing that run at a lower MFU than the headline figure, plus '
+    solution='q5_explanation = ("Real runs lose time to hardware failures and job interruptions, '
+             'restarting from the last checkpoint and redoing work; they also have stages such as '
+             'long-context training that can run at a lower MFU than the headline figure, plus '
              'checkpointing and evaluation time that does no model FLOPs.")')

@@ -54,6 +54,13 @@ q3 = FunctionQuestion(
                         "step_seconds": float(rng.uniform(0.002, 0.2)),
                         "batch": int(rng.integers(1, 1025))} for _ in range(6)],
     rel_tol=1e-6,
+    teaching_case={"usd_per_hour": 2.0, "n_chips": 8, "step_seconds": 0.05, "batch": 100},
+    slips={"You priced one chip: all n_chips are rented.":
+           lambda usd_per_hour, n_chips, step_seconds, batch:
+           _usd_per_million_tokens(usd_per_hour, 1, step_seconds, batch),
+           "Each step yields batch tokens, one per sequence: divide by the batch.":
+           lambda usd_per_hour, n_chips, step_seconds, batch:
+           _usd_per_million_tokens(usd_per_hour, n_chips, step_seconds, 1)},
     hints=["Throughput is batch / step_seconds tokens per second.",
            "Dollars per second are n_chips × usd_per_hour / 3600; divide by tokens per second, "
            "times a million."],
@@ -72,20 +79,31 @@ q4 = ChoiceQuestion(
            "inference.decode_step(...).bound, or compare compute_seconds and memory_seconds."],
     solution="import accelkit as ak\n"
              "q4_answer = ak.inference.decode_step('llama-3-70b', 'H100', 8, 512, 2048).bound",
-    nudges={"compute": "The matmuls are compute-bound at this batch, but attention reads every "
-                       "sequence's KV cache each step, and that grows with the batch."})
+    nudges={"compute": "The matmuls alone are not the whole step. Add up every operation's "
+                       "time: compare decode_step(...).compute_seconds with memory_seconds."})
 
 q5 = ExplainQuestion(
     "q5",
     "In batch_latency_explorer, set 16 × TPU v5e, bf16 weights, a 30 ms target, then move the "
     "context from 2,048 to 32,768 tokens. Explain why the best batch collapses.",
-    concepts={"the KV cache": ("kv", "cache", "keys and values"),
-              "memory capacity (what fits)": ("fit", "capacity", "hbm", "memory"),
-              "bytes read per step": ("read", "bandwidth", "bytes", "memory-bound", "load")},
+    statements=[
+        ("Each sequence's KV cache grows in proportion to its context: 16 times larger at 32,768 "
+         "tokens.", True, "keys and values are stored for every token of the context"),
+        ("The weights grow with the context, so the model itself no longer fits.", False,
+         "the weights do not depend on the context at all"),
+        ("The caches must fit in HBM beside the weights, so far fewer sequences fit.", True,
+         "the capacity limit"),
+        ("The KV cache is shared by all the sequences of a batch, so a longer context only hurts "
+         "batch 1.", False, "each sequence has its own cache"),
+        ("Every decode step reads each sequence's whole cache, so each extra sequence adds more "
+         "bytes and more step time against the 30 ms target.", True, "the latency limit"),
+        ("A longer context makes decode compute-bound, so a larger batch no longer helps.", False,
+         "attention over the cache is memory-bound at any batch; a longer context adds bytes"),
+    ],
     hints=["How does the KV cache of one sequence scale with the context?",
            "Two limits: what fits in HBM, and how long it takes to read it every step."],
-    solution='q5_answer = ("Each sequence\'s KV cache grows with its context, 16 times larger at '
-             '32k tokens. The cache must fit in HBM beside the weights, so far fewer sequences '
-             'fit, and every decode step reads the whole cache, so each extra sequence adds more '
-             'bytes and step time: the latency target and the memory capacity both cap the '
-             'batch much earlier.")')
+    solution='q5_explanation = ("Each sequence\'s KV cache grows with its context, 16 times '
+             'larger at 32k tokens. The cache must fit in HBM beside the weights, so far fewer '
+             'sequences fit, and every decode step reads the whole cache, so each extra sequence '
+             'adds more bytes and step time: the latency target and the memory capacity both cap '
+             'the batch much earlier.")')

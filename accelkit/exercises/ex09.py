@@ -75,6 +75,10 @@ q3 = FunctionQuestion(
     "Write amdahl_speedup(outside_share, matrix_speedup): the whole workload's speed-up when "
     "only its matrix part (1 − outside_share of the time) runs matrix_speedup times faster.",
     reference=_amdahl, cases=_cases, rel_tol=1e-9,
+    teaching_case={"outside_share": 0.2, "matrix_speedup": 10.0},
+    slips={"You sped up the outside part: it is the matrix part, 1 − outside_share of the time, "
+           "that runs matrix_speedup times faster.":
+           lambda outside_share, matrix_speedup: _amdahl(1 - outside_share, matrix_speedup)},
     hints=["New time = outside_share + (1 − outside_share) ÷ matrix_speedup, old time = 1."],
     solution='''def amdahl_speedup(outside_share, matrix_speedup):
     return 1 / (outside_share + (1 - outside_share) / matrix_speedup)''')
@@ -92,21 +96,34 @@ q4 = ChoiceQuestion(
     hints=["Pick rnn_small_batch in the flexibility lab and read the whole-workload ratio.",
            "A ratio above 1 means the GPU uses fewer cell-cycles. Look how close to 1 it is."],
     solution='q4_answer = "gpu"',
-    nudges={"tpu": "The TPU is faster in cycles, but it has more than twice the cells."})
+    nudges={"tpu": "Per unit of area means cell-cycles: multiply each machine's cycles by its "
+                   "own MAC cells before you compare."})
 
 
 q5 = ExplainQuestion(
     "q5",
     "In the flexibility lab pick 'branchy_elementwise' and change 'branch: instructions per side' "
     "from 64 to 4. The GPU's advantage per cell shrinks a lot. Explain what you see.",
-    concepts={"the TPU's vector unit runs both sides always": ["both sides", "both branches", "predicat", "mask"],
-              "the GPU skips the side no lane needs, or divergence": ["skip", "diverge", "agree", "uniform"],
-              "memory taking over when sides are short": ["memory", "bandwidth", "transaction"]},
+    statements=[
+        ("The TPU's vector unit has no per-warp branches: it always computes both sides under a "
+         "mask (predication).", True, "so it pays for both sides at any branch share"),
+        ("With 4-instruction sides the GPU's warps stop diverging, which is why its advantage "
+         "shrinks.", False, "the share of lanes taking the branch is unchanged, so warps diverge "
+                            "just as often; what changes is whether instructions set the pace"),
+        ("The GPU skips a side when every lane of a warp agrees, though at this branch share most "
+         "warps diverge anyway.", True, "divergence is decided per warp"),
+        ("The TPU runs the branchy code on its systolic array, and short sides fit the array "
+         "better.", False, "elementwise work runs on the vector unit; the array only multiplies "
+                           "matrices"),
+        ("With 4-instruction sides both machines mostly wait on memory transactions, so the "
+         "difference in instructions matters much less.", True,
+         "the pace moves from instructions to memory, where the two differ less per cell"),
+    ],
     hints=["Which machine runs both sides of every branch, and which only when a warp disagrees?",
            "With 4-instruction sides, what sets the pace: instructions or memory?"],
-    solution='q5_answer = ("The TPU\'s vector unit has no per-warp branches: it always computes both '
-             'sides under a mask (predication). The GPU skips a side when a warp\'s lanes agree, '
-             'though at 50% most warps diverge anyway. With 64-instruction sides the work is '
-             'instruction-bound, so the narrow vector unit pays heavily; with 4-instruction sides '
-             'both machines mostly wait on memory transactions, and the difference shrinks to '
-             'their memory and area.")')
+    solution='q5_explanation = ("The TPU\'s vector unit has no per-warp branches: it always '
+             'computes both sides under a mask (predication). The GPU skips a side when a '
+             'warp\'s lanes agree, though at 50% most warps diverge anyway. With 64-instruction '
+             'sides the work is instruction-bound, so the narrow vector unit pays heavily; with '
+             '4-instruction sides both machines mostly wait on memory transactions, and the '
+             'difference shrinks to their memory and area.")')

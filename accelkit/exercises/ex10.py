@@ -29,7 +29,7 @@ q2 = NumberQuestion(
     "Llama-3-8B? (a whole number)",
     expected=lambda: training.estimate(model="llama-3-8b", tokens=1e9, chip="H100",
                                        n_chips=1).min_chips_to_fit,
-    rel_tol=1e-9,
+    rel_tol=0.0,
     hints=["Bytes needed = params × 16; ak.models.get('llama-3-8b').params.",
            "Divide by one H100's HBM (ak.chips.get('H100').hbm_bytes) and round up."],
     solution="import math\nimport accelkit as ak\n"
@@ -59,6 +59,15 @@ q3 = FunctionQuestion(
                         "prefill_seconds": float(rng.uniform(0.01, 5.0)),
                         "decode_seconds": float(rng.uniform(0.002, 0.1))} for _ in range(6)],
     rel_tol=1e-9,
+    teaching_case={"work_tokens": 1e6, "batch": 10, "output_tokens": 100, "prefill_seconds": 1.0,
+                   "decode_seconds": 0.02},
+    slips={"You left out the prefill: each batch prefills once before decoding.":
+           lambda work_tokens, batch, output_tokens, prefill_seconds, decode_seconds:
+           work_tokens / (batch * output_tokens) * output_tokens * decode_seconds,
+           "prefill_seconds is per batch, not per request: a batch prefills its requests together.":
+           lambda work_tokens, batch, output_tokens, prefill_seconds, decode_seconds:
+           work_tokens / (batch * output_tokens) * (batch * prefill_seconds
+                                                    + output_tokens * decode_seconds)},
     hints=["One batch produces batch × output_tokens tokens.",
            "One batch takes prefill_seconds + output_tokens × decode_seconds; count the batches."],
     solution="def serving_seconds(work_tokens, batch, output_tokens, prefill_seconds, "
@@ -84,20 +93,33 @@ q4 = ChoiceQuestion(
     solution="import accelkit.scenarios as sc\n"
              "rows = sc.compare('offline', ['TPU v6e', 'H100'], price_source='lowest')\n"
              "q4_answer = 'TPU v6e' if rows[0].usd < rows[1].usd else 'H100'",
-    nudges={"tpu v6e": "At list prices, yes. Which H100 price is the lowest sourced one?"})
+    nudges={"tpu v6e": "Check that you compared each chip at its lowest sourced price "
+                       "(price_source='lowest'), not at the catalog list price."})
 
 q5 = ExplainQuestion(
     "q5",
     "In the decision lab, the chatbot at batch 4 uses a small share of every chip's peak "
     "(the utilization column). Explain why, and name the knob that lowers its cost per token "
     "the most while keeping the latency target.",
-    concepts={"memory-bound decode": ("memory", "bandwidth", "bytes", "weights"),
-              "the batch": ("batch",),
-              "the latency target": ("latency", "target", "50 ms", "ms")},
+    statements=[
+        ("The chips are underused because the latency target forces them to run at a lower "
+         "clock.", False, "the model has no clock scaling; the matrix units wait on memory"),
+        ("At batch 4 each decode step reads every weight from memory to produce only 4 tokens, so "
+         "the step is memory-bound and the matrix units sit mostly idle.", True,
+         "a few FLOPs per weight byte, far below any chip's ridge"),
+        ("A chip with a higher peak FLOP/s is what lowers the cost per token most at batch 4.",
+         False, "at batch 4 the peak is mostly idle; bandwidth and price matter far more"),
+        ("Raising the batch shares each step's weight read among more sequences, so the cost per "
+         "token falls while the time per token stays under the target, up to a point.", True,
+         "the batch is the knob; the latency target sets how far it can go"),
+        ("Adding chips per replica lowers the cost per token most, because each step gets "
+         "faster.", False, "you pay for every chip: the step gets faster, but the bill per step "
+                           "grows about as fast"),
+    ],
     hints=["What does each decode step read, and how many tokens does it produce at batch 4?",
            "Move the batch knob and watch the ms/token column and the cost."],
-    solution='q5_answer = ("At batch 4 each decode step reads every weight (and the KV cache) from '
-             'memory to produce only 4 tokens, so the step is memory-bound and the matrix units '
-             'sit idle. Raising the batch shares that weight read among more sequences: the cost '
-             'per token falls almost in proportion while the latency per token stays under the '
-             '50 ms target.")')
+    solution='q5_explanation = ("At batch 4 each decode step reads every weight (and the KV '
+             'cache) from memory to produce only 4 tokens, so the step is memory-bound and the '
+             'matrix units sit idle. Raising the batch shares that weight read among more '
+             'sequences: the cost per token falls almost in proportion while the latency per '
+             'token stays under the 50 ms target.")')

@@ -209,10 +209,10 @@ def decision_quiz() -> MultipleChoice:
     """Check yourself: what decides the low-latency chatbot?"""
     return multiple_choice(
         "For the batch 1-4 chatbot, what mostly sets the time per generated token?",
-        ["The chip's peak FLOP/s.",
+        ["The chip's peak FLOP/s: a token is a fixed number of FLOPs, about 2 per parameter.",
          "Memory bandwidth per replica: every step reads all the weights.",
          "The interconnect between replicas.",
-         "The size of the prompt."],
+         "The size of the prompt, which every generated token has to attend to."],
         correct=1,
         feedback=["At batch 4 the matrix units are idle most of the step (look at the "
                   "utilization column): peak FLOP/s barely matter.",
@@ -220,8 +220,9 @@ def decision_quiz() -> MultipleChoice:
                   "replica set the latency, and you pay for idle FLOPs.",
                   "Replicas serve different users and do not talk to each other; within one "
                   "replica tensor parallelism does communicate, but the lab does not model it.",
-                  "The prompt is processed once (prefill, the time to first token); every "
-                  "later token costs a decode step."])
+                  "The prompt is processed once (prefill, the time to first token). Each later "
+                  "token does read the prompt's KV cache, but at batch 4 that is small beside "
+                  "the weights every decode step reads."])
 
 
 def decision_worked_problem() -> WorkedProblem:

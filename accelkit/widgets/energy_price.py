@@ -322,10 +322,12 @@ def energy_quiz() -> MultipleChoice:
     return multiple_choice(
         "The naive SIMD kernel and the systolic array do exactly the same multiply-accumulates on "
         "the same GEMM, yet one spends hundreds of times more energy. Why?",
-        ["Its multipliers are less efficient than the systolic array's.",
-         "It re-reads every operand from DRAM for every MAC; the array reads each operand from "
-         "memory a few times and passes it from cell to cell.",
-         "It runs at a higher clock frequency.",
+        ["Its multipliers are less efficient than the systolic array's, so each MAC itself "
+         "costs more energy.",
+         "It re-reads every operand from DRAM for every MAC; the array passes operands from cell "
+         "to cell.",
+         "It runs at a higher clock frequency, and dynamic power grows with frequency, so every "
+         "operation costs more.",
          "The SIMD machine computes in fp32 and the array in bf16."],
         correct=1,
         feedback=["Both are costed with the same 2.0 pJ bf16 MAC: the arithmetic bars are equal.",

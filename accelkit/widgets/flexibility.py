@@ -280,9 +280,10 @@ def flexibility_quiz() -> MultipleChoice:
         f"On the toy TPU the recommender step spends {rec.tpu_outside_matrix_share:.0%} of its "
         f"time outside the systolic array and needs {rec.tpu_cell_cycles / rec.gpu_cell_cycles:.2f}× "
         "the GPU's cell-cycles. Which change to the TPU would help this workload most?",
-        ["A systolic array four times larger.",
+        ["A systolic array four times larger, so the matrix work that remains finishes in a "
+         "quarter of the time.",
          "A wider vector unit with more memory requests in flight (or a dedicated gather engine).",
-         "Double-buffering the systolic array's weights."],
+         "Double-buffering the systolic array's weights, so that no fold waits for its load."],
         correct=1,
         feedback=[
             "The array is already idle most of the step: Amdahl's law says speeding up the "

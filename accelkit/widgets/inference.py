@@ -322,7 +322,8 @@ def inference_quiz() -> MultipleChoice:
         ["Bigger batches make each FLOP cheaper on the matrix unit.",
          "Each step reads all the weights once, whatever the batch, so more sequences share "
          "that read.",
-         "The KV cache shrinks as the batch grows.",
+         "The KV cache shrinks as the batch grows, so each step has fewer bytes to read per "
+         "token.",
          "Prefill happens less often at large batch."],
         correct=1,
         feedback=["A FLOP costs the same; at small batch the matrix unit mostly waits for "

@@ -5,16 +5,22 @@ rather than only saying "no". Driven from tests without a kernel::
 
     q = multiple_choice("Which bound holds?", ["compute", "memory"], correct=1,
                         feedback=["Intensity is below the ridge...", "Yes: ..."])
-    q.select(0); q.check()   # -> (False, "Intensity is below the ridge...")
+    q.select(q.position(0)); q.check()   # -> (False, "... Intensity is below the ridge...")
+
+:func:`multiple_choice` shows the right option at a position derived from a SHA-256 hash of the
+question text (not where the author wrote it, and not Python's salted ``hash()``), so across the
+course the position gives nothing away while each quiz's order, and so the answer key, stays the
+same from run to run. The other options keep their written order.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from accelkit import _validate as check
 
-__all__ = ["MultipleChoice", "multiple_choice"]
+__all__ = ["MultipleChoice", "correct_position", "multiple_choice"]
 
 
 def _strings(name: str, values: object) -> list[str]:
@@ -60,9 +66,16 @@ class MultipleChoice:
         self.options = options
         self.correct = check.nonnegative_int("correct", correct, maximum=len(options) - 1)
         self.feedback = feedback
+        self.order = tuple(range(len(options)))  # order[shown index] = index as written
         self._widget = None
         self.selected: int | None = None
         self.attempts = 0
+
+    def position(self, written_index: int) -> int:
+        """Where the option written at ``written_index`` is shown (see :func:`multiple_choice`)."""
+        written_index = check.nonnegative_int("written_index", written_index,
+                                              maximum=len(self.options) - 1)
+        return self.order.index(written_index)
 
     def select(self, index: int) -> None:
         self.selected = check.nonnegative_int("index", index, maximum=len(self.options) - 1)
@@ -109,7 +122,25 @@ class MultipleChoice:
         display(self.widget)
 
 
+def correct_position(question: str, n_options: int) -> int:
+    """The position the right option is shown at: SHA-256 of the question text, mod n_options."""
+    digest = hashlib.sha256(question.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % n_options
+
+
 def multiple_choice(question: str, options: Sequence[str], correct: int,
                     feedback: Sequence[str]) -> MultipleChoice:
-    """Build a check-yourself question (see :class:`MultipleChoice`)."""
-    return MultipleChoice(question, options, correct, feedback)
+    """Build a check-yourself question (see :class:`MultipleChoice`), the right option moved to
+    :func:`correct_position` and the others kept in their written order.
+
+    ``options``, ``correct`` and ``feedback`` are as written; the result's ``options``,
+    ``correct`` and ``feedback`` are as shown, and ``order`` / ``position()`` map between them.
+    """
+    written = MultipleChoice(question, options, correct, feedback)  # validates everything
+    others = [i for i in range(len(written.options)) if i != written.correct]
+    order = others[:]
+    order.insert(correct_position(written.question, len(order) + 1), written.correct)
+    shown = MultipleChoice(question, [written.options[i] for i in order], order.index(written.correct),
+                           [written.feedback[i] for i in order])
+    shown.order = tuple(order)
+    return shown

@@ -357,10 +357,9 @@ def roofline_quiz() -> MultipleChoice:
         "Raising the decode batch B from 1 to 256 moves a decode-step matmul from memory-bound "
         "towards compute-bound. What does it do to decode-time attention's arithmetic "
         "intensity?",
-        ["It rises with B too, just like the matmul's.",
-         "It stays about the same: each sequence reads its own keys and values, so there is no "
-         "shared weight for the batch to reuse.",
-         "It falls, because the KV cache grows with B."],
+        ["It rises with B too, just like the matmul's: more rows share each byte read.",
+         "It stays about the same: each sequence reads its own keys and values.",
+         "It falls, because the KV cache grows with B while the FLOPs per sequence stay fixed."],
         correct=1,
         feedback=[
             "Try it in the explorer: pick 'decode attention' and move B. The matmul's intensity "

@@ -337,10 +337,10 @@ def simd_quiz() -> MultipleChoice:
     return multiple_choice(
         f"In the divergence lab, only 2% of lanes take the branch, yet the kernel takes "
         f"{rare.cycles / uniform.cycles:.2f}× as long as when none do. Why?",
-        ["Every taken lane costs a full extra instruction stream, so 2% of lanes add 2% per lane.",
-         f"Divergence is decided per warp: with {machine.lanes} lanes, "
-         f"{rare.diverged_warps} of {rare.warps} warps hold at least one taking lane, and each "
-         "of those runs both sides of the branch under a mask.",
+        ["Every taking lane runs its own extra instruction stream, so the 2% of lanes that "
+         "branch add their cost on top of all the others.",
+         f"Divergence is per warp: {rare.diverged_warps} of {rare.warps} warps hold a taking "
+         "lane, and each runs both sides under a mask.",
          "The branch makes memory accesses uncoalesced, so memory time goes up."],
         correct=1,
         feedback=[

@@ -58,9 +58,10 @@ def start_quiz():
         "You moved the slider from 256 down to 2. Why did the array's utilization fall?",
         [
             "The array runs at a lower clock speed for small matrices.",
-            "A small product cannot fill the 8×8 grid, and filling and draining the grid costs "
-            "cycles no matter how little work there is.",
-            "Small matrices need more memory bandwidth per multiply.",
+            "A small product fills few of the 8×8 cells, and filling and draining the grid costs "
+            "cycles anyway.",
+            "Small matrices need more memory bandwidth per multiply, so the array stalls waiting "
+            "for operands to arrive.",
         ],
         correct=1,
         feedback=[

@@ -421,7 +421,7 @@ def systolic_quiz() -> MultipleChoice:
     return multiple_choice(
         "A 128×128 weight-stationary array multiplies A (M×128) by a 128×128 weight tile B. "
         "During that one fold, how many times is each value of B read from the buffer?",
-        ["once, whatever M is", "M times, once per row of A", "128 times, once per array column",
+        ["once, whatever M is: it stays put", "M times, once per row of A", "128 times, once per array column",
          "twice: once to load, once to drain"],
         correct=0,
         feedback=[

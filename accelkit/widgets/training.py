@@ -220,9 +220,10 @@ def training_quiz() -> MultipleChoice:
     return multiple_choice(
         "You keep the global batch fixed and go from 1,024 to 16,384 H100s (beyond the NVLink node, "
         "over InfiniBand). What happens to each optimizer step?",
-        ["Both the backward pass and the gradient all-reduce get 16× shorter.",
-         "The backward pass gets about 16× shorter; the all-reduce does not, so it can stop "
-         "hiding behind the backward pass and set the pace.",
+        ["Both the backward pass and the gradient all-reduce get about 16× shorter, since each "
+         "chip now holds a sixteenth of the work.",
+         "The backward pass gets about 16× shorter but the all-reduce does not, so communication "
+         "can set the pace.",
          "The all-reduce gets 16× longer because there are 16× more chips.",
          "Nothing changes: the model FLOPs are the same."],
         correct=1,

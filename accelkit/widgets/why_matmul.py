@@ -217,10 +217,10 @@ def why_matmul_quiz() -> MultipleChoice:
         f"Matrix products are at least {lowest:.0%} of the FLOPs of every catalog model "
         "(forward pass, batch 1). Does that mean a big matrix unit will be kept busy by every "
         "one of them?",
-        ["Yes: FLOPs are what a matrix unit does, so FLOPs decide.",
+        ["Yes: FLOPs are what a matrix unit does, so a model that is almost all matrix FLOPs "
+         "keeps it busy.",
          f"No: the LSTM's recurrent matmul is {recurrent.flops_fraction:.0%} of its FLOPs but "
-         f"{recurrent.bytes_fraction:.0%} of its bytes; it multiplies a few rows by a weight "
-         "matrix it re-reads every step, so it waits on memory.",
+         f"{recurrent.bytes_fraction:.0%} of its bytes, so it waits on memory.",
          "No: the elementwise operations have most of the FLOPs in every model."],
         correct=1,
         feedback=[
