@@ -83,44 +83,36 @@ def execute(notebook: nbformat.NotebookNode, cwd: Path, timeout: int = 300,
     return notebook
 
 
+def _shown(cell: nbformat.NotebookNode, mimetypes: tuple[str, ...]) -> str:
+    """All one code cell showed as text: streams, errors, and results in ``mimetypes``, joined
+    (the kernel may deliver one cell's printing as one stream message or several, depending on
+    when stdout was flushed)."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type == "error":
+            parts.append(f"ERROR {output.ename}: {output.evalue}\n")
+        else:
+            data = output.get("data", {})
+            parts.extend(str(data[k]) + "\n" for k in mimetypes if k in data)
+    return "".join(parts)
+
+
 def outputs_text(notebook: nbformat.NotebookNode) -> list[str]:
-    """Per code cell, everything it printed or returned as text, joined."""
-    texts = []
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
-        parts = []
-        for output in cell.get("outputs", []):
-            if output.output_type == "stream":
-                parts.append(output.text)
-            elif output.output_type in ("execute_result", "display_data"):
-                parts.append(output.get("data", {}).get("text/plain", ""))
-            elif output.output_type == "error":
-                parts.append(f"ERROR {output.ename}: {output.evalue}")
-        texts.append("".join(parts))
-    return texts
+    """Per code cell, everything it printed or returned as plain text, joined."""
+    return [_shown(cell, ("text/plain",)) for cell in notebook.cells if cell.cell_type == "code"]
 
 
 def comparable_texts(notebook: nbformat.NotebookNode) -> list[str]:
-    """Per code cell, all it showed as text (streams, plain-text, HTML and markdown results,
-    errors), joined, with what legitimately differs between runs masked. Joined because the
-    kernel may deliver one cell's printing as one stream message or several, depending on when
-    stdout was flushed. Pictures are left out: the numbers they show are in the text beside them."""
+    """Per code cell, all it showed as text (streams, errors, plain-text, HTML and markdown
+    results), with what legitimately differs between runs masked, labelled with the cell's
+    index. Pictures are left out: the numbers they show are in the text beside them."""
     texts = []
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
-        parts = []
-        for output in cell.get("outputs", []):
-            if output.output_type == "stream":
-                parts.append(output.text)
-            elif output.output_type == "error":
-                parts.append(f"ERROR {output.ename}: {output.evalue}\n")
-            else:
-                data = output.get("data", {})
-                parts.extend(str(data[k]) + "\n" for k in ("text/plain", "text/html", "text/markdown")
-                             if k in data)
-        text = "".join(parts)
+        text = _shown(cell, ("text/plain", "text/html", "text/markdown"))
         for pattern, replacement in _MASKS:
             text = pattern.sub(replacement, text)
         texts.append(f"[cell {index}] {text}")
