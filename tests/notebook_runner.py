@@ -1,45 +1,219 @@
-"""Run a notebook in a fresh kernel and collect what it printed (shared by notebook tests)."""
+"""Run notebooks in fresh kernels, inside a network namespace when the machine allows it.
+
+Every end-to-end notebook execution of the default test run goes through :func:`run_batch`, so
+each notebook runs as few times as the checks need (the count is in each test module's docstring):
+
+* ``run_batch(jobs, workdir)`` writes the jobs to ``workdir/jobs.json`` and runs this module as a
+  script (``python -m tests.notebook_runner workdir/jobs.json``) in a new network namespace made
+  with ``unshare --net`` (see :func:`namespace_command`). There the script first checks the
+  premise (an outbound TCP connection and a DNS lookup fail, a loopback connection works), then
+  executes every job with nbclient, two at a time (two cores), and writes each executed notebook,
+  outputs included, next to the job file. The kernels are children of the script, so they are in
+  the namespace too: a lesson that reached the network would fail there.
+* Where a namespace cannot be made (not root, no ``ip``), the same script runs without one and
+  :class:`Batch` records why; tests/test_offline.py then skips (outside CI) or fails (under CI).
+
+A job that raises stops at its failing cell, as nbclient does; its error is recorded, not raised,
+so one broken notebook does not hide the others.
+"""
 
 from __future__ import annotations
 
 import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
+LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
+EXERCISES = sorted((ROOT / "exercises").glob("[0-9][0-9]_*.ipynb"))
+
+PREMISE = textwrap.dedent("""
+    import socket
+    # An outbound connection (a public address: a well-known resolver) must fail.
+    s = socket.socket(); s.settimeout(5)
+    try:
+        s.connect(("1.1.1.1", 443))
+    except OSError as error:
+        print("outbound refused:", error)
+    else:
+        raise SystemExit("outbound connection succeeded: the namespace has a network")
+    try:
+        socket.getaddrinfo("pypi.org", 443)
+    except OSError as error:
+        print("DNS refused:", error)
+    else:
+        raise SystemExit("DNS lookup succeeded: the namespace has a network")
+    # Loopback, which kernels need, works.
+    server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(1)
+    client = socket.create_connection(server.getsockname(), timeout=5)
+    print("loopback ok")
+""")
+
+# Things that legitimately differ between two runs of the same notebook.
+_MASKS = [
+    (re.compile(r"0x[0-9a-fA-F]{6,}"), "0x…"),
+    (re.compile(r"\b[0-9a-f]{32}\b"), "<model id>"),  # ipywidgets model ids
+    (re.compile(r"(Wall time|CPU times): [^\n]*"), r"\1: …"),
+]
 
 
 def load(path: Path) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
 
 
-def execute(notebook: nbformat.NotebookNode, cwd: Path, timeout: int = 120) -> nbformat.NotebookNode:
-    """Execute a copy of ``notebook`` with the current environment's kernel; return it."""
+def execute(notebook: nbformat.NotebookNode, cwd: Path, timeout: int = 300,
+            env: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """Execute a copy of ``notebook`` with the current environment's kernel; return it.
+
+    Raises nbclient's ``CellExecutionError`` at the first failing cell."""
     notebook = copy.deepcopy(notebook)
     NotebookClient(notebook, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(cwd)}}).execute()
+                   resources={"metadata": {"path": str(cwd)}}).execute(env=env)
     return notebook
 
 
+def _shown(cell: nbformat.NotebookNode, mimetypes: tuple[str, ...]) -> str:
+    """All one code cell showed as text: streams, errors, and results in ``mimetypes``, joined
+    (the kernel may deliver one cell's printing as one stream message or several, depending on
+    when stdout was flushed)."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type == "error":
+            parts.append(f"ERROR {output.ename}: {output.evalue}\n")
+        else:
+            data = output.get("data", {})
+            parts.extend(str(data[k]) + "\n" for k in mimetypes if k in data)
+    return "".join(parts)
+
+
 def outputs_text(notebook: nbformat.NotebookNode) -> list[str]:
-    """Per code cell, everything it printed or returned as text, joined."""
+    """Per code cell, everything it printed or returned as plain text, joined."""
+    return [_shown(cell, ("text/plain",)) for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def comparable_texts(notebook: nbformat.NotebookNode) -> list[str]:
+    """Per code cell, all it showed as text (streams, errors, plain-text, HTML and markdown
+    results), with what legitimately differs between runs masked, labelled with the cell's
+    index. Pictures are left out: the numbers they show are in the text beside them."""
     texts = []
-    for cell in notebook.cells:
+    for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
-        parts = []
-        for output in cell.get("outputs", []):
-            if output.output_type == "stream":
-                parts.append(output.text)
-            elif output.output_type in ("execute_result", "display_data"):
-                parts.append(output.get("data", {}).get("text/plain", ""))
-            elif output.output_type == "error":
-                parts.append(f"ERROR {output.ename}: {output.evalue}")
-        texts.append("".join(parts))
+        text = _shown(cell, ("text/plain", "text/html", "text/markdown"))
+        for pattern, replacement in _MASKS:
+            text = pattern.sub(replacement, text)
+        texts.append(f"[cell {index}] {text}")
     return texts
 
 
 def tags(cell: nbformat.NotebookNode) -> list[str]:
     return list(cell.get("metadata", {}).get("tags", []))
+
+
+# -- running a batch, in a network namespace when possible ---------------------------------------
+
+def namespace_command(*command: str) -> list[str]:
+    """``command`` in a new network namespace whose only interface is loopback, brought up
+    because Jupyter kernels talk to their client over 127.0.0.1. No route leads anywhere else, so
+    reaching the internet fails at once ("Network is unreachable"): the kernel's guarantee, not a
+    monkey-patched socket module that a subprocess or C extension could bypass."""
+    inner = "ip link set lo up && exec " + " ".join(f"'{part}'" for part in command)
+    return ["unshare", "--net", "sh", "-c", inner]
+
+
+def why_no_namespace() -> str | None:
+    """None when a network namespace can be made here, else the reason (it needs root)."""
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return "unshare or ip is not installed"
+    probe = subprocess.run(namespace_command("true"), capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"cannot make a network namespace here: {probe.stderr.strip()}"
+    return None
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str  # unique in its batch; names the output file
+    notebook: Path  # the notebook file to execute
+    cwd: Path  # the kernel's working directory
+    hash_seed: str = "1"  # PYTHONHASHSEED of the kernel
+
+
+@dataclass
+class Batch:
+    """What one :func:`run_batch` call did."""
+    notebooks: dict[str, nbformat.NotebookNode]  # by job name, executed (up to a failing cell)
+    errors: dict[str, str]  # by job name, for the jobs that raised
+    offline: bool  # ran inside a network namespace whose premise held
+    not_offline_because: str | None = None
+    premise: str = ""
+    log: str = field(default="", repr=False)
+
+
+def run_batch(jobs: list[Job], workdir: Path, offline: bool = True, timeout: int = 1800) -> Batch:
+    """Execute ``jobs`` in one subprocess (in a network namespace when ``offline`` and possible)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    assert len({job.name for job in jobs}) == len(jobs), "job names must be unique"
+    job_file = workdir / "jobs.json"
+    job_file.write_text(json.dumps([{"name": j.name, "notebook": str(j.notebook), "cwd": str(j.cwd),
+                                     "hash_seed": j.hash_seed} for j in jobs]))
+    script = [sys.executable, "-m", "tests.notebook_runner", str(job_file)]
+    reason = why_no_namespace() if offline else "not asked to run offline"
+    command = script if reason else namespace_command(*script, "--premise")
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "MPLBACKEND": "Agg"})
+    log = done.stdout[-6000:] + done.stderr[-6000:]
+    result_file = workdir / "results.json"
+    if not result_file.exists():
+        raise RuntimeError(f"the notebook runner wrote no results ({done.returncode}):\n{log}")
+    results = json.loads(result_file.read_text())
+    premise_held = results["premise_ok"] is True
+    if not reason and not premise_held:
+        reason = "the namespace's premise failed: " + results["premise"]
+    notebooks = {job.name: load(workdir / f"{job.name}.ipynb") for job in jobs}
+    return Batch(notebooks=notebooks, errors=results["errors"], offline=reason is None,
+                 not_offline_because=reason, premise=results["premise"], log=log)
+
+
+def _run_jobs(job_file: Path, check_premise: bool) -> None:
+    """The script side of :func:`run_batch`."""
+    premise, premise_ok = "", None
+    if check_premise:
+        done = subprocess.run([sys.executable, "-c", PREMISE], capture_output=True, text=True,
+                              timeout=60)
+        premise, premise_ok = done.stdout + done.stderr, done.returncode == 0
+    jobs = json.loads(job_file.read_text())
+    errors: dict[str, str] = {}
+
+    def one(job: dict) -> None:
+        notebook = load(Path(job["notebook"]))
+        env = {**os.environ, "PYTHONHASHSEED": job["hash_seed"], "MPLBACKEND": "Agg"}
+        try:
+            NotebookClient(notebook, timeout=300, kernel_name="python3",
+                           resources={"metadata": {"path": job["cwd"]}}).execute(env=env)
+        except Exception as error:  # recorded for the test to report, with the failing cell
+            text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # no terminal colours
+            errors[job["name"]] = f"{type(error).__name__}: {text[-3000:]}"
+        nbformat.write(notebook, job_file.parent / f"{job['name']}.ipynb")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(one, jobs))
+    (job_file.parent / "results.json").write_text(json.dumps(
+        {"premise": premise, "premise_ok": premise_ok, "errors": errors}))
+
+
+if __name__ == "__main__":
+    _run_jobs(Path(sys.argv[1]), check_premise="--premise" in sys.argv[2:])

@@ -3,17 +3,16 @@
 Each case calls one public function with one bad argument (negative, zero, fractional or
 enormous sizes; NaN and inf; wrong shapes and dtypes; unknown chip, model, dataflow and dtype
 names; MFU outside (0, 1]) and must raise ``ValueError`` or ``TypeError`` whose message names the
-argument (the house rule in accelkit/_validate.py), within a second of wall time (a generous
-bound: a refusal is a few comparisons) and with a tracemalloc peak under 100 MB (numpy reports
-its buffers to tracemalloc), so an enormous size is refused up front, not after an allocation.
+argument (the house rule in accelkit/_validate.py), with a tracemalloc peak under 100 MB (numpy
+reports its buffers to tracemalloc), so an enormous size is refused up front, not after an
+allocation. How long a refusal takes is measured, not asserted: benchmarks/bench_bad_input.py
+prints it for every case.
 Enormous matrices are passed as zero-stride broadcast views: they claim billions of elements
 while costing no memory, so the test itself allocates nothing big.
 """
 
 from __future__ import annotations
 
-import math
-import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,12 +21,11 @@ import numpy as np
 import pytest
 
 import accelkit as ak
-import accelkit.widgets.start  # noqa: F401 - imported here so a case times the refusal, not matplotlib's import
+import accelkit.widgets.start  # noqa: F401 - imported here so a case's memory peak is the refusal's, not matplotlib's import
 from accelkit import SIMDMachine, SystolicArray
 from accelkit.workloads import Branchy, Elementwise, Gather, Matmul, Reduction, SparseMatmul
 
 NAN, INF = float("nan"), float("inf")
-SECONDS = 1.0
 PEAK_BYTES = 100 * 2**20
 
 
@@ -256,24 +254,19 @@ CASES = [
 ]
 
 
-def test_corpus_is_large_and_ids_are_unique():
-    assert len(CASES) >= 40
+def test_case_ids_are_unique():
     assert len({c.id for c in CASES}) == len(CASES)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_bad_input_is_refused_clearly_quickly_and_cheaply(case: Case):
+def test_bad_input_is_refused_clearly_and_cheaply(case: Case):
     tracemalloc.start()
-    started = time.perf_counter()
     try:
         with pytest.raises(case.errors) as raised:
             case.call()
     finally:
-        elapsed = time.perf_counter() - started
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     message = str(raised.value)
     assert case.names in message, f"{type(raised.value).__name__} does not name {case.names!r}: {message}"
-    assert elapsed < SECONDS, f"took {elapsed:.2f} s to refuse"
     assert peak < PEAK_BYTES, f"allocated {peak / 2**20:,.0f} MB before refusing"
-    assert not math.isnan(elapsed)

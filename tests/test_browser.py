@@ -8,6 +8,10 @@ control of its first interactive explorer is moved with the keyboard, as a learn
 picture (the PNG bytes behind the widget's <img>) and the summary text must both change.
 Lesson 03's control is its systolic-array animation's cycle slider.
 
+This is the suite's one run of each lesson through JupyterLab (its others are kernel-only runs,
+tests/conftest.py); it is kept because what it proves, that the front end renders every widget
+and a learner's move reaches the kernel and comes back redrawn, no kernel-only run can show.
+
 Screenshots before and after each move go to ``test-artifacts/browser/`` (gitignored).
 Needs Debian's ``chromium`` (``.ci/run`` installs it); outside CI a machine without it skips
 these tests with the reason, under CI (``CI=true``) its absence is a failure.

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -65,11 +63,3 @@ def test_binder_files_pin_exactly_and_install_the_package() -> None:
     assert re.fullmatch(r"python-3\.1[1-9]\s*", (ROOT / "binder" / "runtime.txt").read_text())
     post_build = (ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
     assert re.search(r"pip install[^\n]*(--no-deps)?[^\n]* \.", post_build)
-
-
-def test_import_is_fast() -> None:
-    code = "import time; t = time.perf_counter(); import accelkit; print(time.perf_counter() - t)"
-    timings = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                    check=True).stdout) for _ in range(3)]
-    # Budget 0.5 s on a slow shared machine; the best of three filters out scheduler noise.
-    assert min(timings) < 0.5, timings
