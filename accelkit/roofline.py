@@ -271,6 +271,86 @@ def per_step_overhead_seconds(n_operations: int, overhead_seconds: float | None 
     return n * per_op
 
 
+@dataclass(frozen=True)
+class PassTime:
+    """The roofline time of a sequence of operations (a model's pass), one after another.
+
+    ``seconds`` sums each operation's :func:`estimate` time (the max of its compute, memory and,
+    if counted, overhead times) over every occurrence; ``device_seconds`` is the same sum with no
+    overhead, so ``seconds - device_seconds`` is what the per-operation cost adds.
+    ``operations_by_bound`` counts occurrences per regime: ``(("compute", n), ("memory", n),
+    ("overhead", n))``.
+    """
+
+    chip: str
+    dtype: str
+    n_operations: int
+    seconds: float
+    device_seconds: float
+    overhead_seconds: float  # per operation, as counted (0.0 when off)
+    operations_by_bound: tuple[tuple[str, int], ...]
+
+    @property
+    def overhead_share(self) -> float:
+        """Fraction of ``seconds`` the overhead adds: (seconds - device_seconds) / seconds."""
+        return (self.seconds - self.device_seconds) / self.seconds if self.seconds else 0.0
+
+    def count(self, bound: str) -> int:
+        """Occurrences bound by ``bound`` ("compute", "memory" or "overhead")."""
+        bound = _validate.choice("bound", bound, BOUNDS)
+        return dict(self.operations_by_bound)[bound]
+
+
+#: The regimes a RooflineResult's ``bound`` can name.
+BOUNDS = ("compute", "memory", "overhead")
+
+
+def operations_time(chip: str | chips.Chip, operations: object, *, dtype: DType = "bf16",
+                    overhead: bool = False, overhead_seconds: float | None = None) -> PassTime:
+    """Roofline time of ``operations`` run one after another on one chip.
+
+    ``operations`` is a sequence of objects with ``flops``, ``bytes`` (totals) and ``count``
+    (occurrences), as ``accelkit.models.Model.operations`` returns: each occurrence is one
+    operation (one kernel launch in eager execution) costing :func:`estimate` of its share.
+    With ``overhead=True`` every occurrence pays :data:`OVERHEAD_SECONDS` at least: the way
+    small operations and batch-1 decode of small models stop looking free. Fused kernels
+    (XLA, ``torch.compile``, CUDA graphs) launch fewer, so this is the eager, op-by-op view.
+
+    Raises:
+        TypeError: ``operations`` is not a sequence of such objects; ``overhead`` not a bool.
+        ValueError: an occurrence with no bytes, a bad chip or dtype, a bad override.
+    """
+    the_chip = chips.get(chip)
+    dtype = dtypes.check(dtype)
+    per_op = _overhead("overhead", overhead, overhead_seconds)
+    if isinstance(operations, (str, bytes)) or not isinstance(operations, Sequence):
+        raise TypeError("operations must be a sequence of operations with flops, bytes and count "
+                        f"(as Model.operations returns), got {type(operations).__name__}")
+    if len(operations) > _validate.MAX_ELEMENTS:
+        raise ValueError(f"operations has {len(operations):,} entries, more than "
+                         f"{_validate.MAX_ELEMENTS:,}")
+    peak = the_chip.peak_flops(dtype)
+    bandwidth = the_chip.require("hbm_bytes_per_second")
+    total = device = 0.0
+    n = 0
+    counts = dict.fromkeys(BOUNDS, 0)
+    for i, op in enumerate(operations):
+        if not all(hasattr(op, a) for a in ("flops", "bytes", "count")):
+            raise TypeError(f"operations[{i}] must have flops, bytes and count, got "
+                            f"{type(op).__name__}")
+        occurrences = _validate.positive_int(f"operations[{i}].count", op.count)
+        flops = _validate.real_in_range(f"operations[{i}].flops", op.flops, low=0.0) / occurrences
+        moved = _validate.positive_float(f"operations[{i}].bytes", op.bytes) / occurrences
+        with_overhead = _result(the_chip.name, dtype, flops, moved, peak, bandwidth, per_op)
+        total += with_overhead.seconds * occurrences
+        device += max(with_overhead.compute_seconds, with_overhead.memory_seconds) * occurrences
+        counts[with_overhead.bound] += occurrences
+        n += occurrences
+    return PassTime(chip=the_chip.name, dtype=dtype, n_operations=n, seconds=total,
+                    device_seconds=device, overhead_seconds=per_op,
+                    operations_by_bound=tuple(counts.items()))
+
+
 def _result(name: str, dtype: str, flops: float, moved: float, peak: float,
             bandwidth: float, overhead_seconds: float = 0.0) -> RooflineResult:
     compute_seconds, memory_seconds, device_seconds = (float(t) for t in
@@ -514,6 +594,7 @@ def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
     }
 
 
-__all__ = ["OVERHEAD_RANGE_SECONDS", "OVERHEAD_SECONDS", "OVERHEAD_SOURCE", "RooflineResult",
-           "RooflineTimes", "critical_batch", "crossing_batch", "curve", "decode_mlp_numbers",
-           "elementwise", "estimate", "matmul", "per_step_overhead_seconds", "times"]
+__all__ = ["BOUNDS", "OVERHEAD_RANGE_SECONDS", "OVERHEAD_SECONDS", "OVERHEAD_SOURCE", "PassTime",
+           "RooflineResult", "RooflineTimes", "critical_batch", "crossing_batch", "curve",
+           "decode_mlp_numbers", "elementwise", "estimate", "matmul", "operations_time",
+           "per_step_overhead_seconds", "times"]

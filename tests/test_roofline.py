@@ -322,3 +322,43 @@ def test_sparse_peaks_in_estimate_and_no_sparse_figure_passed_as_dense() -> None
         ak.roofline.estimate("MI300X", flops=1e12, bytes=1e6, dtype="bf16", sparse=True)
     with pytest.raises(TypeError, match="sparse must be True or False"):
         ak.roofline.estimate("H100", flops=1.0, bytes=1.0, sparse=1)  # type: ignore[arg-type]
+
+
+def test_operations_time_sums_occurrences_against_a_closed_form() -> None:
+    from typing import NamedTuple
+
+    class Op(NamedTuple):
+        flops: float
+        bytes: float
+        count: int
+
+    # Ten tiny copies (0.1 us of memory each on H100's 3.35 TB/s) and one 1 ms matmul
+    # (989e9 FLOPs at 989 TFLOP/s): 10 x 7 us + 1 ms with the overhead, 1 us + 1 ms without.
+    ops = [Op(0.0, 3.35e6, 10), Op(989e9, 1e6, 1)]
+    t = ak.roofline.operations_time("H100", ops, overhead=True)
+    assert t.n_operations == 11 and t.seconds == pytest.approx(70e-6 + 1e-3)
+    assert t.device_seconds == pytest.approx(1e-6 + 1e-3)
+    assert t.count("overhead") == 10 and t.count("compute") == 1 and t.count("memory") == 0
+    assert t.overhead_share == pytest.approx((70e-6 - 1e-6) / (70e-6 + 1e-3))
+    off = ak.roofline.operations_time("H100", ops)
+    assert off.seconds == off.device_seconds == pytest.approx(t.device_seconds)
+    assert off.overhead_seconds == 0.0 and off.count("overhead") == 0
+    with pytest.raises(TypeError, match="operations must be a sequence"):
+        ak.roofline.operations_time("H100", 5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"operations\[0\] must have flops, bytes and count"):
+        ak.roofline.operations_time("H100", [(1.0, 2.0)])
+    with pytest.raises(ValueError, match=r"operations\[0\].bytes"):
+        ak.roofline.operations_time("H100", [Op(1.0, 0.0, 1)])
+    with pytest.raises(ValueError, match="bound must be one of"):
+        t.count("latency")
+
+
+def test_batch_one_decode_of_an_8b_model_is_mostly_overhead_bound_operations() -> None:
+    # llama-3-8b decode at batch 1, 1024 tokens of context, eager on H100: the model's 355
+    # operations (its per-layer list times 32 layers) include 226 small enough that 7 us of
+    # dispatch outlasts them; the step is memory-bound in total but a third slower.
+    ops = ak.models.get("llama-3-8b").operations(batch=1, phase="decode", context_tokens=1024)
+    t = ak.roofline.operations_time("H100", ops, overhead=True)
+    assert t.n_operations == sum(o.count for o in ops) == 355
+    assert t.count("overhead") == 226 and t.count("compute") == 0
+    assert t.seconds / t.device_seconds == pytest.approx(1.34, abs=0.01)
