@@ -253,14 +253,16 @@ class Chip:
             have = ", ".join(self.sparse_dtypes) or "none"
             raise MissingFigureError(
                 self.name, f"sparse_peak_flops:{dtype}",
-                f"{self.name} has no published 2:4 structured-sparsity {dtype} peak (sparse=True); "
+                f"{self.name} has no published 2:4 structured-sparsity {dtype} peak "
+                f"(dtype={dtype!r}, sparse=True); "
                 f"sparse peaks it has: {have}. Use sparse=False for the dense peak")
         for name, value in self._peaks:
             if name == dtype:
                 return value
         raise MissingFigureError(
             self.name, f"peak_flops:{dtype}",
-            f"{self.name} has no published dense {dtype} peak; it has {', '.join(self.dtypes)}"
+            f"{self.name} has no published dense {dtype} peak (dtype={dtype!r}); it has "
+            f"{', '.join(self.dtypes)}"
         )
 
     def is_sparse_peak(self, dtype: DType, flops_per_second: float) -> bool:
