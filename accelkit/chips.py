@@ -1,4 +1,4 @@
-"""The chip catalog: 14 TPUs and GPUs, every number with the source it was read from.
+"""The chip catalog: 17 TPUs and GPUs, every number with the source it was read from.
 
     >>> import accelkit as ak
     >>> chip = ak.chips.get("v5e")
@@ -26,6 +26,25 @@ callers; collectives (``accelkit.collectives``) use the one-direction fields.
     (450000000000.0, 90000000000.0)
     >>> ak.chips.get("v5e").sparsecores_per_chip, ak.chips.get("v5e").axis_wraps((8, 16))
     (0, (False, True))
+
+Precision: :meth:`Chip.peak_flops` gives DENSE peaks per format (bf16 ... fp4, int4; see
+:data:`accelkit.dtypes.PEAK_DTYPES`). Vendors also publish 2:4 structured-sparsity peaks, twice
+the dense figure, that only a matrix with two zeros in every four weights reaches; those are kept
+apart and asked for explicitly, ``peak_flops(dtype, sparse=True)``, and never stand in for a dense
+peak.
+
+    >>> ak.chips.get("H100").peak_flops("fp8"), ak.chips.get("H100").peak_flops("fp8", sparse=True)
+    (1979000000000000.0, 3958000000000000.0)
+    >>> ak.chips.get("MI355X").peak_flops("fp4") / 1e15
+    10.1
+
+Power: ``watts`` is one figure; where sources disagree the catalog keeps the range
+(``Chip.tdp_range_watts``, e.g. TPU v3: Google's measured 262 W maximum against the 450 W TDP a
+secondary source gives) and the ``watts`` source names the figure used.
+
+Scale-up domains: the GPU entries model the 8-GPU node (HGX / the AMD OAM platform). A GB200 NVL72
+rack is not a separate entry: it is B200-class GPUs in a 72-GPU NVLink domain at the same 900 GB/s
+per GPU, modelled by ``accelkit.collectives`` with ``scaleup_domain=72`` on "B200".
 """
 
 from __future__ import annotations
@@ -148,6 +167,11 @@ class Chip:
     hop_latency_seconds: float | None = field(default=None, repr=False)
     scaleout_hop_latency_seconds: float | None = field(default=None, repr=False)
     collective_latency_seconds: float | None = field(default=None, repr=False)
+    # 2:4 structured-sparsity peaks (dtype, FLOP/s), only where a source publishes one as sparse.
+    _sparse_peaks: tuple[tuple[str, float], ...] = field(default=(), repr=False)
+    # (low, high) watts where sources disagree on the power figure; None where they agree or
+    # there is one source. ``watts`` is the figure used, and its source says which and why.
+    tdp_range_watts: tuple[float, float] | None = field(default=None, repr=False)
     # TPU torus (None / () on GPUs): number of axes, pod and largest-slice shapes, wrap rule.
     torus_dims: int | None = field(default=None, repr=False)
     pod_shape: tuple[int, ...] = field(default=(), repr=False)
@@ -197,25 +221,59 @@ class Chip:
         :data:`accelkit.dtypes.PEAK_DTYPES`."""
         return tuple(d for d, _ in self._peaks)
 
-    def peak_flops(self, dtype: DType = "bf16") -> float:
-        """Dense peak FLOP/s (int8: OP/s) per chip for ``dtype``.
+    @property
+    def sparse_dtypes(self) -> tuple[str, ...]:
+        """Precisions with a published 2:4 structured-sparsity peak (GPUs only; () on TPUs)."""
+        return tuple(d for d, _ in self._sparse_peaks)
+
+    def peak_flops(self, dtype: DType = "bf16", sparse: bool = False) -> float:
+        """Peak FLOP/s (int8, int4: OP/s) per chip for ``dtype``: dense unless ``sparse=True``.
 
         V100 and T4 have no bf16; for them ``"bf16"`` gives their fp16 tensor-core figure,
         the usual 16-bit stand-in (the source string says so).
 
+        ``sparse=True`` gives the vendor's 2:4 structured-sparsity peak: dense-equivalent FLOP/s
+        that only a matrix with two zeros in every four weights can reach (twice the dense
+        figure on every chip that publishes one). It is never used as a dense peak.
+
         Raises:
+            TypeError: ``sparse`` is not a bool.
             ValueError: a format no chip publishes a peak for (one of
                 :data:`accelkit.dtypes.PEAK_DTYPES` is needed).
-            MissingFigureError: the chip has no published dense peak for it.
+            MissingFigureError: the chip has no published dense (or, with ``sparse=True``, no
+                published sparse) peak for it.
         """
         dtype = dtypes.check(dtype, allowed=dtypes.PEAK_DTYPES)
+        if not isinstance(sparse, bool):
+            raise TypeError(f"sparse must be True or False, got {type(sparse).__name__} {sparse!r}")
+        if sparse:
+            for name, value in self._sparse_peaks:
+                if name == dtype:
+                    return value
+            have = ", ".join(self.sparse_dtypes) or "none"
+            raise MissingFigureError(
+                self.name, f"sparse_peak_flops:{dtype}",
+                f"{self.name} has no published 2:4 structured-sparsity {dtype} peak "
+                f"(dtype={dtype!r}, sparse=True); "
+                f"sparse peaks it has: {have}. Use sparse=False for the dense peak")
         for name, value in self._peaks:
             if name == dtype:
                 return value
         raise MissingFigureError(
             self.name, f"peak_flops:{dtype}",
-            f"{self.name} has no published dense {dtype} peak; it has {', '.join(self.dtypes)}"
+            f"{self.name} has no published dense {dtype} peak (dtype={dtype!r}); it has "
+            f"{', '.join(self.dtypes)}"
         )
+
+    def is_sparse_peak(self, dtype: DType, flops_per_second: float) -> bool:
+        """True when ``flops_per_second`` is this chip's published 2:4 sparse ``dtype`` peak and
+        not its dense one: the check that keeps a sparse figure from being passed as dense."""
+        dtype = dtypes.check(dtype, allowed=dtypes.PEAK_DTYPES)
+        for name, value in self._sparse_peaks:
+            if name == dtype and abs(flops_per_second - value) <= 1e-9 * value:
+                dense = dict(self._peaks).get(dtype)
+                return dense is None or abs(flops_per_second - dense) > 1e-9 * dense
+        return False
 
     def ridge_flops_per_byte(self, dtype: DType = "bf16") -> float:
         """Peak FLOP/s over memory bytes/s: the arithmetic intensity needed to be compute-bound."""
@@ -238,7 +296,7 @@ class Chip:
         """Where the number in ``field_name`` comes from (or why it is None).
 
         ``field_name`` is a numeric field (``"hbm_bytes"``, ``"watts"``, ...), ``"peak_flops"``
-        (the bf16 peak) or ``"peak_flops:<dtype>"``.
+        (the bf16 peak), ``"peak_flops:<dtype>"`` or ``"sparse_peak_flops:<dtype>"``.
 
         Raises:
             ValueError: not a sourced field of a Chip, or a precision the chip lacks.
@@ -250,10 +308,13 @@ class Chip:
             key = "peak_flops:bf16"
         if key.startswith("peak_flops:"):
             self.peak_flops(dtypes.check(key.split(":", 1)[1]))  # raises a clear error for a missing precision
+        if key.startswith("sparse_peak_flops:"):
+            self.peak_flops(dtypes.check(key.split(":", 1)[1]), sparse=True)
         for name, text in self._sources:
             if name == key:
                 return text
-        allowed = list(NUMERIC_FIELDS) + list(TOPOLOGY_FIELDS) + ["torus", "peak_flops", *(f"peak_flops:{d}" for d in self.dtypes)]
+        allowed = list(NUMERIC_FIELDS) + list(TOPOLOGY_FIELDS) + ["torus", "peak_flops", *(f"peak_flops:{d}" for d in self.dtypes),
+                                                                  *(f"sparse_peak_flops:{d}" for d in self.sparse_dtypes)]
         raise ValueError(f"field must be one of {allowed}, got {field_name!r}")
 
     def require(self, field_name: str) -> float:
@@ -288,15 +349,20 @@ class Chip:
     def _repr_html_(self) -> str:
         rows = [
             ("vendor / year", f"{self.vendor} {self.year}", ""),
-            *[(f"peak {d}", f"{v / 1e12:,.1f} T{'OP' if d == 'int8' else 'FLOP'}/s",
+            *[(f"peak {d}", f"{v / 1e12:,.1f} T{'OP' if d.startswith('int') else 'FLOP'}/s",
                self.source(f"peak_flops:{d}")) for d, v in self._peaks],
+            *[(f"2:4 sparse peak {d}", f"{v / 1e12:,.1f} T{'OP' if d.startswith('int') else 'FLOP'}/s"
+               " (sparse, not dense)", self.source(f"sparse_peak_flops:{d}"))
+              for d, v in self._sparse_peaks],
             ("memory", self.hbm_label, self.source("hbm_bytes")),
             ("memory bandwidth", _fmt(self.hbm_bytes_per_second, 1e9, "GB/s"),
              self.source("hbm_bytes_per_second")),
             ("bf16 ridge", f"{self.ridge_flops_per_byte('bf16'):,.0f} FLOPs/byte", ""),
             ("interconnect", _fmt(self.interconnect_bytes_per_second, 1e9, "GB/s bidi"),
              self.source("interconnect_bytes_per_second")),
-            ("power", _fmt(self.watts, 1, "W"), self.source("watts")),
+            ("power", _fmt(self.watts, 1, "W") + ("" if self.tdp_range_watts is None else
+             f" (sources range {self.tdp_range_watts[0]:g}-{self.tdp_range_watts[1]:g} W)"),
+             self.source("watts")),
             ("price", _fmt(self.usd_per_hour, 1, "$/chip-hour", digits=2), self.source("usd_per_hour")),
             ("matrix units", f"{self.matrix_units}; {self.matrix_unit_shape}".strip("; "), ""),
             ("scale-up link", _fmt(self.link_bytes_per_second, 1e9, "GB/s one way")
@@ -353,6 +419,12 @@ def _chip_from_json(entry: dict[str, Any]) -> Chip:
         sources.append(("torus", torus["source"]))
     topology = {name: entry[name]["value"] for name in TOPOLOGY_FIELDS}
     sources += [(f"peak_flops:{d}", peaks[d]["source"]) for d in dtypes.PEAK_DTYPES if d in peaks]
+    sparse = entry.get("sparse_peak_flops", {})
+    for d in sparse:  # a typo'd format in the data file must not vanish silently
+        dtypes.check(d, "sparse_peak_flops", allowed=dtypes.PEAK_DTYPES)
+    sources += [(f"sparse_peak_flops:{d}", sparse[d]["source"]) for d in dtypes.PEAK_DTYPES
+                if d in sparse]
+    tdp_range = entry["watts"].get("range")
     text = entry["text"]
     return Chip(
         name=entry["name"], vendor=entry["vendor"], year=entry["year"], kind=entry["kind"],
@@ -368,6 +440,8 @@ def _chip_from_json(entry: dict[str, Any]) -> Chip:
         price_caveat=entry["usd_per_hour"].get("caveat", ""),
         aliases=tuple(entry["aliases"]),
         _peaks=tuple((d, float(peaks[d]["value"])) for d in dtypes.PEAK_DTYPES if d in peaks),
+        _sparse_peaks=tuple((d, float(sparse[d]["value"])) for d in dtypes.PEAK_DTYPES if d in sparse),
+        tdp_range_watts=None if tdp_range is None else (float(tdp_range[0]), float(tdp_range[1])),
         _sources=tuple(sources),
         price_alternatives=tuple(
             (float(a["usd_per_hour"]), a["provider"], a["date"], a["source"],

@@ -12,6 +12,15 @@ chip's ridge point, peak FLOP/s over bytes/s (about 240 FLOPs/byte for a TPU v5e
     >>> r = ak.roofline.matmul("TPU v5e", M=64, N=8192, K=8192)
     >>> r.bound, round(r.arithmetic_intensity)
     ('memory', 63)
+
+The third regime is overhead: a fixed cost per operation that a framework user pays whatever the
+operation's size (the kernel launch and the framework's dispatch, a few microseconds in eager
+PyTorch; :data:`OVERHEAD_SECONDS` and its source). ``overhead=True`` adds it, and an operation
+whose compute and memory times are both shorter is overhead-bound:
+
+    >>> tiny = ak.roofline.matmul("H100", M=1, N=256, K=256, overhead=True)
+    >>> tiny.bound, tiny.overhead_seconds
+    ('overhead', 7e-06)
 """
 
 from __future__ import annotations
@@ -29,6 +38,26 @@ from accelkit.dtypes import DType
 
 _Numbers = float | np.ndarray
 _Counts = float | Sequence[float] | np.ndarray
+
+#: Fixed cost per operation as a framework user sees it: seconds from the Python call to the
+#: kernel running (framework dispatch plus the CUDA kernel launch), for an operation whose own
+#: GPU work is negligible. Measured figures, eager PyTorch on NVIDIA GPUs:
+#: flagos-ai/FlagGems issue #4812 (2026): tiny-tensor sigmoid/relu/abs/silu/gelu "~7 us eager";
+#: pytorch/pytorch issue #41383: "an overhead of ~7 microseconds for the simplest tensor
+#: operations" (5 us without autograd); pytorch/pytorch issue #82793: "4 us per op on CUDA";
+#: flagos-ai/Torch-FL PR #27 (A100): 8 us per add submitted back to back (17 us with a sync after
+#: each). The model uses 7 us; :data:`OVERHEAD_RANGE_SECONDS` keeps the spread. No JAX figure
+#: was read: a jitted JAX program dispatches once per program, not once per operation, so this
+#: per-operation figure describes eager (op-by-op) execution; under ``jax.jit``,
+#: ``torch.compile`` or CUDA graphs the per-kernel cost is lower.
+OVERHEAD_SECONDS = 7e-6
+#: The measured spread behind :data:`OVERHEAD_SECONDS` (see its sources).
+OVERHEAD_RANGE_SECONDS = (4e-6, 8e-6)
+OVERHEAD_SOURCE = (
+    "eager PyTorch per-operation overhead on NVIDIA GPUs: flagos-ai/FlagGems#4812 (~7 us eager for "
+    "tiny elementwise ops); pytorch/pytorch#41383 (~7 us for the simplest tensor operations, 5 us "
+    "without autograd); pytorch/pytorch#82793 (4 us per op on CUDA); flagos-ai/Torch-FL#27 (A100, 8 us "
+    "per add submitted back to back). Used: 7 us; range 4-8 us")
 
 
 class RooflineTimes(NamedTuple):
@@ -88,8 +117,12 @@ def times(flops: _Counts, bytes: _Counts,  # noqa: A002 - a unit name
 class RooflineResult:
     """A roofline estimate for one operation on one chip.
 
-    ``seconds = max(compute_seconds, memory_seconds)``: optimistic, it assumes perfect overlap
-    of arithmetic and data movement and peak speed for both.
+    ``seconds = max(compute_seconds, memory_seconds, overhead_seconds)``: optimistic, it assumes
+    perfect overlap of arithmetic and data movement at peak speed for both, and, with overhead
+    counted, that the framework dispatches the next operation while this one runs (a stream of
+    operations each costing the largest of the three; a lone operation that waits for its own
+    launch pays the overhead on top, up to ``overhead_seconds + max(compute, memory)``).
+    ``bound`` names the largest: "compute", "memory" or "overhead".
     """
 
     chip: str
@@ -101,10 +134,12 @@ class RooflineResult:
     memory_seconds: float
     arithmetic_intensity: float  # FLOPs per byte moved
     ridge_flops_per_byte: float  # the chip's peak FLOP/s over its bytes/s
-    bound: str  # "compute" or "memory"
+    bound: str  # "compute", "memory" or "overhead"
     achieved_flops_per_second: float
     peak_flops_per_second: float
     bytes_per_second: float
+    # the fixed per-operation cost counted (0.0 unless overhead=True or overhead_seconds given)
+    overhead_seconds: float = 0.0
 
     @property
     def fraction_of_peak(self) -> float:
@@ -112,8 +147,9 @@ class RooflineResult:
         return self.achieved_flops_per_second / self.peak_flops_per_second
 
     def __repr__(self) -> str:
+        overhead = (f", overhead {_seconds(self.overhead_seconds)}" if self.overhead_seconds else "")
         return (
-            f"RooflineResult({self.chip}, {self.dtype}: {_seconds(self.seconds)}, {self.bound}-bound; "
+            f"RooflineResult({self.chip}, {self.dtype}: {_seconds(self.seconds)}, {self.bound}-bound{overhead}; "
             f"intensity {self.arithmetic_intensity:,.1f} FLOPs/byte vs ridge "
             f"{self.ridge_flops_per_byte:,.1f}; {self.achieved_flops_per_second / 1e12:,.1f} TFLOP/s "
             f"= {self.fraction_of_peak:.0%} of peak)"
@@ -126,7 +162,10 @@ class RooflineResult:
             ("bytes moved", f"{self.bytes:.3g}"),
             ("compute time", _seconds(self.compute_seconds)),
             ("memory time", _seconds(self.memory_seconds)),
-            ("roofline time (max of the two)", _seconds(self.seconds)),
+            *([("overhead per operation", _seconds(self.overhead_seconds))]
+              if self.overhead_seconds else []),
+            ("roofline time (max of the " + ("three" if self.overhead_seconds else "two") + ")",
+             _seconds(self.seconds)),
             ("arithmetic intensity", f"{self.arithmetic_intensity:,.1f} FLOPs/byte"),
             ("chip ridge point", f"{self.ridge_flops_per_byte:,.1f} FLOPs/byte"),
             ("bound", self.bound),
@@ -152,6 +191,9 @@ def estimate(
     dtype: DType = "bf16",
     peak_flops_per_second: float | None = None,
     bytes_per_second: float | None = None,
+    sparse: bool = False,
+    overhead: bool = False,
+    overhead_seconds: float | None = None,
 ) -> RooflineResult:
     """Roofline time of any operation from its FLOP and byte counts.
 
@@ -162,42 +204,170 @@ def estimate(
         dtype: precision of the arithmetic; sets the peak (``chip.peak_flops(dtype)``).
         peak_flops_per_second: override the peak (e.g. a vector unit's, for elementwise work).
         bytes_per_second: override the bandwidth (default the chip's HBM; e.g. an interconnect).
+        sparse: use the chip's 2:4 structured-sparsity peak (``chip.peak_flops(dtype,
+            sparse=True)``); ``flops`` are then dense-equivalent FLOPs. Default: the dense peak.
+        overhead: add the fixed per-operation cost :data:`OVERHEAD_SECONDS` (kernel launch and
+            framework dispatch); the result is overhead-bound when it exceeds both other times.
+        overhead_seconds: the per-operation cost to use instead (>= 0; giving it counts it).
 
     Returns:
-        A RooflineResult; ``seconds`` is max(compute, memory), the perfect-overlap roofline.
+        A RooflineResult; ``seconds`` is max(compute, memory[, overhead]), the perfect-overlap
+        roofline.
 
     Raises:
+        TypeError: ``sparse`` or ``overhead`` not a bool.
         ValueError: unknown chip or dtype, a precision the chip lacks, non-positive or
-            non-finite counts.
+            non-finite counts, a ``peak_flops_per_second`` that is the chip's sparse peak while
+            ``sparse`` is False (a sparse figure passed as dense).
+        MissingFigureError: ``sparse=True`` on a chip with no published sparse peak for ``dtype``.
     """
     the_chip = chips.get(chip)
     flops = _validate.real_in_range("flops", flops, low=0.0)
     moved = _validate.positive_float("bytes", bytes)
     dtype = dtypes.check(dtype)
+    if not isinstance(sparse, bool):
+        raise TypeError(f"sparse must be True or False, got {type(sparse).__name__} {sparse!r}")
+    per_op = _overhead("overhead", overhead, overhead_seconds)
     if peak_flops_per_second is None:
-        peak = the_chip.peak_flops(dtype)
+        peak = the_chip.peak_flops(dtype, sparse=sparse)
     else:
         peak = _validate.positive_float("peak_flops_per_second", peak_flops_per_second)
+        if not sparse and dtype in dtypes.PEAK_DTYPES and the_chip.is_sparse_peak(dtype, peak):
+            raise ValueError(
+                f"peak_flops_per_second={peak:.4g} is {the_chip.name}'s 2:4 structured-sparsity "
+                f"{dtype} peak, not a dense one (dense: {the_chip.peak_flops(dtype):.4g}); pass "
+                f"sparse=True for a sparse matrix, or the dense peak")
     if bytes_per_second is None:
         bandwidth = the_chip.require("hbm_bytes_per_second")
     else:
         bandwidth = _validate.positive_float("bytes_per_second", bytes_per_second)
-    return _result(the_chip.name, dtype, flops, moved, peak, bandwidth)
+    return _result(the_chip.name, dtype, flops, moved, peak, bandwidth, per_op)
+
+
+def _overhead(name: str, overhead: object, overhead_seconds: object) -> float:
+    """The per-operation overhead in seconds: 0, the default, or a checked override."""
+    if not isinstance(overhead, bool):
+        raise TypeError(f"{name} must be True or False, got {type(overhead).__name__} {overhead!r}; "
+                        "pass overhead_seconds=<float> to set the per-operation cost")
+    if overhead_seconds is not None:
+        return _validate.real_in_range("overhead_seconds", overhead_seconds, low=0.0, high=1.0)
+    return OVERHEAD_SECONDS if overhead else 0.0
+
+
+def per_step_overhead_seconds(n_operations: int, overhead_seconds: float | None = None) -> float:
+    """Fixed cost of ``n_operations`` framework operations (kernels) run one after another:
+    ``n_operations * OVERHEAD_SECONDS`` (or ``* overhead_seconds``).
+
+    For a step made of many operations (a decode step: a few kernels per layer times the layers)
+    whose device time is shorter than this, the step is overhead-bound: the GPU waits for the
+    framework. Compare it with the step's roofline time, as :func:`estimate` does for one
+    operation (``max`` of the two when dispatch overlaps execution).
+
+    Raises:
+        TypeError / ValueError: ``n_operations`` not a whole number >= 0, or a bad override.
+    """
+    n = _validate.nonnegative_int("n_operations", n_operations)
+    per_op = _overhead("overhead", True, overhead_seconds)
+    return n * per_op
+
+
+@dataclass(frozen=True)
+class PassTime:
+    """The roofline time of a sequence of operations (a model's pass), one after another.
+
+    ``seconds`` sums each operation's :func:`estimate` time (the max of its compute, memory and,
+    if counted, overhead times) over every occurrence; ``device_seconds`` is the same sum with no
+    overhead, so ``seconds - device_seconds`` is what the per-operation cost adds.
+    ``operations_by_bound`` counts occurrences per regime: ``(("compute", n), ("memory", n),
+    ("overhead", n))``.
+    """
+
+    chip: str
+    dtype: str
+    n_operations: int
+    seconds: float
+    device_seconds: float
+    overhead_seconds: float  # per operation, as counted (0.0 when off)
+    operations_by_bound: tuple[tuple[str, int], ...]
+
+    @property
+    def overhead_share(self) -> float:
+        """Fraction of ``seconds`` the overhead adds: (seconds - device_seconds) / seconds."""
+        return (self.seconds - self.device_seconds) / self.seconds if self.seconds else 0.0
+
+    def count(self, bound: str) -> int:
+        """Occurrences bound by ``bound`` ("compute", "memory" or "overhead")."""
+        bound = _validate.choice("bound", bound, BOUNDS)
+        return dict(self.operations_by_bound)[bound]
+
+
+#: The regimes a RooflineResult's ``bound`` can name.
+BOUNDS = ("compute", "memory", "overhead")
+
+
+def operations_time(chip: str | chips.Chip, operations: object, *, dtype: DType = "bf16",
+                    overhead: bool = False, overhead_seconds: float | None = None) -> PassTime:
+    """Roofline time of ``operations`` run one after another on one chip.
+
+    ``operations`` is a sequence of objects with ``flops``, ``bytes`` (totals) and ``count``
+    (occurrences), as ``accelkit.models.Model.operations`` returns: each occurrence is one
+    operation (one kernel launch in eager execution) costing :func:`estimate` of its share.
+    With ``overhead=True`` every occurrence pays :data:`OVERHEAD_SECONDS` at least: the way
+    small operations and batch-1 decode of small models stop looking free. Fused kernels
+    (XLA, ``torch.compile``, CUDA graphs) launch fewer, so this is the eager, op-by-op view.
+
+    Raises:
+        TypeError: ``operations`` is not a sequence of such objects; ``overhead`` not a bool.
+        ValueError: an occurrence with no bytes, a bad chip or dtype, a bad override.
+    """
+    the_chip = chips.get(chip)
+    dtype = dtypes.check(dtype)
+    per_op = _overhead("overhead", overhead, overhead_seconds)
+    if isinstance(operations, (str, bytes)) or not isinstance(operations, Sequence):
+        raise TypeError("operations must be a sequence of operations with flops, bytes and count "
+                        f"(as Model.operations returns), got {type(operations).__name__}")
+    if len(operations) > _validate.MAX_ELEMENTS:
+        raise ValueError(f"operations has {len(operations):,} entries, more than "
+                         f"{_validate.MAX_ELEMENTS:,}")
+    peak = the_chip.peak_flops(dtype)
+    bandwidth = the_chip.require("hbm_bytes_per_second")
+    total = device = 0.0
+    n = 0
+    counts = dict.fromkeys(BOUNDS, 0)
+    for i, op in enumerate(operations):
+        if not all(hasattr(op, a) for a in ("flops", "bytes", "count")):
+            raise TypeError(f"operations[{i}] must have flops, bytes and count, got "
+                            f"{type(op).__name__}")
+        occurrences = _validate.positive_int(f"operations[{i}].count", op.count)
+        flops = _validate.real_in_range(f"operations[{i}].flops", op.flops, low=0.0) / occurrences
+        moved = _validate.positive_float(f"operations[{i}].bytes", op.bytes) / occurrences
+        with_overhead = _result(the_chip.name, dtype, flops, moved, peak, bandwidth, per_op)
+        total += with_overhead.seconds * occurrences
+        device += max(with_overhead.compute_seconds, with_overhead.memory_seconds) * occurrences
+        counts[with_overhead.bound] += occurrences
+        n += occurrences
+    return PassTime(chip=the_chip.name, dtype=dtype, n_operations=n, seconds=total,
+                    device_seconds=device, overhead_seconds=per_op,
+                    operations_by_bound=tuple(counts.items()))
 
 
 def _result(name: str, dtype: str, flops: float, moved: float, peak: float,
-            bandwidth: float) -> RooflineResult:
-    compute_seconds, memory_seconds, seconds = (float(t) for t in
-                                                times(flops, moved, peak, bandwidth))
+            bandwidth: float, overhead_seconds: float = 0.0) -> RooflineResult:
+    compute_seconds, memory_seconds, device_seconds = (float(t) for t in
+                                                       times(flops, moved, peak, bandwidth))
+    seconds = max(device_seconds, overhead_seconds)
     intensity = flops / moved
     ridge = peak / bandwidth
+    if overhead_seconds > device_seconds:
+        bound = "overhead"
+    else:
+        bound = "compute" if compute_seconds >= memory_seconds else "memory"
     return RooflineResult(
         chip=name, dtype=dtype, flops=flops, bytes=moved, seconds=seconds,
         compute_seconds=compute_seconds, memory_seconds=memory_seconds,
-        arithmetic_intensity=intensity, ridge_flops_per_byte=ridge,
-        bound="compute" if compute_seconds >= memory_seconds else "memory",
+        arithmetic_intensity=intensity, ridge_flops_per_byte=ridge, bound=bound,
         achieved_flops_per_second=flops / seconds if seconds else 0.0, peak_flops_per_second=peak,
-        bytes_per_second=bandwidth,
+        bytes_per_second=bandwidth, overhead_seconds=overhead_seconds,
     )
 
 
@@ -209,6 +379,8 @@ def matmul(
     K: int,  # noqa: N803
     dtype: DType = "bf16",
     bytes_per_element: float | Sequence[float] | None = None,
+    overhead: bool = False,
+    overhead_seconds: float | None = None,
 ) -> RooflineResult:
     """Roofline time of C[M,N] = A[M,K] @ B[K,N], each matrix read or written once from memory.
 
@@ -222,20 +394,27 @@ def matmul(
         dtype: precision of the arithmetic (sets the peak and, by default, the element size).
         bytes_per_element: one size for all three matrices, or a 3-sequence (A, B, C) for mixed
             storage such as int8 weights with bf16 activations (B=1, A=C=2).
+        overhead: count the fixed per-operation cost :data:`OVERHEAD_SECONDS` (kernel launch
+            and eager-framework dispatch); a matmul too small to outlast it is
+            ``bound="overhead"``. The result's ``overhead_seconds`` says what was counted.
+        overhead_seconds: the per-operation cost to use instead (seconds >= 0; giving it counts
+            it, whatever ``overhead`` says).
 
     Raises:
-        ValueError/TypeError: unknown chip or dtype, a precision the chip lacks, bad sizes.
+        ValueError/TypeError: unknown chip or dtype, a precision the chip lacks, bad sizes,
+            ``overhead`` not a bool, a negative or non-finite ``overhead_seconds``.
     """
     the_chip = chips.get(chip)
     m = _validate.positive_int("M", M)
     n = _validate.positive_int("N", N)
     k = _validate.positive_int("K", K)
     dtype = dtypes.check(dtype)
+    per_op = _overhead("overhead", overhead, overhead_seconds)
     a_size, b_size, c_size = _element_sizes(bytes_per_element, dtypes.BYTES[dtype])
     flops = 2.0 * m * n * k
     moved = float(m * k) * a_size + float(k * n) * b_size + float(m * n) * c_size
     return _result(the_chip.name, dtype, flops, moved, the_chip.peak_flops(dtype),
-                   the_chip.require("hbm_bytes_per_second"))
+                   the_chip.require("hbm_bytes_per_second"), per_op)
 
 
 def _element_sizes(value: object, default: float) -> tuple[float, float, float]:
@@ -262,13 +441,16 @@ def elementwise(
     reads_per_element: int = 2,
     writes_per_element: int = 1,
     peak_flops_per_second: float | None = None,
+    overhead: bool = False,
+    overhead_seconds: float | None = None,
 ) -> RooflineResult:
     """Roofline time of an elementwise op over ``n_elements`` (default: c = a + b, 2 reads, 1 write).
 
     Its intensity is ``flops_per_element / ((reads + writes) · element size)`` -- well under one
     FLOP per byte for an add, far below any chip's ridge, so it is memory-bound. The compute
     ceiling is the matrix-unit peak unless ``peak_flops_per_second`` gives the vector unit's
-    (elementwise work runs there); either way such ops stay memory-bound.
+    (elementwise work runs there); either way such ops stay memory-bound -- or, with
+    ``overhead=True`` and few elements, overhead-bound (see :func:`estimate`).
 
     Raises:
         ValueError/TypeError: unknown chip or dtype, bad counts.
@@ -282,7 +464,8 @@ def elementwise(
     dtype = dtypes.check(dtype)
     moved = float(n) * (reads + writes) * dtypes.BYTES[dtype]
     return estimate(chip, flops=float(n) * per_element, bytes=moved, dtype=dtype,
-                    peak_flops_per_second=peak_flops_per_second)
+                    peak_flops_per_second=peak_flops_per_second, overhead=overhead,
+                    overhead_seconds=overhead_seconds)
 
 
 def curve(chip: str | chips.Chip, dtype: DType = "bf16",
@@ -411,5 +594,7 @@ def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
     }
 
 
-__all__ = ["RooflineResult", "RooflineTimes", "critical_batch", "crossing_batch", "curve",
-           "decode_mlp_numbers", "elementwise", "estimate", "matmul", "times"]
+__all__ = ["BOUNDS", "OVERHEAD_RANGE_SECONDS", "OVERHEAD_SECONDS", "OVERHEAD_SOURCE", "PassTime",
+           "RooflineResult", "RooflineTimes", "critical_batch", "crossing_batch", "curve",
+           "decode_mlp_numbers", "elementwise", "estimate", "matmul", "operations_time",
+           "per_step_overhead_seconds", "times"]

@@ -20,8 +20,8 @@ from accelkit import chips
 
 ALL_NAMES = (
     "TPU v2", "TPU v3", "TPU v4", "TPU v5e", "TPU v5p", "TPU v6e (Trillium)", "TPU7x (Ironwood)",
-    "NVIDIA V100 (SXM2)", "NVIDIA A100 (SXM 80GB)", "NVIDIA H100 (SXM)", "NVIDIA H200 (SXM)",
-    "NVIDIA B200 (HGX)", "NVIDIA L4", "NVIDIA T4",
+    "NVIDIA V100 (SXM2)", "NVIDIA A100 (SXM 80GB)", "NVIDIA H100 (SXM)", "NVIDIA H800 (SXM)",
+    "NVIDIA H200 (SXM)", "NVIDIA B200 (HGX)", "NVIDIA L4", "NVIDIA T4", "AMD MI300X", "AMD MI355X",
 )
 
 # Datasheet dense peak / datasheet HBM bandwidth, worked by hand and rounded: chip -> (bf16, fp8,
@@ -41,10 +41,15 @@ RIDGES = {
     "B200": (281, 562, 562),
     "L4": (403, 808, 808),
     "T4": (203, None, 406),
+    # H800: the H100's peaks and memory; MI300X 1307.4 / 2614.9 / 2600 over 5.3 TB/s; MI355X
+    # 2500 / 5000 / 5000 over 8 TB/s (ml-engineering accelerator tables, AMD's specifications).
+    "H800": (295, 591, 591),
+    "MI300X": (247, 493, 491),
+    "MI355X": (312.5, 625, 625),
 }
 
 
-def test_all_fourteen_chips_in_catalog_order() -> None:
+def test_all_seventeen_chips_in_catalog_order() -> None:
     assert tuple(c.name for c in ak.chips.all()) == ALL_NAMES
     assert isinstance(ak.chips.all(), tuple)
     assert {c.kind for c in ak.chips.all()} == {"tpu", "gpu"}
@@ -65,7 +70,8 @@ def test_every_capacity_keeps_the_sources_number_and_unit() -> None:
     NVIDIA writes "80 GB" (H100), "141 GB" (H200): the catalog keeps each as written, and
     hbm_bytes is that number times 2**30 (HARDWARE_SOURCES.md §1 hbm_gib)."""
     written = {"v5e": "16 GB", "v6e": "32 GB", "v5p": "95 GiB", "TPU7x": "192 GiB",
-               "H100": "80 GB", "H200": "141 GB", "B200": "180 GB"}
+               "H100": "80 GB", "H200": "141 GB", "B200": "180 GB", "H800": "80 GB",
+               "MI300X": "192 GB", "MI355X": "288 GB"}
     for name, text in written.items():
         assert ak.chips.get(name).hbm_published == text
     for chip in ak.chips.all():
@@ -85,7 +91,9 @@ def test_every_capacity_keeps_the_sources_number_and_unit() -> None:
         ("T4", "NVIDIA T4"), ("V100", "NVIDIA V100 (SXM2)"), ("TPU7x", "TPU7x (Ironwood)"),
         ("Ironwood", "TPU7x (Ironwood)"), ("Trillium", "TPU v6e (Trillium)"),
         ("v6e", "TPU v6e (Trillium)"), ("v5p", "TPU v5p"), ("v4", "TPU v4"),
-        ("NVIDIA H100 (SXM)", "NVIDIA H100 (SXM)"),
+        ("NVIDIA H100 (SXM)", "NVIDIA H100 (SXM)"), ("H800", "NVIDIA H800 (SXM)"),
+        ("MI300X", "AMD MI300X"), ("mi300x", "AMD MI300X"), ("AMD Instinct MI300X", "AMD MI300X"),
+        ("MI355X", "AMD MI355X"), ("amd-mi355x", "AMD MI355X"),
     ],
 )
 def test_aliases(alias: str, expected: str) -> None:
@@ -229,6 +237,9 @@ LINKS = {
     "TPU v5p": (9e10, 6, 5.4e11), "TPU v6e": (9e10, 4, 3.6e11), "TPU7x": (1e11, 6, 6e11),
     "V100": (25e9, 6, 150e9), "A100": (25e9, 12, 300e9), "H100": (25e9, 18, 450e9),
     "H200": (25e9, 18, 450e9), "B200": (50e9, 18, 900e9),
+    # H800: NVLink cut to 400 GB/s bidirectional = 8 NVLink-4 links x 25 GB/s each way (derived);
+    # AMD: Infinity Fabric, 7 links to the 7 peers of an 8-GPU board (ml-engineering network/).
+    "H800": (25e9, 8, 200e9), "MI300X": (64e9, 7, 448e9), "MI355X": (76.5e9, 7, 535.5e9),
 }
 
 
@@ -317,3 +328,120 @@ def test_every_topology_figure_is_sourced_and_conflicts_keep_their_range() -> No
     for name in ("v5e", "v5p", "v6e"):  # scaling book vs Cloud-implied per-link bandwidth (C8)
         text = ak.chips.get(name).source("link_bytes_per_second")
         assert "CONFLICT, range" in text and "(used" in text
+
+
+# ----------------------------------------------------------------------------- the GPUs a buyer also prices
+def test_h800_is_an_h100_with_nvlink_cut_to_400_gb_per_s() -> None:
+    h100, h800 = ak.chips.get("H100"), ak.chips.get("H800")
+    for dtype in h100.dtypes:
+        assert h800.peak_flops(dtype) == h100.peak_flops(dtype)
+    assert h800.hbm_bytes == h100.hbm_bytes and h800.hbm_bytes_per_second == h100.hbm_bytes_per_second
+    # 400 GB/s bidirectional (philisun / tumgag), against the H100's 900.
+    assert h800.interconnect_bytes_per_second == 400e9 == 2 * h800.scaleup_bytes_per_second
+    assert h800.scaleup_bytes_per_second / h100.scaleup_bytes_per_second == pytest.approx(4 / 9)
+    assert h800.scaleup_domain_chips == 8 and h800.scaleout_bytes_per_second == 50e9
+    assert "derived" in h800.source("links_per_chip")
+    assert h800.usd_per_hour is None and "no on-demand list price" in h800.source("usd_per_hour")
+    with pytest.raises(ak.chips.MissingFigureError, match="usd_per_hour"):
+        h800.require("usd_per_hour")
+
+
+def test_amd_entries_carry_their_published_figures() -> None:
+    mi300x, mi355x = ak.chips.get("MI300X"), ak.chips.get("MI355X")
+    # ml-engineering 'For AMD @ BF16': 2100 MHz x 256 FMAs x 2 x 1216 Matrix Cores = 1307.4 TFLOPS.
+    assert mi300x.peak_flops("bf16") == pytest.approx(2.1e9 * 256 * 2 * 1216, rel=1e-4)
+    assert mi300x.clock_hz == 2.1e9 and mi300x.sms_per_chip * 4 == 1216
+    assert mi300x.hbm_bytes_per_second == 5.3e12 and mi300x.watts == 750
+    assert mi355x.peak_flops("bf16") == 2.5e15 and mi355x.watts == 1400
+    assert mi355x.hbm_bytes_per_second == 8e12 and mi355x.sms_per_chip * 4 == 1024
+    # AMD's formula gives 2516.6 for the published 2.5 PFLOPS: within AMD's own rounding.
+    assert 2.4e9 * 512 * 2 * 1024 == pytest.approx(mi355x.peak_flops("bf16"), rel=0.01)
+    # Infinity Fabric all-to-all: 7 links x 64 (76.5) GB/s each way; the duplex total twice that.
+    assert mi300x.interconnect_bytes_per_second == 896e9 and mi355x.interconnect_bytes_per_second == 1071e9
+    assert mi300x.scaleup_domain_chips == mi355x.scaleup_domain_chips == 8
+    assert mi300x.usd_per_hour == 1.85 and mi300x.price_basis == "unstated"
+    assert mi355x.usd_per_hour is None
+    for chip in (mi300x, mi355x):  # no RCCL latency was read: NCCL's stands in, and says so
+        assert "stand-in" in chip.source("collective_latency_seconds")
+        assert chip.vendor == "AMD" and chip.kind == "gpu" and chip.sparsecores_per_chip == 0
+
+
+def test_fp4_fp6_and_int4_peaks_where_published() -> None:
+    b200, mi355x = ak.chips.get("B200"), ak.chips.get("MI355X")
+    assert b200.peak_flops("fp4") == 9000e12 and b200.peak_flops("fp6") == 4500e12
+    assert mi355x.peak_flops("fp4") == mi355x.peak_flops("fp6") == 10.1e15
+    # MI355X: fp4 is 4x bf16, fp8 2x (dense): the doubling per halving of width.
+    assert mi355x.peak_flops("fp4") / mi355x.peak_flops("bf16") == pytest.approx(4.04)
+    assert ak.chips.get("v5e").peak_flops("int4") == 788e12  # JAX tpu_info: 197 / 394 / 788
+    assert ak.chips.get("T4").peak_flops("int4") == 260e12
+    with pytest.raises(ak.chips.MissingFigureError, match=r"H100 .*no published dense fp4 peak \(dtype='fp4'\)"):
+        ak.chips.get("H100").peak_flops("fp4")
+    with pytest.raises(ak.chips.MissingFigureError, match="no published dense int4"):
+        ak.chips.get("MI300X").peak_flops("int4")
+    with pytest.raises(ValueError, match=r"dtype must be one of .*'fp4'.*got 'fp3'"):
+        ak.chips.get("B200").peak_flops("fp3")
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        ak.chips.get("B200").peak_flops("tf32")  # a format no catalog chip has a peak for
+
+
+def test_sparse_peaks_are_kept_apart_from_dense_ones() -> None:
+    # Vendors' 2:4 structured-sparsity figures are twice the dense ones: H100 1978.9 bf16 and
+    # 3958 fp8 (glennklockwood, lzwjava); A100 624 bf16 / 1248 int8 (NVIDIA's A100 table via
+    # ml-engineering); MI355X 10.1 PF fp8, 20.1 PF fp4 (ml-engineering note 22, tomshardware).
+    expected = {"H100": {"bf16": 1978.9e12, "fp16": 1978.9e12, "fp8": 3958e12},
+                "A100": {"bf16": 624e12, "fp16": 624e12, "int8": 1248e12},
+                "MI355X": {"fp16": 5e15, "fp8": 10.1e15, "fp4": 20.1e15},
+                "L4": {"bf16": 242e12, "fp16": 242e12, "fp8": 485e12, "int8": 485e12},
+                "B200": {"fp8": 9000e12}}
+    for name, peaks in expected.items():
+        chip = ak.chips.get(name)
+        assert chip.sparse_dtypes == tuple(d for d in ak.dtypes.PEAK_DTYPES if d in peaks)
+        for dtype, value in peaks.items():
+            assert chip.peak_flops(dtype, sparse=True) == value
+            assert chip.peak_flops(dtype, sparse=False) != value  # never the dense figure
+            assert chip.peak_flops(dtype, sparse=True) / chip.peak_flops(dtype) == pytest.approx(2, rel=0.02)
+            assert chip.source(f"sparse_peak_flops:{dtype}").strip()
+            assert chip.is_sparse_peak(dtype, value) and not chip.is_sparse_peak(dtype, chip.peak_flops(dtype))
+    for chip in ak.chips.all():
+        if chip.kind == "tpu":
+            assert chip.sparse_dtypes == ()
+
+
+def test_sparse_errors_name_the_argument() -> None:
+    with pytest.raises(ak.chips.MissingFigureError, match=r"MI300X has no published 2:4 .*fp8 peak \(dtype='fp8', sparse=True\)"):
+        ak.chips.get("MI300X").peak_flops("fp8", sparse=True)
+    with pytest.raises(ak.chips.MissingFigureError, match="sparse=True") as info:
+        ak.chips.get("v5e").peak_flops("bf16", sparse=True)
+    assert info.value.figure == "sparse_peak_flops:bf16" and info.value.chip == "TPU v5e"
+    with pytest.raises(TypeError, match="sparse must be True or False"):
+        ak.chips.get("H100").peak_flops("bf16", sparse="yes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="sparse=True"):
+        ak.chips.get("H100").source("sparse_peak_flops:int8")
+    assert "2:4 sparse peak fp8" in ak.chips.get("H100")._repr_html_()
+
+
+def test_power_ranges_where_sources_disagree() -> None:
+    v3 = ak.chips.get("v3")
+    # Google's measured maximum 262 W against the 450 W TDP a secondary source gives: 1.7x.
+    assert v3.tdp_range_watts == (262.0, 450.0) and v3.watts == 450
+    assert v3.tdp_range_watts[1] / v3.tdp_range_watts[0] == pytest.approx(1.72, rel=0.01)
+    assert ak.chips.get("T4").tdp_range_watts == (70.0, 75.0)
+    assert ak.chips.get("H800").tdp_range_watts == (550.0, 700.0)
+    assert ak.chips.get("H100").tdp_range_watts is None
+    for chip in ak.chips.all():
+        if chip.tdp_range_watts is not None:
+            low, high = chip.tdp_range_watts
+            assert low < high and low <= chip.watts <= high
+            assert "CONFLICT, range" in chip.source("watts") and "used" in chip.source("watts")
+    assert "sources range 262-450 W" in v3._repr_html_()
+
+
+def test_gb200_nvl72_is_a_72_gpu_domain_of_b200s() -> None:
+    # gpus.md: "GB200NVL72 support larger NVLink domains of 72 GPUs"; the catalog's B200 is the
+    # 8-GPU HGX part and collectives model the rack with scaleup_domain=72 at 900 GB/s per GPU.
+    b200 = ak.chips.get("B200")
+    assert b200.scaleup_domain_chips == 8 and "72" in b200.source("scaleup_domain_chips")
+    rack = ak.collectives.all_reduce("B200", array_bytes=1e9, over=72, scaleup_domain=72)
+    node = ak.collectives.all_reduce("B200", array_bytes=1e9, over=72)
+    assert rack.domains == 1 and rack.network == "NVLink" and node.domains == 9
+    assert rack.seconds < node.seconds

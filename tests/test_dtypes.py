@@ -11,8 +11,10 @@ from accelkit import dtypes, energy, price, roofline
 
 def test_bytes_per_element_are_the_formats_widths():
     # Bits per element / 8: fp32 and tf32 are stored in 32 bits (tf32 narrows only the
-    # multiplier's inputs, NVIDIA A100 whitepaper), bf16/fp16 16, fp8/int8 8, int4 4.
-    widths = {"fp32": 32, "tf32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4}
+    # multiplier's inputs, NVIDIA A100 whitepaper), bf16/fp16 16, fp8/int8 8, fp6 6 and fp4/int4 4
+    # (the OCP MX element widths; their per-block scales are not counted).
+    widths = {"fp32": 32, "tf32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "fp6": 6,
+              "fp4": 4, "int4": 4}
     assert dict(dtypes.BYTES) == {k: bits / 8 for k, bits in widths.items()}
     with pytest.raises(TypeError):
         dtypes.BYTES["fp64"] = 8.0  # type: ignore[index]
@@ -25,12 +27,19 @@ def test_check_names_the_parameter_and_the_formats():
     with pytest.raises(TypeError, match="weight_dtype"):
         dtypes.nbytes(16, "weight_dtype")
     with pytest.raises(ValueError, match="dtype must be one of"):
-        ak.chips.get("H100").peak_flops("int4")  # a storage format no chip publishes a peak for
+        ak.chips.get("H100").peak_flops("tf32")  # a storage format no catalog chip has a peak for
+    with pytest.raises(ValueError, match="no published dense int4 peak"):
+        ak.chips.get("H100").peak_flops("int4")  # a peak format this chip has no figure for
+    assert dtypes.nbytes("fp4") == dtypes.nbytes("int4") == 0.5 and dtypes.nbytes("fp6") == 0.75
+    assert set(dtypes.PEAK_DTYPES) <= set(dtypes.BYTES) and "tf32" not in dtypes.PEAK_DTYPES
+    for bad in ("fp3", "nvfp4", "fp64"):
+        with pytest.raises(ValueError, match=r"precision must be one of .*'fp4'"):
+            dtypes.check(bad, "precision")
 
 
 @pytest.mark.parametrize("weights, activations", [
     ("fp32", "fp32"), ("tf32", "tf32"), ("bf16", "bf16"), ("fp16", "fp16"),
-    ("fp8", "bf16"), ("int8", "bf16"), ("int4", "bf16")])
+    ("fp8", "bf16"), ("int8", "bf16"), ("fp6", "bf16"), ("fp4", "bf16"), ("int4", "bf16")])
 def test_one_activation_rule_in_models_prefill_and_decode(weights, activations):
     assert dtypes.activation_dtype(weights) == activations
     m = ak.models.get("llama-3-8b")

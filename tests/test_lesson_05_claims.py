@@ -147,3 +147,57 @@ def test_ridges_do_not_rise_every_generation():
         assert r[new] < r[old]
         assert b.hbm_bytes_per_second / a.hbm_bytes_per_second > b.peak_flops() / a.peak_flops()
     assert ak.chips.get("H200").peak_flops() == ak.chips.get("H100").peak_flops()
+
+
+def test_three_regimes_side_by_side_on_h100():
+    """'Three matmuls on one H100, side by side': the 8192³ matmul compute-bound, the B = 8 decode
+    matmul memory-bound, the B = 1 x 256² layer overhead-bound, with the overhead 'a few
+    microseconds per operation' from eager-PyTorch measurements."""
+    h100 = ak.chips.get("H100")
+    bounds = [ak.roofline.matmul(h100, M=m, N=n, K=k, overhead=True).bound
+              for m, n, k in ((8192, 8192, 8192), (8, 8192, 8192), (1, 256, 256))]
+    assert bounds == ["compute", "memory", "overhead"]
+    assert 1e-6 <= ak.roofline.OVERHEAD_SECONDS <= 1e-5
+    assert "pytorch/pytorch#41383" in ak.roofline.OVERHEAD_SOURCE
+    # 'the same perfect-overlap convention': the max of the three, not their sum
+    r = ak.roofline.matmul(h100, M=8, N=8192, K=8192, overhead=True)
+    assert r.seconds == max(r.compute_seconds, r.memory_seconds, r.overhead_seconds)
+
+
+def test_square_matmul_leaves_the_overhead_regime_at_the_closed_form_edge():
+    """'Its compute time 2N³/peak passes the overhead at N = (T_overhead · peak / 2)^(1/3),
+    before its memory time 6N²/bandwidth does'."""
+    h100 = ak.chips.get("H100")
+    edge = (ak.roofline.OVERHEAD_SECONDS * h100.peak_flops("bf16") / 2) ** (1 / 3)
+    memory_edge = (ak.roofline.OVERHEAD_SECONDS * h100.hbm_bytes_per_second / 6) ** 0.5
+    assert edge < memory_edge
+    below = ak.roofline.matmul(h100, M=int(edge), N=int(edge), K=int(edge), overhead=True)
+    above = ak.roofline.matmul(h100, M=int(edge) + 1, N=int(edge) + 1, K=int(edge) + 1, overhead=True)
+    assert below.bound == "overhead" and above.bound == "compute"
+
+
+def test_batch_one_decode_step_is_mostly_overhead_bound_operations():
+    """'The weight matmuls stay memory-bound, but the norms, the elementwise ops, the rotary
+    embedding and one sequence's attention over 1024 cached tokens are each too small to outlast
+    their launch: most of the step's operations are overhead-bound, and the step runs about a
+    third slower than its memory roofline says'."""
+    h100 = ak.chips.get("H100")
+    ops = ak.models.get("llama-3-8b").operations(batch=1, phase="decode", context_tokens=1024)
+    step = ak.roofline.operations_time(h100, ops, overhead=True)
+    assert step.count("overhead") > step.n_operations / 2 and step.count("compute") == 0
+    assert 1.25 <= step.seconds / step.device_seconds <= 1.45  # "about a third slower"
+    for op in ops:
+        r = ak.roofline.estimate(h100, flops=op.flops_each, bytes=op.bytes_each, overhead=True)
+        if op.kind == "matmul":
+            assert r.bound == "memory", op.name
+        elif op.kind in ("normalization", "elementwise", "attention"):
+            assert r.bound == "overhead", op.name
+
+
+def test_amd_gpus_join_the_gpu_ridge_line():
+    """'Mixing product lines ... and vendors (AMD's MI300X and MI355X) zig-zags the GPU line'."""
+    line = sorted((c for c in ak.chips.all() if c.kind == "gpu"), key=lambda c: (c.year, c.name))
+    names = [c.name for c in line]
+    assert "AMD MI300X" in names and "AMD MI355X" in names
+    ridges = [c.ridge_flops_per_byte("bf16") for c in line]
+    assert any(b < a for a, b in zip(ridges, ridges[1:]))  # not monotone: it zig-zags

@@ -234,3 +234,131 @@ def test_crossing_batch_rejects_bad_sizes():
         ak.roofline.crossing_batch("v5e", N=0, K=8)
     with pytest.raises(TypeError, match="bytes_per_element"):
         ak.roofline.crossing_batch("v5e", N=8, K=8, bytes_per_element="2")
+
+
+# ----------------------------------------------------------------------------- overhead, the third regime
+# Horace He, "Making Deep Learning Go Brrrr From First Principles" (horace.io/brrr_intro.html):
+# time goes to compute, memory bandwidth, or overhead ("everything else"). The per-operation
+# figure is eager PyTorch's measured dispatch + launch cost (roofline.OVERHEAD_SOURCE).
+
+def test_overhead_default_is_the_cited_measurement() -> None:
+    assert ak.roofline.OVERHEAD_SECONDS == 7e-6
+    low, high = ak.roofline.OVERHEAD_RANGE_SECONDS
+    assert low <= ak.roofline.OVERHEAD_SECONDS <= high
+    for cited in ("FlagGems#4812", "pytorch/pytorch#41383", "pytorch/pytorch#82793"):
+        assert cited in ak.roofline.OVERHEAD_SOURCE
+
+
+def test_a_tiny_matmul_is_overhead_bound_and_a_large_one_is_not() -> None:
+    # [1,256]x[256,256] bf16 on H100: 131072 FLOPs / 989e12 = 0.13 ns; 132096 bytes / 3.35e12
+    # = 39 ns; both far below 7 us, so the operation costs its overhead.
+    tiny = ak.roofline.matmul("H100", M=1, N=256, K=256, overhead=True)
+    assert tiny.bound == "overhead" and tiny.seconds == tiny.overhead_seconds == 7e-6
+    assert tiny.memory_seconds == pytest.approx((256 + 256 * 256 + 256) * 2 / 3.35e12)
+    assert tiny.achieved_flops_per_second == pytest.approx(2 * 256 * 256 / 7e-6)
+    plain = ak.roofline.matmul("H100", M=1, N=256, K=256)
+    assert plain.bound == "memory" and plain.overhead_seconds == 0.0
+    assert plain.seconds == pytest.approx(tiny.memory_seconds)
+    big = ak.roofline.matmul("H100", M=8192, N=8192, K=8192, overhead=True)
+    assert big.bound == "compute" and big.seconds == big.compute_seconds > 100 * big.overhead_seconds
+
+
+def test_square_matmuls_leave_the_overhead_regime_where_the_closed_form_says() -> None:
+    # An NxNxN bf16 matmul's compute time 2N^3 / 989e12 reaches 7 us at
+    # N = (7e-6 * 989e12 / 2)^(1/3) = 1512.7, before its memory time 6N^2 / 3.35e12 does
+    # (N = 1979): below 1513 it is overhead-bound, from 1513 compute-bound.
+    edge = (7e-6 * 989e12 / 2) ** (1 / 3)
+    assert edge == pytest.approx(1512.7, abs=0.05)
+    assert ak.roofline.matmul("H100", M=1512, N=1512, K=1512, overhead=True).bound == "overhead"
+    assert ak.roofline.matmul("H100", M=1513, N=1513, K=1513, overhead=True).bound == "compute"
+    # A decode-shaped matmul (8 tokens against 4096x4096 bf16 weights): 33.6 MB / 3.35 TB/s
+    # = 10 us, memory-bound even with the overhead counted; the same at 1024x1024 weights is 0.6 us.
+    assert ak.roofline.matmul("H100", M=8, N=4096, K=4096, overhead=True).bound == "memory"
+    assert ak.roofline.matmul("H100", M=8, N=1024, K=1024, overhead=True).bound == "overhead"
+
+
+def test_overhead_override_and_bad_values() -> None:
+    r = ak.roofline.matmul("v5e", M=1, N=128, K=128, overhead_seconds=2e-5)
+    assert r.overhead_seconds == 2e-5 and r.seconds == 2e-5 and r.bound == "overhead"
+    assert ak.roofline.matmul("v5e", M=1, N=128, K=128, overhead=True,
+                              overhead_seconds=0.0).bound == "memory"
+    with pytest.raises(TypeError, match="overhead must be True or False"):
+        ak.roofline.matmul("H100", M=1, N=1, K=1, overhead="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="overhead must be True or False"):
+        ak.roofline.matmul("H100", M=1, N=1, K=1, overhead=7e-6)  # type: ignore[arg-type]
+    for bad in (-1e-6, float("nan"), float("inf"), 5.0):
+        with pytest.raises(ValueError, match="overhead_seconds"):
+            ak.roofline.matmul("H100", M=1, N=1, K=1, overhead_seconds=bad)
+
+
+def test_estimate_and_elementwise_take_the_overhead_too() -> None:
+    e = ak.roofline.estimate("H100", flops=1e3, bytes=1e3, overhead=True)
+    assert e.bound == "overhead" and e.seconds == ak.roofline.OVERHEAD_SECONDS
+    add = ak.roofline.elementwise("H100", n_elements=1024, overhead=True)
+    assert add.bound == "overhead"
+    # 64M-element add moves 384 MB: 115 us of memory time, so it stays memory-bound.
+    assert ak.roofline.elementwise("H100", n_elements=64 * 2**20, overhead=True).bound == "memory"
+    assert ak.roofline.per_step_overhead_seconds(320) == pytest.approx(320 * 7e-6)
+    assert ak.roofline.per_step_overhead_seconds(10, overhead_seconds=1e-6) == pytest.approx(1e-5)
+    with pytest.raises(ValueError, match="n_operations"):
+        ak.roofline.per_step_overhead_seconds(-1)
+    assert "overhead" in repr(e) and "overhead per operation" in e._repr_html_()
+
+
+def test_sparse_peaks_in_estimate_and_no_sparse_figure_passed_as_dense() -> None:
+    dense = ak.roofline.estimate("H100", flops=1e12, bytes=1e6, dtype="fp8")
+    sparse = ak.roofline.estimate("H100", flops=1e12, bytes=1e6, dtype="fp8", sparse=True)
+    assert sparse.peak_flops_per_second == 3958e12 == 2 * dense.peak_flops_per_second
+    assert sparse.compute_seconds == pytest.approx(dense.compute_seconds / 2)
+    with pytest.raises(ValueError, match=r"peak_flops_per_second=.*2:4 structured-sparsity fp8 peak"):
+        ak.roofline.estimate("H100", flops=1e12, bytes=1e6, dtype="fp8",
+                             peak_flops_per_second=3958e12)
+    # the same number passed with sparse=True is accepted, and a vector-unit peak is untouched
+    assert ak.roofline.estimate("H100", flops=1e12, bytes=1e6, dtype="fp8", sparse=True,
+                                peak_flops_per_second=3958e12).peak_flops_per_second == 3958e12
+    assert ak.roofline.estimate("H100", flops=1e6, bytes=1e6,
+                                peak_flops_per_second=67e12).peak_flops_per_second == 67e12
+    with pytest.raises(ak.chips.MissingFigureError, match="sparse=True"):
+        ak.roofline.estimate("MI300X", flops=1e12, bytes=1e6, dtype="bf16", sparse=True)
+    with pytest.raises(TypeError, match="sparse must be True or False"):
+        ak.roofline.estimate("H100", flops=1.0, bytes=1.0, sparse=1)  # type: ignore[arg-type]
+
+
+def test_operations_time_sums_occurrences_against_a_closed_form() -> None:
+    from typing import NamedTuple
+
+    class Op(NamedTuple):
+        flops: float
+        bytes: float
+        count: int
+
+    # Ten tiny copies (0.1 us of memory each on H100's 3.35 TB/s) and one 1 ms matmul
+    # (989e9 FLOPs at 989 TFLOP/s): 10 x 7 us + 1 ms with the overhead, 1 us + 1 ms without.
+    ops = [Op(0.0, 3.35e6, 10), Op(989e9, 1e6, 1)]
+    t = ak.roofline.operations_time("H100", ops, overhead=True)
+    assert t.n_operations == 11 and t.seconds == pytest.approx(70e-6 + 1e-3)
+    assert t.device_seconds == pytest.approx(1e-6 + 1e-3)
+    assert t.count("overhead") == 10 and t.count("compute") == 1 and t.count("memory") == 0
+    assert t.overhead_share == pytest.approx((70e-6 - 1e-6) / (70e-6 + 1e-3))
+    off = ak.roofline.operations_time("H100", ops)
+    assert off.seconds == off.device_seconds == pytest.approx(t.device_seconds)
+    assert off.overhead_seconds == 0.0 and off.count("overhead") == 0
+    with pytest.raises(TypeError, match="operations must be a sequence"):
+        ak.roofline.operations_time("H100", 5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"operations\[0\] must have flops, bytes and count"):
+        ak.roofline.operations_time("H100", [(1.0, 2.0)])
+    with pytest.raises(ValueError, match=r"operations\[0\].bytes"):
+        ak.roofline.operations_time("H100", [Op(1.0, 0.0, 1)])
+    with pytest.raises(ValueError, match="bound must be one of"):
+        t.count("latency")
+
+
+def test_batch_one_decode_of_an_8b_model_is_mostly_overhead_bound_operations() -> None:
+    # llama-3-8b decode at batch 1, 1024 tokens of context, eager on H100: the model's 355
+    # operations (its per-layer list times 32 layers) include 226 small enough that 7 us of
+    # dispatch outlasts them; the step is memory-bound in total but a third slower.
+    ops = ak.models.get("llama-3-8b").operations(batch=1, phase="decode", context_tokens=1024)
+    t = ak.roofline.operations_time("H100", ops, overhead=True)
+    assert t.n_operations == sum(o.count for o in ops) == 355
+    assert t.count("overhead") == 226 and t.count("compute") == 0
+    assert t.seconds / t.device_seconds == pytest.approx(1.34, abs=0.01)

@@ -119,7 +119,7 @@ def test_compare_marks_a_missing_precision_unavailable():
 
 
 @pytest.mark.parametrize("kwargs", [dict(n_chips=0), dict(mfu=0.0), dict(mfu=1.5),
-                                    dict(precision="fp4"), dict(latency_ms=-1),
+                                    dict(precision="fp3"), dict(latency_ms=-1),
                                     dict(price_source="spot"), dict(batch=-1)])
 def test_bad_knobs_are_refused_by_name(kwargs):
     name = next(iter(kwargs))
@@ -166,7 +166,7 @@ def test_a_scenario_with_an_unknown_kind_is_refused_when_built():
     with pytest.raises(ValueError, match=r"kind must be one of \['train', 'serve', 'recommender'\]"):
         dataclasses.replace(base, kind="Serve")
     with pytest.raises(ValueError, match="precision"):
-        dataclasses.replace(base, precision="fp4")
+        dataclasses.replace(base, precision="fp3")
 
 
 def test_unavailable_is_decided_by_the_error_type_not_its_wording():
