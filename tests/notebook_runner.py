@@ -78,8 +78,10 @@ def execute(notebook: nbformat.NotebookNode, cwd: Path, timeout: int = 300,
 
     Raises nbclient's ``CellExecutionError`` at the first failing cell."""
     notebook = copy.deepcopy(notebook)
-    NotebookClient(notebook, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(cwd)}}).execute(env=env)
+    client = NotebookClient(notebook, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(cwd)}})
+    # jupyter_client's local provisioner reads env as a mapping: pass it only when given.
+    client.execute(**({} if env is None else {"env": env}))
     return notebook
 
 

@@ -14,6 +14,7 @@ import math
 import re
 
 import nbformat
+import pytest
 
 from accelkit.exercises import questions
 from accelkit.exercises._core import ChoiceQuestion, NumberQuestion
@@ -51,12 +52,16 @@ def test_every_solution_gives_the_keys_answer():
             assert text.strip().strip("'\"").lower() == str(question._expected()).lower(), (name, key, text)
 
 
-def test_ex08_q2_matches_lesson_08s_table():
-    """The batch where Llama-3-70B's decode matmuls turn compute-bound on an H100 (310, not 295)."""
+@pytest.mark.parametrize("lesson", ["08_inference"])
+def test_ex08_q2_matches_lesson_08s_table(lesson_runs, lesson):
+    """The batch where Llama-3-70B's decode matmuls turn compute-bound on an H100 (310, not 295).
+
+    Reads the suite's one run of lesson 08 (conftest's ``lesson_runs``) rather than running it again."""
     key = (ROOT / "docs" / "answers.md").read_text(encoding="utf-8")
     section = key[key.index("### Exercises ([08_inference.ipynb]"):]
     shown = re.search(r"\*\*q2\.\*\*.*?\*\*Answer: ([\d,.]+)\*\*", section, re.DOTALL).group(1)
-    ran = execute(load(ROOT / "lessons" / "08_inference.ipynb"), ROOT / "lessons", timeout=300)
+    assert lesson not in lesson_runs.errors, lesson_runs.errors[lesson]
+    ran = lesson_runs.notebooks[lesson]
     table = next(text for text in outputs_text(ran) if "B* bf16" in text)
     h100 = re.search(r"H100[^\n]*B\* bf16\s+(\d+)", table)
     assert h100, table
