@@ -182,8 +182,8 @@ class Counts(dict[str, int]):
     def _read_only(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError("run counts are read-only; copy them with dict(...) to change them")
 
-    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
-    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
 
     def __hash__(self) -> int:  # type: ignore[override]
         return hash(frozenset(self.items()))
