@@ -203,7 +203,7 @@ def _whole(name: str, value: object, maximum: int = MAX_GROUP_CHIPS) -> int:
 
 
 def _pick(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    if value in allowed:
+    if isinstance(value, str) and value in allowed:
         return value
     return _validate.choice(name, value, allowed)
 

@@ -27,6 +27,7 @@ _STYLE = {"description_width": "initial"}
 _MAC_DTYPES: tuple[DType, ...] = ("int8", "bf16", "fp32")
 _LEVEL_LABELS = {"sram_8kb": "SRAM 8 KB read", "sram_32kb": "SRAM 32 KB read",
                  "sram_1mb": "SRAM 1 MB read", "dram": "DRAM read"}
+_PRICE_DTYPES: tuple[DType, ...] = ("bf16", "fp8")
 _PRICE_CHOICES = ("catalog list price", "cheapest sourced price", "dearest sourced price")
 
 
@@ -253,13 +254,13 @@ def flops_per_dollar_explorer() -> Explorer:
                              description="prices", style=_STYLE),
         "mfu": W.FloatSlider(value=0.4, min=0.05, max=1.0, step=0.05, description="MFU",
                              continuous_update=False, readout_format=".0%", style=_STYLE),
-        "dtype": W.ToggleButtons(options=("bf16", "fp8"), value="bf16", description="precision",
+        "dtype": W.ToggleButtons(options=_PRICE_DTYPES, value="bf16", description="precision",
                                  style=_STYLE),
     }
     points = {c.name: _list_prices(price.price_points(c)) for c in chips.all()}
     h100, v5p = chips.get("H100"), chips.get("v5p")
     charts = {}
-    for dtype in ("bf16", "fp8"):
+    for dtype in _PRICE_DTYPES:
         # Fixed order (by catalog-price FLOPs per dollar), so a flip shows as bars changing length
         # while their places stay put.
         shown = sorted((c for c in chips.all() if dtype in c.dtypes and points[c.name]),
