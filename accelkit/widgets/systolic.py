@@ -214,7 +214,7 @@ def _draw_step(movie: _Movie, index: int, flow: str) -> None:
         f"{movie.run.folds}, {phase}; {step.active_macs} useful MACs")
 
 
-class SteppedExplorer(Explorer):
+class _SteppedExplorer(Explorer):
     """An :class:`Explorer` with a transport: ``play`` (linked to the cycle slider) and the
     ``back`` / ``forward`` step buttons."""
 
@@ -223,7 +223,7 @@ class SteppedExplorer(Explorer):
     forward: W.Button
 
 
-def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> SteppedExplorer:
+def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> _SteppedExplorer:
     """Watch a ``rows × cols`` systolic array multiply A (M×K) by B (K×N), cycle by cycle.
 
     Controls: the dataflow (ws / os / is), M, N, K (1..8), double buffering, and the cycle
@@ -312,7 +312,7 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> SteppedEx
         return View(figure=movie.figure, text=text, result=step,
                     extras={"run": run, "steps": len(movie.steps)})
 
-    explorer = SteppedExplorer(controls, render,
+    explorer = _SteppedExplorer(controls, render,
                                title=f"A {rows}×{cols} systolic array, cycle by cycle")
     holder["explorer"] = explorer
 
