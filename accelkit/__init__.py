@@ -70,6 +70,27 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from accelkit import chips, dtypes, inference, models, roofline, training  # noqa: F401
+    # Every name in _SUBMODULES, so that ``ak.energy.mac_picojoules`` is typed, not Any.
+    from accelkit import (  # noqa: F401
+        chips,
+        cli,
+        collectives,
+        dtypes,
+        energy,
+        exercises,
+        flexibility,
+        inference,
+        models,
+        parallel,
+        price,
+        roofline,
+        scenarios,
+        simd,
+        systolic,
+        training,
+        utilization,
+        widgets,
+        workloads,
+    )
     from accelkit.simd import SIMDMachine, SIMDRun  # noqa: F401
     from accelkit.systolic import SystolicArray, SystolicRun  # noqa: F401

@@ -88,7 +88,7 @@ import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 
-from accelkit import _validate, chips
+from accelkit import _validate, chips, dtypes
 
 __all__ = [
     "Collective", "Level", "KINDS", "NETWORKS", "MAX_GROUP_CHIPS", "MAX_ARRAY_BYTES",
@@ -183,7 +183,7 @@ _SEEN: dict[str, chips.Chip] = {}
 def _chip(chip: object) -> chips.Chip:
     if type(chip) is chips.Chip:
         return chip
-    found = _SEEN.get(chip) if type(chip) is str else None  # type: ignore[arg-type]
+    found = _SEEN.get(chip) if type(chip) is str else None
     if found is None:
         found = chips.get(chip)  # type: ignore[arg-type]
         _SEEN[chip] = found  # type: ignore[index]
@@ -203,8 +203,8 @@ def _whole(name: str, value: object, maximum: int = MAX_GROUP_CHIPS) -> int:
 
 
 def _pick(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    if value in allowed:
-        return value  # type: ignore[return-value]
+    if isinstance(value, str) and value in allowed:
+        return value
     return _validate.choice(name, value, allowed)
 
 
@@ -728,8 +728,8 @@ def dp_critical_tokens_per_chip(chip: str | chips.Chip, *, over: int | tuple[int
         ValueError: as for the collectives, or an unknown dtype / strategy.
     """
     the_chip = _chip(chip)
-    dtype = _validate.choice("dtype", dtype, tuple(_BYTES))
-    grad_dtype = dtype if grad_dtype is None else _validate.choice("grad_dtype", grad_dtype, tuple(_BYTES))
+    dtype = dtypes.check(dtype, "dtype", allowed=tuple(_BYTES))
+    grad_dtype = dtype if grad_dtype is None else dtypes.check(grad_dtype, "grad_dtype", allowed=tuple(_BYTES))
     strategy = _validate.choice("strategy", strategy, ("dp", "fsdp"))
     p = 1e9 if params is None else _validate.positive_float("params", params, maximum=1e14)
     size = p * _BYTES[grad_dtype]

@@ -319,7 +319,7 @@ class Transformer(Model):
         return self.d_model * (2 if self.norm == "layernorm" else 1)
 
     @cached_property
-    def params(self) -> int:  # type: ignore[override]
+    def params(self) -> int:
         embeddings = self.vocab * self.d_model * (1 if self.tied_embeddings else 2)
         positions = self.seq_len * self.d_model if self.position == "learned" else 0
         return self.layers * self.layer_params + embeddings + positions + self._norm_params_each
@@ -499,20 +499,20 @@ class MoETransformer(Transformer):
                 + self._norm_params_each)
 
     @cached_property
-    def layer_params(self) -> int:  # type: ignore[override]
+    def layer_params(self) -> int:
         """Parameters of an average block (every expert counted)."""
         dense, moe = self._layer_total(self.n_experts)
         return (self.dense_layers * dense + self.moe_layers * moe) // self.layers
 
     @cached_property
-    def params(self) -> int:  # type: ignore[override]
+    def params(self) -> int:
         return self._count(self.n_experts)
 
     @cached_property
-    def active_params(self) -> int:  # type: ignore[override]
+    def active_params(self) -> int:
         return self._count(self.experts_per_token)
 
-    def kv_cache_bytes_per_token(self, dtype: str = "bf16") -> float:
+    def kv_cache_bytes_per_token(self, dtype: DType = "bf16") -> float:
         """Cache bytes per token: MLA keeps the latent and rotary key, else 2·kv·head_dim."""
         if not self._mla:
             return super().kv_cache_bytes_per_token(dtype)
@@ -641,7 +641,7 @@ class ConvNet(Model):
         return self.stages[-1][1] * self.expansion
 
     @cached_property
-    def params(self) -> int:  # type: ignore[override]
+    def params(self) -> int:
         conv = sum(ci * co * k * k for _, ci, co, k, _, _, _ in self._convs)
         batchnorm = sum(2 * co for _, _, co, _, _, _, _ in self._convs)
         return conv + batchnorm + self._features * self.classes + self.classes
@@ -699,7 +699,7 @@ class LSTMLanguageModel(Model):
     tied_embeddings: bool = False
 
     @cached_property
-    def params(self) -> int:  # type: ignore[override]
+    def params(self) -> int:
         h = self.hidden
         # W_ih and W_hh with a bias each (the original Torch implementation), per layer.
         lstm = self.layers * (4 * h * (h + h) + 2 * 4 * h)
@@ -766,7 +766,7 @@ class Recommender(Model):
         return sum(self.table_rows) * self.embedding_dim
 
     @cached_property
-    def params(self) -> int:  # type: ignore[override]
+    def params(self) -> int:
         return self.embedding_params + sum(i * o + o for _, i, o in self._mlp_shapes())
 
     def _forward(self, phase: str, batch: int, seq_len: int | None, context: int, wb: float,

@@ -29,7 +29,7 @@ import html
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 import numpy as np
 
@@ -562,8 +562,24 @@ def crossing_batch(chip: str | chips.Chip, *, N: int, K: int,  # noqa: N803
     return ridge * k * n * b_size / slope
 
 
+class DecodeMLPNumbers(TypedDict):
+    """What :func:`decode_mlp_numbers` returns (a plain dict at run time), with each key's type."""
+
+    peak_flops_per_second: float
+    hbm_bytes_per_second: float
+    ridge: float
+    critical_batch: float
+    crossing_batch: float
+    intensity_b8: float
+    seconds_b8: float
+    bound_b8: str
+    intensity_b512: float
+    seconds_b512: float
+    bound_b512: str
+
+
 def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
-                       d_ff: int = 14336) -> dict[str, float | str]:
+                       d_ff: int = 14336) -> DecodeMLPNumbers:
     """A decode step's MLP matmul, ``[B, d_model] × [d_model, d_ff]`` in bf16, at B = 8 and 512.
 
     Args:
@@ -583,7 +599,7 @@ def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
     big = matmul(the_chip, M=512, N=d_ff, K=d_model)
     return {
         "peak_flops_per_second": the_chip.peak_flops("bf16"),
-        "hbm_bytes_per_second": the_chip.hbm_bytes_per_second,
+        "hbm_bytes_per_second": the_chip.require("hbm_bytes_per_second"),
         "ridge": the_chip.ridge_flops_per_byte("bf16"),
         "critical_batch": critical_batch(the_chip),
         "crossing_batch": crossing_batch(the_chip, N=d_ff, K=d_model),
@@ -594,7 +610,7 @@ def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
     }
 
 
-__all__ = ["BOUNDS", "OVERHEAD_RANGE_SECONDS", "OVERHEAD_SECONDS", "OVERHEAD_SOURCE", "PassTime",
+__all__ = ["BOUNDS", "DecodeMLPNumbers", "OVERHEAD_RANGE_SECONDS", "OVERHEAD_SECONDS", "OVERHEAD_SOURCE", "PassTime",
            "RooflineResult", "RooflineTimes", "critical_batch", "crossing_batch", "curve",
            "decode_mlp_numbers", "elementwise", "estimate", "matmul", "operations_time",
            "per_step_overhead_seconds", "times"]

@@ -347,18 +347,19 @@ class SIMDMachine:
         M, K = A.shape
         N = B.shape[1]
         output = _exact_product(A, B)
+        nonzero = np.asarray(A != 0)  # an (M, K) bool array
         if not self.shared_memory and self.tensor_core is None:
-            return self._naive(M, N, K, output=output, traced=True, a_nonzero=A != 0)
-        # A sparse library picks the block size for the sparsity at hand: try every candidate.
-        best = None
+            return self._naive(M, N, K, output=output, traced=True, a_nonzero=nonzero)
+        # A sparse library picks the block size for the sparsity at hand: try every candidate
+        # (the first of equally fast ones wins).
+        runs = []
         for T in self._candidates:
             nbm, nk = _ceil_div(M, T), _ceil_div(K, T)
             padded = np.zeros((nbm * T, nk * T), dtype=bool)
-            padded[:M, :K] = A != 0
-            tiles = padded.reshape(nbm, T, nk, T).any(axis=(1, 3))
-            run = self._tiled(M, N, K, output=output, traced=True, a_nonzero=tiles, T=T)
-            if best is None or run.cycles < best.cycles:
-                best = run
+            padded[:M, :K] = nonzero
+            tiles = np.asarray(padded.reshape(nbm, T, nk, T).any(axis=(1, 3)))
+            runs.append(self._tiled(M, N, K, output=output, traced=True, a_nonzero=tiles, T=T))
+        best = min(runs, key=lambda run: run.cycles)
         return _replace(best, operation="sparse_matmul")
 
     def _naive(self, M: int, N: int, K: int, *, output, traced: bool,
@@ -367,7 +368,7 @@ class SIMDMachine:
         chunks = _ceil_div(N, L)
         warps = M * chunks
         sparse = a_nonzero is not None
-        if sparse:
+        if a_nonzero is not None:
             # per step: load A, branch on it; if nonzero: load B, FMA. Row i's warps share the count.
             nnz_row = a_nonzero.sum(axis=1).astype(np.int64)  # (M,)
             per_warp = np.repeat(2 * K + 2 * nnz_row + 1, chunks)
@@ -392,7 +393,7 @@ class SIMDMachine:
             instructions = int(per_warp.sum())
             issue = int(np.bincount(np.arange(warps) % self.cores, weights=per_warp,
                                     minlength=self.cores).max())
-        b_reads = (int(a_nonzero.sum()) * N) if sparse else M * N * K
+        b_reads = (int(a_nonzero.sum()) * N) if a_nonzero is not None else M * N * K
         return self._finish(
             operation="sparse_matmul" if sparse else "matmul", kernel="naive",
             issue=issue, instructions=instructions, warps=warps, diverged=0,

@@ -182,8 +182,10 @@ class Counts(dict[str, int]):
     def _read_only(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError("run counts are read-only; copy them with dict(...) to change them")
 
-    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
-    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+    # mypy before 2.x rejects one callable standing in for dict's overloaded methods; later
+    # versions accept it, hence unused-ignore too (the test extra allows either).
+    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment, unused-ignore]
+    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment, unused-ignore]
 
     def __hash__(self) -> int:  # type: ignore[override]
         return hash(frozenset(self.items()))

@@ -404,7 +404,7 @@ class Comparison:
         return "GPU" if self.gpu_cell_cycles < self.tpu_cell_cycles else "TPU"
 
     def _rows(self) -> list[tuple[str, ...]]:
-        rows = []
+        rows: list[tuple[str, ...]] = []
         for op in self.operations:
             rows.append((f"{op.label}" + (f" ×{op.count}" if op.count > 1 else ""),
                          f"{op.gpu_cycles:,}", f"{op.gpu_utilization:.1%}",

@@ -16,14 +16,17 @@ from __future__ import annotations
 import contextlib
 import io
 import time
-from collections.abc import Iterator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import ipywidgets as W
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
+from matplotlib.image import FigureImage
+from matplotlib.legend import Legend
+from matplotlib.lines import Line2D
 
 #: Dots per inch for widget figures: sharp enough on a laptop, cheap enough to stay under 50 ms.
 DPI = 80
@@ -39,7 +42,8 @@ class View:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-def new_figure(width: float = 7.0, height: float = 3.6, *, layout: str | None = None,
+def new_figure(width: float = 7.0, height: float = 3.6, *,
+               layout: Literal["constrained", "compressed", "tight"] | None = None,
                margins: dict[str, float] | None = None) -> Figure:
     """A figure not managed by pyplot (no global state, no memory growth across renders).
 
@@ -72,7 +76,7 @@ def figure_png(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def freeze_background(figure: Figure, dynamic: list) -> object:
+def freeze_background(figure: Figure, dynamic: Sequence[Artist]) -> FigureImage:
     """Render everything but ``dynamic`` once and paste it back as one image on later draws.
 
     Axes, ticks and labels cost more to draw than the whole 50 ms budget allows when a frame
@@ -100,6 +104,16 @@ def freeze_background(figure: Figure, dynamic: list) -> object:
     for artist in dynamic:
         artist.set_visible(True)
     return figure.figimage(background, xo=0, yo=0, origin="upper", zorder=-10)
+
+
+def legend_lines(legend: Legend) -> list[Line2D]:
+    """The keys of a legend of plotted lines, in order (matplotlib types them as any artist)."""
+    keys = []
+    for key in legend.legend_handles:
+        if not isinstance(key, Line2D):
+            raise TypeError(f"legend key {key!r} is not a line")
+        keys.append(key)
+    return keys
 
 
 class Explorer:

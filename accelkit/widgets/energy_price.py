@@ -13,6 +13,7 @@ import ipywidgets as W
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
 from accelkit import chips, energy, price
+from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray
@@ -23,9 +24,10 @@ __all__ = ["energy_costs", "reuse_energy", "perf_per_watt", "flops_per_dollar_ex
            "energy_quiz", "energy_worked_problem"]
 
 _STYLE = {"description_width": "initial"}
-_MAC_DTYPES = ("int8", "bf16", "fp32")
+_MAC_DTYPES: tuple[DType, ...] = ("int8", "bf16", "fp32")
 _LEVEL_LABELS = {"sram_8kb": "SRAM 8 KB read", "sram_32kb": "SRAM 32 KB read",
                  "sram_1mb": "SRAM 1 MB read", "dram": "DRAM read"}
+_PRICE_DTYPES: tuple[DType, ...] = ("bf16", "fp8")
 _PRICE_CHOICES = ("catalog list price", "cheapest sourced price", "dearest sourced price")
 
 
@@ -187,7 +189,7 @@ def reuse_energy() -> Explorer:
 def perf_per_watt() -> Explorer:
     """Peak FLOP/s per watt of published power (TDP) for every chip that has both; the chips
     without a published power figure are named, not guessed."""
-    dtypes = ("bf16", "fp8", "int8")
+    dtypes: tuple[DType, ...] = ("bf16", "fp8", "int8")
     controls = {"dtype": W.ToggleButtons(options=dtypes, value="bf16", description="precision",
                                          style=_STYLE)}
     catalog = chips.all()
@@ -231,11 +233,14 @@ def _list_prices(points: list[price.PricePoint]) -> list[price.PricePoint]:
     return [p for p in points if p.list_price]
 
 
-def _pick_price(points: list[price.PricePoint], choice: str) -> price.PricePoint | None:
-    """The catalog's own price (listed first), or the cheapest or dearest sourced list price."""
+def _pick_price(points: list[price.PricePoint], choice: str) -> price.PricePoint:
+    """The catalog's own price (listed first), or the cheapest or dearest sourced list price.
+
+    Only chips with a list price are drawn, so ``points`` holds one; none is a bug, refused.
+    """
     listed = _list_prices(points)
     if not listed:
-        return None
+        raise ValueError("no list price to pick from")
     if choice == _PRICE_CHOICES[0]:
         return listed[0]
     return (min if choice == _PRICE_CHOICES[1] else max)(listed, key=lambda p: p.usd_per_hour)
@@ -249,13 +254,13 @@ def flops_per_dollar_explorer() -> Explorer:
                              description="prices", style=_STYLE),
         "mfu": W.FloatSlider(value=0.4, min=0.05, max=1.0, step=0.05, description="MFU",
                              continuous_update=False, readout_format=".0%", style=_STYLE),
-        "dtype": W.ToggleButtons(options=("bf16", "fp8"), value="bf16", description="precision",
+        "dtype": W.ToggleButtons(options=_PRICE_DTYPES, value="bf16", description="precision",
                                  style=_STYLE),
     }
     points = {c.name: _list_prices(price.price_points(c)) for c in chips.all()}
     h100, v5p = chips.get("H100"), chips.get("v5p")
     charts = {}
-    for dtype in ("bf16", "fp8"):
+    for dtype in _PRICE_DTYPES:
         # Fixed order (by catalog-price FLOPs per dollar), so a flip shows as bars changing length
         # while their places stay put.
         shown = sorted((c for c in chips.all() if dtype in c.dtypes and points[c.name]),
@@ -274,7 +279,8 @@ def flops_per_dollar_explorer() -> Explorer:
     def render(values: dict) -> View:
         dtype, mfu, choice = values["dtype"], values["mfu"], values["prices"]
         figure, ax, shown, bars, ticks, title = charts[dtype]
-        result_fpd, result_prices = {}, {}
+        result_fpd: dict[str, float] = {}
+        result_prices: dict[str, price.PricePoint] = {}
         xs, ys = [], []
         for index, (chip, bar) in enumerate(zip(shown, bars)):
             picked = _pick_price(points[chip.name], choice)
@@ -288,7 +294,7 @@ def flops_per_dollar_explorer() -> Explorer:
         ax.set_xlabel(f"{dtype} FLOPs per dollar at MFU {mfu:.0%} (log scale; | = each sourced "
                       "list price)")
         title.set_text(f"FLOPs per dollar, {choice}")
-        best = max(result_fpd, key=result_fpd.get)
+        best = max(result_fpd, key=result_fpd.__getitem__)
         lines = [("most FLOPs per dollar", f"{_short(best)}: {si(result_fpd[best], 'FLOPs')}")]
         if h100.name in result_fpd and v5p.name in result_fpd:
             a, b = result_prices[h100.name], result_prices[v5p.name]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from accelkit import chips, inference, models, price, roofline, scenarios
@@ -152,7 +153,8 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
         ax.set_xlim(0, 1.1 * max(d.memory_bytes, d.hbm_bytes) / 1e9)
         ax.set_title("fits" if d.fits else "does NOT fit", color="#1b5e20" if d.fits else "#b00020")
         text = table_html([
-            ("KV cache per token", f"{m.kv_cache_bytes_per_token(v['kv_dtype']) / 1024:,.0f} KiB"),
+            ("KV cache per token",
+             f"{inference.kv_cache_bytes(m, 1, 1, v['kv_dtype']) / 1024:,.0f} KiB"),
             ("KV cache per sequence", si(d.kv_cache_bytes / v["batch"], "B")),
             ("KV cache for the batch", si(d.kv_cache_bytes, "B")),
             ("weights", si(d.weight_bytes, "B")),
@@ -187,7 +189,7 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
     right = ax.twinx()
     _log(ax)
     _log(right, "y")
-    art = {"figure": figure}
+    art: dict[str, Line2D] = {}
     art["lat"], = ax.plot([], [], "-", color="#6a1b9a", label="latency (ms/token)")
     art["lat_no"], = ax.plot([], [], ":", color="#6a1b9a", alpha=0.5)
     art["target"] = ax.axhline(1, color="#b00020", linestyle="--", linewidth=1.2,
@@ -254,7 +256,7 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
             ("largest batch that fits", f"{limit:,}" if limit else
              "none: the weights alone do not fit"),
         ], caption=_KEY)
-        return View(figure=art["figure"], text=text, result=best,
+        return View(figure=figure, text=text, result=best,
                     extras={"sweep": sweep, "max_batch": limit, "compute_bound_batch": turn,
                             "matmul_compute_bound_batch": turn_mm})
 
@@ -295,6 +297,8 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
             n = scenarios.replica_chips(v["model"], chip, headroom=1.5)
             sweep = inference.decode_sweep(v["model"], [chip], BATCHES, n, v["context"])
             point = price.lowest(chip) if v["price"] == "lowest" else price.price_points(chip)[0]
+            if point is None:  # a chip with a catalog price has an on-demand point at least
+                raise ValueError(f"{chip.name} has no sourced price")
             hourly = point.usd_per_hour
             fits = sweep.fits[0]
             if not fits.any():
@@ -342,7 +346,8 @@ def inference_worked_problem() -> WorkedProblem:
     def answer() -> str:
         m, c = models.get(model), chips.get(chip)
         one = inference.decode_step(model, chip, n, 1, context)
-        floor = m.weight_bytes("bf16") / (n * c.hbm_bytes_per_second)
+        bandwidth, capacity = c.require("hbm_bytes_per_second"), c.require("hbm_bytes")
+        floor = m.weight_bytes("bf16") / (n * bandwidth)
         b_star = inference.compute_bound_batch(model, chip, n, kinds=("matmul",))
         limit = inference.max_batch(model, chip, n, context)
         full = inference.decode_step(model, chip, n, limit, context)
@@ -351,13 +356,13 @@ def inference_worked_problem() -> WorkedProblem:
                   "the whole step memory-bound")
         return (
             f"<ol><li>Batch 1 reads every weight once: {m.weight_bytes('bf16') / 1e9:,.0f} GB over "
-            f"{n} × {c.hbm_bytes_per_second / 1e12:.2f} TB/s = <b>{floor * 1e3:.2f} ms</b>; the "
+            f"{n} × {bandwidth / 1e12:.2f} TB/s = <b>{floor * 1e3:.2f} ms</b>; the "
             f"library, which reads only the embedding rows it needs but adds the KV cache, says "
             f"{one.seconds * 1e3:.2f} ms."
             f"</li><li>B* ≈ ridge × 2 bytes / 2 = ridge = {c.ridge_flops_per_byte():,.0f}; the "
             f"library solves it over every operation: <b>{b_star:,.0f}</b>.</li>"
-            f"<li>HBM {n * c.hbm_bytes / 1e9:,.0f} GB − weights {m.weight_bytes('bf16') / 1e9:,.0f}"
-            f" GB, over {(context + 1) * m.kv_cache_bytes_per_token() / 1e9:.2f} GB of cache per "
+            f"<li>HBM {n * capacity / 1e9:,.0f} GB − weights {m.weight_bytes('bf16') / 1e9:,.0f}"
+            f" GB, over {inference.kv_cache_bytes(m, 1, context + 1) / 1e9:.2f} GB of cache per "
             f"sequence: <b>{limit}</b> sequences fit{capped}.</li><li>At batch {limit} a step takes "
             f"{full.seconds * 1e3:.1f} ms ({full.bound}-bound) and yields "
             f"{full.tokens_per_second:,.0f} tokens/s; {n} chips at ${c.usd_per_hour:g}/h cost "

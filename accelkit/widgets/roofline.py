@@ -13,6 +13,7 @@ from matplotlib.ticker import NullLocator
 
 import accelkit.models as models
 from accelkit import chips, roofline
+from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
 from accelkit.widgets._worked import WorkedProblem
@@ -106,7 +107,7 @@ class _RooflinePlot:
         self.artists: dict[str, tuple] = {}
         self.curves: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
 
-    def _curve(self, chip: chips.Chip, dtype: str) -> tuple[list[float], list[float]]:
+    def _curve(self, chip: chips.Chip, dtype: DType) -> tuple[list[float], list[float]]:
         # The roof is two straight lines on log axes: its ends and the ridge draw it exactly.
         key = (chip.name, dtype)
         if key not in self.curves:
@@ -126,7 +127,7 @@ class _RooflinePlot:
             )
         return self.artists[chip.name]
 
-    def draw(self, usable: list[chips.Chip], results: tuple, dtype: str, title: str):
+    def draw(self, usable: list[chips.Chip], results: tuple, dtype: DType, title: str):
         shown = {c.name for c in usable}
         for name, group in self.artists.items():
             for artist in group:
@@ -325,7 +326,7 @@ def roofline_worked_problem(chip: str = "TPU v5e", d_model: int = 4096,
     question = (
         f"A {_short(the_chip.name)} does "
         f"{si(the_chip.peak_flops('bf16'), 'FLOP/s')} in bf16 and reads HBM at "
-        f"{si(the_chip.hbm_bytes_per_second, 'B/s')}. One decode step multiplies a batch of B "
+        f"{si(the_chip.require('hbm_bytes_per_second'), 'B/s')}. One decode step multiplies a batch of B "
         f"token vectors [B, {d_model:,}] by an MLP weight [{d_model:,}, {d_ff:,}], in bf16. "
         "(a) What is the chip's ridge point? (b) About what B makes the step compute-bound? "
         "(c) How long does the matmul take at B = 8 and at B = 512, and what bounds each? "

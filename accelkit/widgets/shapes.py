@@ -53,11 +53,14 @@ def fold_explorer() -> Explorer:
     figure = new_figure(8.2, 3.3)
     left = figure.add_axes((0.08, 0.14, 0.4, 0.7))
     right = figure.add_axes((0.6, 0.3, 0.37, 0.4))
-    padded_patch = left.add_patch(Rectangle((0, 0), 1, 1, facecolor=_PADDING, alpha=0.5,
-                                            hatch="//", edgecolor="white", label="padding"))
-    problem_patch = left.add_patch(Rectangle((0, 0), 1, 1, facecolor="#64b5f6",
-                                             label="the problem"))
-    fold_lines = left.add_collection(LineCollection([], colors="black", linewidths=1.2))
+    # Built, then added: add_patch / add_collection return the base types, and these are resized.
+    padded_patch = Rectangle((0, 0), 1, 1, facecolor=_PADDING, alpha=0.5, hatch="//",
+                             edgecolor="white", label="padding")
+    problem_patch = Rectangle((0, 0), 1, 1, facecolor="#64b5f6", label="the problem")
+    fold_lines = LineCollection([], colors="black", linewidths=1.2)
+    left.add_patch(padded_patch)
+    left.add_patch(problem_patch)
+    left.add_collection(fold_lines)
     left.legend(handles=[problem_patch, padded_patch], fontsize=7, loc="lower right")
     segments = []
     labels = ["useful MACs", "padding", "load, fill\nand drain"]

@@ -16,7 +16,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import PATTERN_ELEMENTS, SIMDMachine, SIMDRun, access_pattern_indices
 from accelkit.workloads import Branchy
-from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._base import Explorer, View, legend_lines, new_figure, si, table_html
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["warp_lab", "divergence_lab", "tensor_core_lab", "simd_quiz", "simd_worked_problem"]
@@ -187,7 +187,7 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
         runs = sweeps[side]
         i = _FRACTIONS.index(values["taken_fraction"])
         run, uniform = runs[i], runs[0]
-        for s, line, key, grey in zip(_SIDES, lines, legend.legend_handles, greys):
+        for s, line, key, grey in zip(_SIDES, lines, legend_lines(legend), greys):
             line.set_ydata([r.cycles / sweeps[s][0].cycles for r in sweeps[s]])
             for artist in (line, key):
                 artist.set_color("#e65100" if s == side else grey)
@@ -270,7 +270,7 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
         machine = _matmul_kernel_machine(values["kernel"], values["warps_per_core"])
         promise = machine.peak_macs_per_cycle / SIMDMachine().peak_macs_per_cycle
         for (k, runs), cyc, reads, key in zip(sweep.items(), cycle_lines, read_lines,
-                                              legend.legend_handles):
+                                              legend_lines(legend)):
             cyc.set_ydata([r.cycles for r in runs])
             reads.set_ydata([sum(r.dram_reads.values()) for r in runs])
             for artist in (cyc, reads, key):

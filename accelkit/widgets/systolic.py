@@ -12,13 +12,16 @@ import contextlib
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TypedDict
 
 import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.image import FigureImage
+from matplotlib.text import Text
 
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.simd import SIMDMachine
+from accelkit.simd import SIMDMachine, SIMDRun
 from accelkit.systolic import DATAFLOW_NAMES, DATAFLOW_SPECS, SystolicArray, SystolicRun
 from accelkit.widgets._base import DPI, Explorer, View, freeze_background, new_figure, table_html
 from accelkit.widgets._worked import WorkedProblem
@@ -117,12 +120,12 @@ class _Movie:
     run: SystolicRun
     macs_so_far: np.ndarray
     figure: Figure
-    frame_image: object
+    frame_image: FigureImage
     background: np.ndarray
     array_boxes: np.ndarray
     output_boxes: np.ndarray
     labels: _Labels
-    title: object
+    title: Text
     operands: tuple
 
 
@@ -139,11 +142,11 @@ class _Canvas:
     """The figure for one output shape (M×N): built once, shared by every dataflow and K."""
 
     figure: Figure
-    frame_image: object
+    frame_image: FigureImage
     background: np.ndarray
     array_boxes: np.ndarray
     output_boxes: np.ndarray
-    title: object
+    title: Text
 
 
 def _build_canvas(rows: int, cols: int, M: int, N: int) -> _Canvas:
@@ -211,7 +214,16 @@ def _draw_step(movie: _Movie, index: int, flow: str) -> None:
         f"{movie.run.folds}, {phase}; {step.active_macs} useful MACs")
 
 
-def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> Explorer:
+class _SteppedExplorer(Explorer):
+    """An :class:`Explorer` with a transport: ``play`` (linked to the cycle slider) and the
+    ``back`` / ``forward`` step buttons."""
+
+    play: W.Play
+    back: W.Button
+    forward: W.Button
+
+
+def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> _SteppedExplorer:
     """Watch a ``rows × cols`` systolic array multiply A (M×K) by B (K×N), cycle by cycle.
 
     Controls: the dataflow (ws / os / is), M, N, K (1..8), double buffering, and the cycle
@@ -300,7 +312,8 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> Explorer:
         return View(figure=movie.figure, text=text, result=step,
                     extras={"run": run, "steps": len(movie.steps)})
 
-    explorer = Explorer(controls, render, title=f"A {rows}×{cols} systolic array, cycle by cycle")
+    explorer = _SteppedExplorer(controls, render,
+                               title=f"A {rows}×{cols} systolic array, cycle by cycle")
     holder["explorer"] = explorer
 
     def nudge(delta: int) -> None:
@@ -326,14 +339,19 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> Explorer:
 # --------------------------------------------------------------------------------------------
 
 #: The GPU-like machines compared (accelkit.simd defaults: 4 cores × 32 lanes, 8 resident warps).
-SIMD_MACHINES = {
+class _SIMDOptions(TypedDict, total=False):
+    shared_memory: bool
+    tensor_core: tuple[int, int, int]
+
+
+SIMD_MACHINES: dict[str, _SIMDOptions] = {
     "SIMD, naive kernel": dict(shared_memory=False),
     "SIMD, tiled kernel": dict(),
     "SIMD + 16×8×16 tensor core": dict(tensor_core=(16, 8, 16)),
 }
 
 
-def _simd_runs(n: int) -> dict[str, object]:
+def _simd_runs(n: int) -> dict[str, SIMDRun]:
     """The SIMD machines' runs of an n×n×n GEMM (they do not depend on the systolic array)."""
     return {label: SIMDMachine(**options).estimate(M=n, N=n, K=n)
             for label, options in SIMD_MACHINES.items()}

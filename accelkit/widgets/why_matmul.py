@@ -125,8 +125,9 @@ def where_flops_go(model: str = "llama-3-8b", phase: str = "forward", batch: int
                             {op.kind: op.bytes / moved for op in parts}],
                            f"{_short(model_.display_name)}, {values['phase']}, batch "
                            f"{values['batch']}: where the work goes")
-        tokens = (f"{model_.seq_len:,} tokens (the model's default)"
-                  if values["phase"] in ("forward", "train") and getattr(model_, "seq_len", None)
+        seq_len = getattr(model_, "seq_len", None)  # transformers and the LSTM have one
+        tokens = (f"{seq_len:,} tokens (the model's default)"
+                  if values["phase"] in ("forward", "train") and seq_len
                   else "n/a")
         summary = table_html([
             ("parameters", si(model_.params, "", 3)),
@@ -186,6 +187,9 @@ def why_matmul_worked_problem(name: str = "llama-3-8b") -> WorkedProblem:
     """A scaling-book-style worked problem; press the button to see the answer, computed with
     :func:`accelkit.models.rule_of_thumb`."""
     model = models.get(name)
+    if not isinstance(model, models.Transformer):  # the refusal models.rule_of_thumb makes
+        raise TypeError(f"name must be a transformer (it needs seq_len, vocab and d_model), "
+                        f"got {type(model).__name__} {model.name!r}")
     question = (
         f"{model.display_name} has {si(model.params, '', 3)} parameters. "
         f"One forward pass over a single {model.seq_len:,}-token sequence: (a) estimate its "
