@@ -31,6 +31,8 @@ q1 = NumberQuestion(
 
 def _embedding_fraction() -> float:
     dlrm = models.get("dlrm")
+    if not isinstance(dlrm, models.Recommender):
+        raise TypeError(f"the catalog's dlrm is a {type(dlrm).__name__}, not a Recommender")
     return dlrm.embedding_params / dlrm.params
 
 

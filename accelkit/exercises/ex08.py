@@ -5,11 +5,18 @@ from __future__ import annotations
 from accelkit import inference, models, price
 from accelkit.exercises._core import ChoiceQuestion, ExplainQuestion, FunctionQuestion, NumberQuestion
 
+def _transformer(name: str) -> models.Transformer:
+    model = models.get(name)
+    if not isinstance(model, models.Transformer):
+        raise TypeError(f"{name} is a {type(model).__name__}, not a Transformer")
+    return model
+
+
 q1 = NumberQuestion(
     "q1",
     "How many bytes of KV cache does one token of Llama-3-70B leave behind, in bf16? "
     "(80 layers, 8 KV heads, head_dim 128; ±1%)",
-    expected=lambda: models.get("llama-3-70b").kv_cache_bytes_per_token("bf16"),
+    expected=lambda: _transformer("llama-3-70b").kv_cache_bytes_per_token("bf16"),
     rel_tol=0.01,
     hints=["A key and a value per layer per KV head, each head_dim numbers wide.",
            "2 × layers × kv_heads × head_dim × bytes per number."],
