@@ -64,22 +64,25 @@ class Plan:
     slot_minutes: int
     items: tuple[Item, ...]
     homework: str
+    # Lessons each learner runs alone before the session (lesson 00 checks their setup works): they
+    # count for prerequisites and for hub memory, not for the slot's minutes.
+    prework: tuple[str, ...] = ()
 
 
 PLANS = (
     Plan("90-minutes", "90 minutes", "Why are GPUs and TPUs built differently?", 90,
-         (lesson("00"), lesson("01"), lesson("02"), lesson("03")),
-         "exercises 02 and 03 (all questions); lesson 04 to see what a big array wastes on small matrices"),
+         (lesson("01"), lesson("02"), lesson("03")),
+         "exercises 02 and 03 (all questions); lesson 04 to see what a big array wastes on small matrices", ("00",)),
     Plan("3-hours", "3 hours", "What bounds my model on each chip, and what does serving it cost?", 180,
-         (lesson("00"), lesson("01"), lesson("02"), lesson("03"), exercise("03", "q1", "q2"),
+         (lesson("01"), lesson("02"), lesson("03"), exercise("03", "q1", "q2"),
           pause(10), lesson("05"), lesson("08"), exercise("08", "q1", "q2")),
-         "lesson 04 and exercises 02, 04, 05; lessons 06, 07, 09 and then 10 (its scenarios) to finish the course"),
+         "lesson 04 and exercises 02, 04, 05; lessons 06, 07, 09 and then 10 (its scenarios) to finish the course", ("00",)),
     Plan("full-day", "Full day (7 hours)", "Which accelerator for my model, at my scale and latency?", 420,
-         (lesson("00"), lesson("01"), lesson("02"), exercise("02", "q1", "q2"), lesson("03"),
+         (lesson("01"), lesson("02"), exercise("02", "q1", "q2"), lesson("03"),
           exercise("03", "q1", "q2"), pause(15), lesson("04"), lesson("05"), exercise("05", "q1", "q2"), pause(45, "lunch"),
           lesson("06"), lesson("07"), lesson("08"), exercise("08", "q1", "q2"), pause(15),
           lesson("09"), lesson("10"), scenarios("chatbot", "pretrain", "recommender")),
-         "the exercise questions not done in class; scenarios finetune and offline in the decision lab"),
+         "the exercise questions not done in class; scenarios finetune and offline in the decision lab", ("00",)),
 )
 
 
@@ -133,7 +136,7 @@ def item_minutes(item: Item, rows: dict[str, dict]) -> int:
 
 def check_order(plan: Plan) -> list[str]:
     """What breaks the plan's order: lessons before their prerequisites, exercises before lessons."""
-    needs, seen, problems = prerequisites(), set(), []
+    needs, seen, problems = prerequisites(), set(plan.prework), []
     for item in plan.items:
         if item.kind == "lesson":
             missing = needs[item.lesson] - seen
@@ -194,6 +197,7 @@ def memory_limit_mib(plan_key: str = "3-hours") -> int:
     plan = next(p for p in PLANS if p.key == plan_key)
     opened = {_notebook("lesson" if i.kind == "lesson" else "exercise", i.lesson)
               for i in plan.items if i.kind in ("lesson", "exercise")}
+    opened |= {_notebook("lesson", number) for number in plan.prework}
     return data["server_peak_mb"] + sum(peak[n] for n in opened)
 
 
@@ -219,6 +223,11 @@ def render() -> str:
         totals = summary(plan, rows)
         lines += [f"## {plan.title}: {plan.question}", "",
                   "| starts at | minutes | what |", "|---:|---:|---|"]
+        if plan.prework:
+            alone = sum(item_minutes(lesson(n), rows) for n in plan.prework)
+            lines[-2:-2] = ["Before the session, each learner runs " + ", ".join(
+                _describe(lesson(n)) for n in plan.prework) + f" alone ({alone} minutes): it checks that "
+                "their setup works, so the session starts with the first lesson below.", ""]
         clock = 0
         for item in plan.items:
             minutes = item_minutes(item, rows)

@@ -90,6 +90,8 @@ def lesson_parts(path: Path) -> dict:
     called = [n for n in CALL.findall(code) if n in names]
     shown = [n for n in called if "quiz" not in n and "worked" not in n]
     quizzes = [getattr(widgets, n)() for n in called if "quiz" in n]
+    # The lesson links docs from lessons/; this page lives in docs/projector/.
+    takeaway = takeaway.replace("](../docs/", "](../").replace('href="../docs/', 'href="../')
     return {"title": title, "code": code, "takeaway": " ".join(takeaway.split()),
             "widget": shown[0] if shown else None, "quiz": next((q for q in quizzes if isinstance(q, MultipleChoice)), None)}
 

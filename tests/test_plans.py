@@ -74,3 +74,18 @@ def test_exercise_questions_and_scenarios_exist():
                 assert set(item.questions) <= set(asked), (plan.key, item)
             if item.kind == "scenarios":
                 assert set(item.questions) <= set(SCENARIOS), (plan.key, item)
+
+
+def test_prework_counts_for_prerequisites_and_memory_but_not_minutes():
+    alone = make_plans.Plan("alone", "alone", "?", 90, (make_plans.lesson("01"),), "", ("00",))
+    assert make_plans.check_order(alone) == []
+    without = make_plans.Plan("without", "without", "?", 90, (make_plans.lesson("01"),), "")
+    assert make_plans.check_order(without) == ["lesson 01 needs 00 first"]
+    rows = make_plans.timings()
+    assert make_plans.summary(alone, rows) == make_plans.summary(without, rows)
+    page = (ROOT / "docs" / "plans.md").read_text(encoding="utf-8")
+    for plan in make_plans.PLANS:
+        if plan.prework:
+            minutes = sum(rows[f"lessons/{make_plans._notebook('lesson', n)[8:]}"]["planned_minutes"]
+                          for n in plan.prework)
+            assert f"alone ({minutes} minutes)" in page
