@@ -77,6 +77,7 @@ failures, the embedding's uneven share of the first and last stages, kernel effi
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -899,11 +900,16 @@ def dp_communication_ratios(model: str | models.Model, chip: str | chips.Chip,
     counts = [_validate.positive_int(f"n_chips[{i}]", n, maximum=_MAX_DEGREE)
               for i, n in enumerate(n_chips)]
     batch = _validate.positive_float("batch_tokens", batch_tokens, maximum=1e13)
-    out = {}
-    for n in counts:
-        out[n] = 0.0 if n == 1 else (dp_critical_tokens_per_chip(model, chip, n, seq_len=seq_len,
-                                                                 dtype=dtype) / (batch / n))
-    return out
+    the_model, the_chip = models.get(model), chips.get(chip)
+    s = _seq_len(the_model, seq_len)
+    return {n: 0.0 if n == 1 else _dp_critical(the_model.name, the_chip.name, n, s, dtype)
+            / (batch / n) for n in counts}
+
+
+@functools.lru_cache(maxsize=1024)
+def _dp_critical(model: str, chip: str, n: int, seq_len: int, dtype: str) -> float:
+    """:func:`dp_critical_tokens_per_chip` memoised by name (it does not depend on the batch)."""
+    return dp_critical_tokens_per_chip(model, chip, n, seq_len=seq_len, dtype=dtype)
 
 
 __all__ = ["RECOMPUTE", "CollectiveCost", "Layout", "TrainStep",
