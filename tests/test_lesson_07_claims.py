@@ -236,3 +236,15 @@ def test_price_source_moves_the_bill_more_than_mfu_tuning():
     slower = ak.training.estimate(model="llama-3-8b", tokens=15e12, chip="H100", n_chips=1024,
                                   mfu=0.3)
     assert ratio > slower.days / est.days and ratio > 2
+
+
+def test_network_figures_quoted_in_section_3():
+    """"an ICI 3D torus, 6 links per chip at 90 GB/s each way ... up to 16×16×24 = 6,144 chips ...
+    DCN, a few GB/s per chip" and "an 8-GPU NVLink node, 450 GB/s each way per GPU ... one 400 Gb/s
+    NIC per GPU (50 GB/s each way)"."""
+    v5p, h100 = ak.chips.get("v5p"), ak.chips.get("H100")
+    assert (v5p.links_per_chip, v5p.link_bytes_per_second) == (6, 90e9)
+    assert v5p.max_slice_shape == (16, 16, 24) and v5p.scaleup_domain_chips == 6144
+    assert 1e9 < v5p.scaleout_bytes_per_second < 1e10
+    assert h100.scaleup_domain_chips == 8 and h100.scaleup_bytes_per_second == 450e9
+    assert h100.scaleout_bytes_per_second == 400e9 / 8 and h100.nics_per_host == 8
