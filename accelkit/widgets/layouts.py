@@ -93,8 +93,8 @@ def layout_explorer() -> Explorer:
     ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5],
                   ["0", "25%", "50%", "75%", "100%", "125%", "≥150%"], fontsize=7)
     ax.legend(loc="lower center", bbox_to_anchor=(0.45, 1.0), ncol=3, fontsize=7, frameon=False)
-    labels = [ax.text(0.01, y, "", va="center", fontsize=7, color="#111") for y in rows_y]
-    freeze_background(figure, [*time_bars, *mem_bars, *labels])
+    # The figures themselves are in the table under the chart (text is the costliest artist).
+    freeze_background(figure, [*time_bars, *mem_bars])
 
     def render(values: dict) -> View:
         chip = chips.get(values["chip"])
@@ -120,8 +120,6 @@ def layout_explorer() -> Explorer:
         mem_bars[0].set_width(min(shares[0], 1.6))
         mem_bars[1].set_x(min(shares[0], 1.6))
         mem_bars[1].set_width(max(0.0, min(shares[0] + shares[1], 1.6) - min(shares[0], 1.6)))
-        labels[0].set_text(f"{step.seconds:.3g} s, MFU {step.mfu:.0%}")
-        labels[1].set_text(f"{step.memory_bytes_per_chip / 1e9:,.1f} of {hbm:,.0f} GB")
         hfu = parallel.hardware_flops_utilization(step)
         critical = parallel.critical_tokens_per_chip(step.model, chip, step.layout)
         rows = [("layout", str(step.layout)),
