@@ -59,3 +59,12 @@ def test_bad_input_is_named():
         parallel.dp_communication_ratios("llama-3-8b", "H100", 8, batch_tokens=1e6)
     with pytest.raises(ValueError, match="batch_tokens"):
         parallel.dp_communication_ratios("llama-3-8b", "H100", [8], batch_tokens=-1)
+
+
+def test_moe_with_expert_parallelism_matches_dp_critical():
+    # the DP critical batch of an MoE (all parameters reduced, active ones computed), with and
+    # without expert parallelism, is the same through either function
+    for chip, layout, kwargs in (("H100", Layout(dp=64), {}),
+                                 ("v5p", Layout(dp=8, ep=8), {"ep": 8})):
+        assert parallel.critical_tokens_per_chip("mixtral-8x7b", chip, layout) == pytest.approx(
+            parallel.dp_critical_tokens_per_chip("mixtral-8x7b", chip, 64, **kwargs), rel=1e-9)
