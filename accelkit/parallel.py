@@ -77,6 +77,7 @@ failures, the embedding's uneven share of the first and last stages, kernel effi
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -792,7 +793,126 @@ def dp_critical_tokens_per_chip(model: str | models.Model, chip: str | chips.Chi
     return seconds / backward_per_token
 
 
+# --------------------------------------------------------------------------------------------
+# What lesson 07 asks of a layout: hardware FLOPs, critical batches, DP ratios (additive)
+# --------------------------------------------------------------------------------------------
+
+def hardware_flops_per_token(model: str | models.Model, recompute: str = "none",
+                             seq_len: int | None = None) -> float:
+    """Training FLOPs the chips execute per token: the model's (matmuls and causal attention)
+    plus what ``recompute`` redoes (the forward pass for ``"full"``, the attention scores for
+    ``"selective"``). Model FLOPs (MFU's numerator) are the ``"none"`` value.
+
+    Raises:
+        ValueError: an unknown recompute policy or a model that is not a catalog transformer.
+    """
+    the_model = models.get(model)
+    spec = _spec(the_model, _seq_len(the_model, seq_len), False)
+    policy = _validate.choice("recompute", recompute, RECOMPUTE)
+    extra = {"none": 0.0, "selective": spec.attn_fwd_flops_token,
+             "full": spec.model_flops_token / 3.0}[policy]
+    return spec.model_flops_token + extra
+
+
+def hardware_flops_utilization(step: TrainStep) -> float:
+    """HFU of a :class:`TrainStep`: the FLOPs executed, recomputation included, over peak.
+
+    PaLM (Chowdhery et al. 2022, appendix B) separates the two: MFU counts the model's FLOPs
+    (attention included) whatever the implementation does; HFU also counts rematerialisation.
+    HFU = MFU × hardware FLOPs / model FLOPs.
+    """
+    if not isinstance(step, TrainStep):
+        raise TypeError(f"step must be an accelkit.parallel.TrainStep, got {type(step).__name__}")
+    model = models.get(step.model)
+    ratio = (hardware_flops_per_token(model, step.layout.recompute, step.seq_len)
+             / hardware_flops_per_token(model, "none", step.seq_len))
+    return step.mfu * ratio
+
+
+def critical_tokens_per_chip(model: str | models.Model, chip: str | chips.Chip, layout: Layout,
+                             *, seq_len: int | None = None, dtype: str = "bf16") -> float:
+    """Tokens per chip per micro-batch (micro-batch tokens ÷ tp·pp) below which ``layout``'s
+    hidden collectives outlast the compute they hide behind (the train_step overlap rules).
+
+    FSDP's two weight all-gathers and gradient reduce-scatter hide behind each micro-batch's
+    forward and backward passes; the data-parallel gradient all-reduce behind the last
+    micro-batch's backward pass. Both move bytes that do not depend on the micro-batch while
+    compute grows with it, so each has a critical micro-batch; this returns the larger,
+    per chip. For pure DP it equals :func:`dp_critical_tokens_per_chip`; FSDP moves 1.5× the
+    bytes behind 1.5× the FLOPs, so its critical batch is the same; tensor and pipeline
+    parallelism split each micro-batch's work over tp·pp chips, dividing the critical tokens
+    per chip by about tp·pp. TP, EP and PP collectives are on the critical path and grow with the
+    micro-batch: they have no critical batch (their cost is a fraction of compute, not hidden).
+    ``layout.microbatch_tokens`` is ignored (the answer is a micro-batch size). Bandwidth and
+    latency both count; the compute is FLOPs at peak (``dtype``), recomputation included.
+    Returns 0.0 for a layout with no data-parallel axis (dp = fsdp = ep = 1).
+
+    Raises:
+        ValueError: as :func:`train_step` (ep on a dense model, tp not dividing the heads...).
+    """
+    the_model = models.get(model)
+    the_chip = chips.get(chip)
+    if not isinstance(layout, Layout):
+        raise TypeError(f"layout must be an accelkit.parallel.Layout, got "
+                        f"{type(layout).__name__}")
+    s = _seq_len(the_model, seq_len)
+    # A reference micro-batch large enough to be FLOP-bound (the roofline's other branch
+    # reads the weights per micro-batch); comm does not depend on it, compute is linear in it.
+    ref = 2**20
+    probe = Layout(dp=layout.dp, fsdp=layout.fsdp, tp=layout.tp, pp=layout.pp, ep=layout.ep,
+                   microbatch_tokens=ref, recompute=layout.recompute,
+                   interleave=layout.interleave)
+    the_model, the_chip, batch, s, _ = _check_common(the_model, the_chip,
+                                                      probe.data_parallel * ref, s, 1.0, dtype)
+    _check_layout(the_model, the_chip, probe, batch)
+    if probe.data_parallel == 1:
+        return 0.0
+    spec = _spec(the_model, s, False)
+    cand = {a: np.array([getattr(probe, a)]) for a in ("dp", "fsdp", "tp", "pp", "ep",
+                                                        "interleave")}
+    cand["mb"] = np.array([ref])
+    cand["recompute"] = np.array([_RECOMPUTE_CODE[probe.recompute]])
+    r = {k: float(v[0]) for k, v in _evaluate(spec, the_chip, batch, cand, 1.0, dtype).items()}
+    compute_per_token = r["compute"] / r["m"] / ref          # seconds per micro-batch token
+    backward_share = 2.0 / (3.0 + (probe.recompute == "full"))
+    fsdp = (2.0 * r["gather_each"] + r["scatter_each"]) / compute_per_token
+    dp = r["dp_time"] / (backward_share * compute_per_token)
+    return max(fsdp, dp) / (probe.tp * probe.pp)
+
+
+def dp_communication_ratios(model: str | models.Model, chip: str | chips.Chip,
+                            n_chips: tuple[int, ...] | list[int], *, batch_tokens: float,
+                            seq_len: int | None = None, dtype: str = "bf16"
+                            ) -> dict[int, float]:
+    """Pure data parallelism at a fixed global batch: for each chip count, the gradient
+    all-reduce's time over the backward pass's (collectives at peak, FLOPs at peak).
+
+    That is :func:`dp_critical_tokens_per_chip` ÷ the tokens each chip gets (batch / n); above
+    1 the all-reduce cannot hide. One chip has nothing to reduce: 0.0. (Pure DP of a large model
+    does not fit in memory: this isolates the gradient collective, as the scaling book does.)
+
+    Raises:
+        TypeError, ValueError: a bad list of chip counts or batch, or as the collectives do.
+    """
+    if not isinstance(n_chips, (tuple, list)) or not n_chips or len(n_chips) > 64:
+        raise TypeError(f"n_chips must be a non-empty tuple or list of at most 64 chip counts, "
+                        f"got {n_chips!r}")
+    counts = [_validate.positive_int(f"n_chips[{i}]", n, maximum=_MAX_DEGREE)
+              for i, n in enumerate(n_chips)]
+    batch = _validate.positive_float("batch_tokens", batch_tokens, maximum=1e13)
+    the_model, the_chip = models.get(model), chips.get(chip)
+    s = _seq_len(the_model, seq_len)
+    return {n: 0.0 if n == 1 else _dp_critical(the_model.name, the_chip.name, n, s, dtype)
+            / (batch / n) for n in counts}
+
+
+@functools.lru_cache(maxsize=1024)
+def _dp_critical(model: str, chip: str, n: int, seq_len: int, dtype: str) -> float:
+    """:func:`dp_critical_tokens_per_chip` memoised by name (it does not depend on the batch)."""
+    return dp_critical_tokens_per_chip(model, chip, n, seq_len=seq_len, dtype=dtype)
+
+
 __all__ = ["RECOMPUTE", "CollectiveCost", "Layout", "TrainStep",
            "activation_bytes_per_token_per_layer", "best_layouts", "candidate_layouts",
-           "dp_critical_tokens_per_chip", "train_step"]
-
+           "critical_tokens_per_chip", "dp_communication_ratios", "dp_critical_tokens_per_chip",
+           "hardware_flops_per_token", "hardware_flops_utilization", "train_step"]

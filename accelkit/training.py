@@ -11,8 +11,10 @@ That is the scaling book's LLaMA-3-70B example (applied-training.md: 6.3e24 FLOP
 
 Conventions:
 
-* **FLOPs** are model FLOPs, 6 per parameter per token (2 forward, 4 backward), as MFU counts
-  them; attention and recomputation are not added (MFU absorbs them).
+* **FLOPs** are 6 per parameter per token (2 forward, 4 backward): the parameter matmuls only.
+  MFU's model FLOPs also include attention (PaLM, appendix B), which this closed form leaves out
+  (a few percent at 8K tokens: ``Model.flops_per_token("train")`` counts it); recomputation adds
+  hardware FLOPs (HFU), not model FLOPs (``accelkit.parallel.hardware_flops_utilization``).
 * **Time** = FLOPs / (n_chips · peak · MFU), plus any data-parallel gradient all-reduce that does
   not hide behind the backward pass.
 * **All-reduce** (ring): each chip sends and receives 2(n−1)/n of the gradient bytes, so it takes

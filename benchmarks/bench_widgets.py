@@ -1,6 +1,6 @@
 """Drive every lesson widget's controls and print the median render time per widget.
 
-Run: ``python benchmarks/bench_widgets.py``. Each widget function in ``accelkit.widgets`` is
+Run: ``python benchmarks/bench_widgets.py [widget names...]`` (no names: every widget). Each widget function in ``accelkit.widgets`` is
 called with its defaults; then every control is moved through a few of its allowed values and
 each re-render (library call + drawing + PNG encoding) is timed. Target (the course's speed budget): median
 <= 50 ms per widget on the course's 2-core reference machine.
@@ -56,8 +56,48 @@ def explorers_of(obj) -> list[Explorer]:
     return found
 
 
+def bench_layout_explorer() -> None:
+    """The layout explorer's two kinds of update, timed apart: a layout set by hand (one
+    train_step) and ``best_layouts`` (an exhaustive search, cached per model, chip, chip count
+    and batch: timed cold, with the cache cleared, and warm)."""
+    from accelkit.widgets import layouts
+
+    w = layouts.layout_explorer()
+    manual = []
+    for tp in (2, 4, 8, 1) * 3:
+        w.controls["tp"].value = tp
+        manual.append(w.last_seconds * 1e3)
+    scenarios = (("llama-3-70b", "TPU v5p", 8960), ("llama-3.1-405b", "NVIDIA H100 (SXM)", 16384))
+    cold, warm = [], []
+    for model, chip, n in scenarios:
+        with w.holding():
+            w.controls["mode"].value = "manual"
+            w.controls["model"].value = model
+            w.controls["chip"].value = chip
+            w.controls["n_chips"].value = n
+        for split in (True, False):
+            layouts._best.cache_clear()
+            with w.holding():
+                w.controls["split"].value = split
+            w.controls["mode"].value = "best"
+            cold.append(w.last_seconds * 1e3)
+            w.controls["mode"].value = "manual"
+            w.controls["mode"].value = "best"
+            warm.append(w.last_seconds * 1e3)
+    print(f"\nlayout_explorer, by kind of update (target {TARGET_MS:.0f} ms):")
+    print(f"  manual layout (one train_step):  median {statistics.median(manual):6.1f} ms, "
+          f"max {max(manual):6.1f} ms over {len(manual)}")
+    print(f"  best_layouts, cold search:       median {statistics.median(cold):6.1f} ms, "
+          f"max {max(cold):6.1f} ms over {len(cold)} (70B/8,960 v5p and 405B/16,384 H100, "
+          f"whole and split sequences)")
+    print(f"  best_layouts, cached:            median {statistics.median(warm):6.1f} ms, "
+          f"max {max(warm):6.1f} ms over {len(warm)}")
+
+
 def main() -> int:
     names = [n for n in dir(widgets) if not n.startswith("_") and n not in ("Explorer", "View")]
+    if sys.argv[1:]:
+        names = [n for n in names if n in sys.argv[1:]]
     print(f"{'widget':<34}{'renders':>9}{'median ms':>11}{'max ms':>9}  target {TARGET_MS:.0f} ms")
     worst = 0.0
     for name in names:
@@ -88,6 +128,8 @@ def main() -> int:
             flag = "" if median <= TARGET_MS else "  OVER"
             print(f"{label:<34}{len(times):>9}{median:>11.1f}{max(times):>9.1f}{flag}")
     print(f"\nworst median: {worst:.1f} ms")
+    if "layout_explorer" in names:
+        bench_layout_explorer()
     return 0
 
 

@@ -1,8 +1,10 @@
-"""Exercises for lesson 07 · training. Expected values come from accelkit.training."""
+"""Exercises for lesson 07 · training. Expected values come from accelkit.training and
+accelkit.parallel."""
 
 from __future__ import annotations
 
-from accelkit import training
+from accelkit import chips, parallel, price, training
+from accelkit.parallel import Layout
 from accelkit.exercises._core import ChoiceQuestion, ExplainQuestion, FunctionQuestion, NumberQuestion
 
 q1 = NumberQuestion(
@@ -62,22 +64,30 @@ q3 = FunctionQuestion(
     solution="def training_days(params, tokens, n_chips, peak_flops, mfu):\n"
              "    return 6 * params * tokens / (n_chips * peak_flops * mfu) / 86400")
 
+def _dp_pace(n_chips: int) -> str:
+    ratio = parallel.dp_communication_ratios("llama-3-70b", "H100", [n_chips],
+                                             batch_tokens=4 * 2**20)[n_chips]
+    return "communication" if ratio > 1 else "compute"
+
+
 q4 = ChoiceQuestion(
     "q4",
-    "Train llama-3-70b with a 4M-token global batch on 16,384 H100s at 40% MFU, gradients all-reduced "
-    "over InfiniBand beyond the node (interconnect_bytes_per_second=100e9). Does the all-reduce hide "
-    "behind the backward pass ('compute' sets the pace) or not ('communication')?",
+    "Train llama-3-70b with pure data parallelism and a 4M-token (4 × 2**20) global batch on "
+    "1,024 H100s: 128 nodes, the gradient all-reduce hierarchical (NVLink inside each node, all "
+    "eight NICs between nodes), every FLOP and link at peak. Does the all-reduce hide behind the "
+    "backward pass ('compute' sets the pace) or not ('communication')?",
     options=["compute", "communication"],
-    expected=lambda: ("communication" if training.estimate(
-        model="llama-3-70b", tokens=4e6, chip="H100", n_chips=16384, mfu=0.4, batch_tokens=4e6,
-        interconnect_bytes_per_second=100e9).communication_bound else "compute"),
-    hints=["Compare tokens per chip per step (batch / chips) with critical_tokens_per_chip.",
-           "ak.training.estimate(..., batch_tokens=4e6, interconnect_bytes_per_second=100e9)"],
+    expected=lambda: _dp_pace(1024),
+    hints=["Compare the tokens each GPU gets per step (batch / chips) with "
+           "ak.parallel.dp_critical_tokens_per_chip('llama-3-70b', 'H100', 1024).",
+           "ak.parallel.dp_communication_ratios(..., [1024], batch_tokens=4 * 2**20) is the "
+           "all-reduce time over the backward time."],
     solution="import accelkit as ak\n"
-             "est = ak.training.estimate(model='llama-3-70b', tokens=4e6, chip='H100', n_chips=16384,\n"
-             "                           mfu=0.4, batch_tokens=4e6, interconnect_bytes_per_second=100e9)\n"
-             "q4_answer = 'communication' if est.communication_bound else 'compute'",
-    nudges={"compute": "How many tokens does each chip get per step, and how many would it need?"})
+             "tokens = 4 * 2**20 / 1024\n"
+             "critical = ak.parallel.dp_critical_tokens_per_chip('llama-3-70b', 'H100', 1024)\n"
+             "q4_answer = 'compute' if tokens > critical else 'communication'",
+    nudges={"communication": "How many tokens does each GPU get (4 × 2**20 / 1,024), and how many "
+                             "does the hierarchical all-reduce need to hide?"})
 
 q5 = ExplainQuestion(
     "q5",
@@ -101,3 +111,70 @@ q5 = ExplainQuestion(
              'restarting from the last checkpoint and redoing work; they also have stages such as '
              'long-context training that can run at a lower MFU than the headline figure, plus '
              'checkpointing and evaluation time that does no model FLOPs.")')
+
+
+def _smallest_hiding_tp() -> str:
+    for tp in (1, 2, 4, 8):
+        layout = Layout(fsdp=8960 // tp, tp=tp)
+        if parallel.critical_tokens_per_chip("llama-3-70b", "TPU v5p", layout) < 448:
+            return str(tp)
+    return "none of them"
+
+
+q6 = ChoiceQuestion(
+    "q6",
+    "llama-3-70b on 8,960 TPU v5p with a batch of 448 tokens per chip, FSDP over the chips TP "
+    "leaves (Layout(fsdp=8960 // tp, tp=tp)). What is the smallest TP degree at which FSDP's "
+    "weight gathers and gradient reduce-scatters hide behind compute?",
+    options=["1", "2", "4", "8", "none of them"],
+    expected=_smallest_hiding_tp,
+    hints=["FSDP hides while each chip has more tokens than its critical batch: "
+           "ak.parallel.critical_tokens_per_chip(model, chip, layout).",
+           "TP splits each micro-batch's work over tp chips, so the critical tokens per chip "
+           "fall about as 1/tp on the pod."],
+    solution="import accelkit as ak\nfrom accelkit.parallel import Layout\n"
+             "q6_answer = next(str(tp) for tp in (1, 2, 4, 8) if ak.parallel.critical_tokens_per_chip(\n"
+             "    'llama-3-70b', 'TPU v5p', Layout(fsdp=8960 // tp, tp=tp)) < 448)",
+    nudges={"1": "Pure FSDP's critical batch on the pod is above 448 tokens per chip: compute it.",
+            "8": "A smaller degree already brings the critical batch under 448; wider TP only adds "
+                 "all-reduces on the critical path."})
+
+
+def _step405_usd() -> float:
+    layout = Layout(dp=128, tp=8, pp=16, microbatch_tokens=8192, recompute="full", interleave=4)
+    step = parallel.train_step("llama-3.1-405b", "H100", layout, batch_tokens=16 * 2**20)
+    return float(price.usd_for(chips.get("H100").usd_per_hour, step.seconds, 16384))
+
+
+q7 = NumberQuestion(
+    "q7",
+    "One optimizer step of llama-3.1-405b on 16,384 H100s with Llama 3's layout, "
+    "Layout(dp=128, tp=8, pp=16, microbatch_tokens=8192, recompute='full', interleave=4), and a "
+    "16M-token (16 × 2**20) batch: what does the step cost in dollars at the catalog's H100 price? "
+    "(±2%)",
+    expected=_step405_usd,
+    rel_tol=0.02,
+    hints=["ak.parallel.train_step(model, chip, layout, batch_tokens=...).seconds is the step time.",
+           "ak.price.usd_for(ak.chips.get('H100').usd_per_hour, seconds, 16384)."],
+    solution="import accelkit as ak\nfrom accelkit.parallel import Layout\n"
+             "layout = Layout(dp=128, tp=8, pp=16, microbatch_tokens=8192, recompute='full', interleave=4)\n"
+             "step = ak.parallel.train_step('llama-3.1-405b', 'H100', layout, batch_tokens=16 * 2**20)\n"
+             "q7_answer = ak.price.usd_for(ak.chips.get('H100').usd_per_hour, step.seconds, 16384)",
+    too_high="Too high: dollars = price per GPU-hour × GPUs × seconds / 3,600.",
+    too_low="Too low: every one of the 16,384 GPUs is paid for during the step.")
+
+
+q8 = NumberQuestion(
+    "q8",
+    "A llama-3-70b run reports MFU 40% with full activation recomputation (each layer's forward "
+    "pass run again in the backward pass). What is its HFU, as a fraction? (±1%)",
+    expected=lambda: 0.40 * (parallel.hardware_flops_per_token("llama-3-70b", "full")
+                             / parallel.hardware_flops_per_token("llama-3-70b", "none")),
+    rel_tol=0.01,
+    hints=["MFU counts the model's FLOPs; HFU counts what the chips execute, recomputation "
+           "included. The step's time is the same.",
+           "Training is 3 forward passes' worth (1 forward + 2 backward); full recomputation adds "
+           "one more."],
+    solution="q8_answer = 0.40 * 4 / 3",
+    too_high="Too high: recomputation adds one forward pass to three passes' worth, not more.",
+    too_low="Too low: HFU counts more FLOPs than MFU in the same time, so it is larger.")

@@ -1,7 +1,8 @@
 """Lesson 07's widgets: plan a training run, see when gradient communication sets the pace, and
 hold the model against published runs.
 
-Every number comes from :func:`accelkit.training.estimate`; this module gathers inputs and draws.
+Every number comes from :func:`accelkit.training.estimate` (the run's cost) and
+:mod:`accelkit.parallel` (the gradient all-reduce); this module gathers inputs and draws.
 The published runs the lesson compares with are :data:`accelkit.training.PUBLISHED_RUNS`, each
 with its source.
 """
@@ -13,10 +14,10 @@ from types import SimpleNamespace
 import ipywidgets as W
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
-from accelkit import chips, models, price, training
+from accelkit import chips, models, parallel, price, training
 from accelkit.training import PUBLISHED_RUNS
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._base import Explorer, View, freeze_background, new_figure, si, table_html
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["training_planner", "communication_explorer", "published_runs", "training_quiz",
@@ -44,8 +45,9 @@ def _log_ticks(axis, ticks: list[float], labels: list[str]) -> None:
 # -- 1. plan a run ------------------------------------------------------------------------------
 
 def training_planner() -> Explorer:
-    """Pick model, tokens, chip, chip count and MFU; see FLOPs, days, chip-hours, dollars, energy,
-    memory per chip and whether the gradient all-reduce hides behind the backward pass."""
+    """Pick model, tokens, chip, chip count and MFU; see FLOPs, days, chip-hours, dollars, energy
+    and memory per chip. How the chips share the work (and what the network costs) is the layout
+    explorer's job (:func:`accelkit.widgets.layout_explorer`)."""
     controls = {
         "model": W.Dropdown(options=_TRANSFORMERS, value="llama-3-70b", description="model",
                             style=_STYLE),
@@ -57,40 +59,25 @@ def training_planner() -> Explorer:
                                      continuous_update=False, style=_STYLE),
         "mfu": W.FloatSlider(value=0.4, min=0.05, max=0.8, step=0.05, description="MFU",
                              readout_format=".0%", continuous_update=False, style=_STYLE),
-        "batch": W.SelectionSlider(options=[(f"{b / 1e6:g}M", b) for b in (1e6, 4e6, 16e6, 64e6)],
-                                   value=4e6, description="global batch (tokens)",
-                                   continuous_update=False, style=_STYLE),
-        "network": W.ToggleButtons(options=[("catalog interconnect", "catalog"),
-                                            ("GPUs: InfiniBand beyond the node", "infiniband")],
-                                   value="infiniband", description="all-reduce over",
-                                   style=_STYLE),
     }
-    figure = _frame(6.4, 2.4, left=0.3)
+    figure = _frame(6.4, 1.6, left=0.3, bottom=0.3)
     ax = figure.add_subplot()
-    bars = ax.barh(["compute (6·N·D)", "exposed all-reduce"], [1.0, 1.0],
-                   color=["#2e7d32", "#c62828"])
-    labels = [ax.text(1, i, "", va="center", fontsize=8) for i in range(2)]
-    ax.invert_yaxis()
+    bar = ax.barh(["days, compute only"], [1.0], color="#2e7d32")[0]
+    label = ax.text(1, 0, "", va="center", fontsize=8)
     ax.set_xlabel("days")
     title = ax.set_title("")
 
     def render(values: dict) -> View:
         chip = chips.get(values["chip"])
         n = values["n_chips"]
-        est = training.estimate(
-            model=values["model"], tokens=values["tokens"], chip=chip, n_chips=n,
-            mfu=values["mfu"], batch_tokens=values["batch"],
-            interconnect_bytes_per_second=training.network_bandwidth(chip, n, values["network"]))
-        days = [est.compute_seconds / training.SECONDS_PER_DAY,
-                est.communication_seconds / training.SECONDS_PER_DAY]
-        for bar, text, value in zip(bars, labels, days):
-            bar.set_width(value)
-            text.set_x(value)
-            text.set_text(f" {value:,.3g}")
-        ax.set_xlim(0, max(days) * 1.25 or 1)
+        est = training.estimate(model=values["model"], tokens=values["tokens"], chip=chip,
+                                n_chips=n, mfu=values["mfu"])
+        days = est.compute_seconds / training.SECONDS_PER_DAY
+        bar.set_width(days)
+        label.set_x(days)
+        label.set_text(f" {days:,.3g}")
+        ax.set_xlim(0, days * 1.25 or 1)
         title.set_text(f"{est.model} on {n:,} × {chip.name}: {est.days:,.1f} days")
-        bound = ("n/a (one chip)" if est.communication_bound is None else
-                 "communication" if est.communication_bound else "compute (all-reduce hidden)")
         rows = [("FLOPs (6·N·D)", f"{est.flops:.3g}"), ("days", f"{est.days:,.1f}"),
                 ("chip-hours", f"{est.chip_hours:,.0f}"),
                 ("dollars (list price)", "no published price" if est.usd is None
@@ -98,18 +85,8 @@ def training_planner() -> Explorer:
                 ("energy at TDP", "no published power" if est.joules is None
                  else f"{est.joules / 3.6e9:,.0f} MWh"),
                 ("memory per chip (sharded)", f"{est.memory_bytes_per_chip / 1e9:,.1f} GB of "
-                 f"{est.hbm_bytes / 1e9:,.0f} GB" + ("" if est.fits else " — does NOT fit")),
-                ("what sets the pace", bound)]
-        if est.critical_tokens_per_chip is not None:
-            rows.append(("tokens per chip per step / critical",
-                         f"{est.tokens_per_chip:,.0f} / {est.critical_tokens_per_chip:,.0f}"))
-        bandwidth = training.network_bandwidth(chip, n, values["network"])
-        shown = [note for note in est.notes if note.kind == "does_not_fit"
-                 or (note.kind == "beyond_domain" and bandwidth is None)]
-        if bandwidth is not None:
-            shown.append(f"beyond the {chip.max_domain_chips}-GPU NVLink node the all-reduce runs "
-                         f"over InfiniBand at {bandwidth / 1e9:g} GB/s per GPU (400 Gb/s NDR, "
-                         "bidirectional)")
+                 f"{est.hbm_bytes / 1e9:,.0f} GB" + ("" if est.fits else " — does NOT fit"))]
+        shown = [note for note in est.notes if note.kind == "does_not_fit"]
         notes = "".join(f"<br><small>⚠ {note}</small>" for note in shown)
         return View(figure=figure, text=table_html(rows) + notes, result=est)
 
@@ -119,44 +96,44 @@ def training_planner() -> Explorer:
 # -- 2. when communication sets the pace --------------------------------------------------------
 
 def communication_explorer() -> Explorer:
-    """Per optimizer step, the data-parallel gradient all-reduce over the backward pass, as the
-    chip count grows at a fixed global batch: a TPU v5p pod (ICI torus up to 8,960 chips) against
-    H100s (NVLink inside an 8-GPU node, InfiniBand beyond). Above 1, communication sets the pace."""
+    """Pure data parallelism at a fixed global batch: the gradient all-reduce over the backward
+    pass as the chip count grows (:func:`accelkit.parallel.dp_communication_ratios`), on a TPU
+    v5p pod (ICI, then DCN between slices) and on H100s (NVLink in the node, then all 8 NICs of
+    each node, hierarchical). Above 1, communication sets the pace."""
     controls = {
         "model": W.Dropdown(options=_TRANSFORMERS, value="llama-3-70b", description="model",
                             style=_STYLE),
         "batch": W.SelectionSlider(options=[(f"{b / 1e6:g}M", b) for b in (1e6, 4e6, 16e6, 64e6)],
                                    value=4e6, description="global batch (tokens)",
                                    continuous_update=False, style=_STYLE),
-        "mfu": W.FloatSlider(value=0.4, min=0.05, max=0.8, step=0.05, description="MFU",
-                             readout_format=".0%", continuous_update=False, style=_STYLE),
     }
     counts = [8, 16, 64, 256, 1024, 4096, 8960, 16384]
-    systems = {"TPU v5p (ICI pod)": (chips.get("v5p"), "catalog", "#1565c0"),
-               "H100 (NVLink 8, then IB)": (chips.get("H100"), "infiniband", "#2e7d32"),
-               "H100 (all NVLink, hypothetical)": (chips.get("H100"), "catalog", "#a5d6a7")}
+    systems = {"TPU v5p (ICI, DCN between slices)": (chips.get("v5p"), "#1565c0"),
+               "H100 (NVLink node, then 8 NICs per node)": (chips.get("H100"), "#2e7d32")}
     figure = _frame(6.2, 2.8, left=0.12)
     ax = figure.add_subplot()
     lines = {name: ax.plot(counts, [1.0] * len(counts), "o-", color=colour, label=name,
-                           markersize=4)[0] for name, (_, _, colour) in systems.items()}
+                           markersize=4)[0] for name, (_, colour) in systems.items()}
     ax.axhline(1.0, color="#555", linestyle="--", linewidth=1)
     ax.text(counts[0], 1.3, "comm.-bound ↑", fontsize=8, color="#555")
     ax.set_xscale("log")
     ax.set_yscale("log")
     _log_ticks(ax.xaxis, [8, 64, 1024, 8960], ["8", "64", "1,024", "8,960"])
-    _log_ticks(ax.yaxis, [0.01, 0.1, 1, 10, 100], ["0.01", "0.1", "1", "10", "100"])
-    ax.set_ylim(0.003, 300)
+    _log_ticks(ax.yaxis, [0.001, 0.01, 0.1, 1, 10, 100],
+               ["0.001", "0.01", "0.1", "1", "10", "100"])
+    ax.set_ylim(0.0003, 300)
     ax.set_xlabel("chips (data parallel, fixed global batch)")
     ax.set_ylabel("all-reduce ÷ backward time")
     ax.legend(loc="lower right", fontsize=7)
     title = ax.set_title("")
+    # The log axes cost most of a render: draw them once (everything but lines and title).
+    freeze_background(figure, [*lines.values(), title])
 
     def render(values: dict) -> View:
         ratios, crossing = {}, {}
-        for name, (chip, network, _) in systems.items():
-            by_count = training.communication_ratios(
-                values["model"], chip, counts, batch_tokens=values["batch"], mfu=values["mfu"],
-                network=network)
+        for name, (chip, _) in systems.items():
+            by_count = parallel.dp_communication_ratios(values["model"], chip, counts,
+                                                        batch_tokens=values["batch"])
             series = list(by_count.values())
             lines[name].set_ydata(series)
             ratios[name] = dict(zip(counts, series))
@@ -169,7 +146,7 @@ def communication_explorer() -> Explorer:
                     result=SimpleNamespace(ratios=ratios, first_communication_bound=crossing))
 
     return Explorer(controls, render, title="When does gradient communication set the pace?",
-                    columns=3)
+                    columns=2)
 
 
 # -- 3. published runs --------------------------------------------------------------------------
@@ -219,7 +196,7 @@ def training_quiz() -> MultipleChoice:
     """What happens to a data-parallel run's step when the chip count grows at a fixed batch."""
     return multiple_choice(
         "You keep the global batch fixed and go from 1,024 to 16,384 H100s (beyond the NVLink node, "
-        "over InfiniBand). What happens to each optimizer step?",
+        "over the nodes' NICs). What happens to each optimizer step?",
         ["Both the backward pass and the gradient all-reduce get about 16× shorter, since each "
          "chip now holds a sixteenth of the work.",
          "The backward pass gets about 16× shorter but the all-reduce does not, so communication "
