@@ -48,9 +48,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
-from accelkit import _validate, chips, models, parallel
+from accelkit import _validate, chips, dtypes, models, parallel
 
 #: Steps of the chain, in order.
 STEPS = ("peak_bf16", "precision", "recompute", "pipeline_bubble", "exposed_communication",
@@ -91,7 +91,7 @@ class Submission:
     name_count: int | None         # the number in the system name (TensorCores on v5p)
     number_of_nodes: int
     accelerators_per_node: int
-    precision: str
+    precision: dtypes.DType
     layout: parallel.Layout
     layout_published: bool
     global_batch_sequences: int
@@ -250,6 +250,8 @@ def submission(key: str) -> Submission:
     e = _data()["submissions"][key]
     bench = _data()["benchmarks"][e["benchmark"]]
     seq_len = int(bench["seq_len"]["value"])
+    precision = cast(dtypes.DType, _validate.choice("precision", e["precision"]["value"],
+                                                    chips.get(e["chip"]).dtypes))
     system = e["system_name"]["value"]
     nodes = int(e["number_of_nodes"]["value"])
     per = int(e["accelerators_per_node"]["value"])
@@ -260,7 +262,7 @@ def submission(key: str) -> Submission:
     else:  # no published layout: the model's best
         layout = parallel.best_layouts(bench["model"], e["chip"], n,
                                        int(e["global_batch_sequences"]["value"]) * seq_len,
-                                       dtype=e["precision"]["value"])[0].layout
+                                       dtype=precision)[0].layout
         published = False
     if layout.chips != n:
         raise ValueError(f"submission {key!r}: layout {layout} uses {layout.chips} chips, "
@@ -275,7 +277,7 @@ def submission(key: str) -> Submission:
     return Submission(key=key, benchmark=e["benchmark"], submitter=e["submitter"],
                       system_name=system, chip=chips.get(e["chip"]).name, n_chips=n,
                       name_count=name_count(system), number_of_nodes=nodes,
-                      accelerators_per_node=per, precision=e["precision"]["value"],
+                      accelerators_per_node=per, precision=precision,
                       layout=layout, layout_published=published,
                       global_batch_sequences=int(e["global_batch_sequences"]["value"]),
                       seq_len=seq_len, runs=runs, sources=sources)
