@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from accelkit import _validate, chips, dtypes, models
+from accelkit.dtypes import DType
 
 if TYPE_CHECKING:  # pragma: no cover
     from accelkit.parallel import Layout, TrainStep
@@ -194,7 +195,7 @@ def _gpu_efficiency(sms: int, k_tile: int, M: np.ndarray, N: np.ndarray, K: np.n
     return best
 
 
-def _engine(chip: chips.Chip, dtype: str) -> tuple[str, int, int, int]:
+def _engine(chip: chips.Chip, dtype: DType) -> tuple[str, int, int, int]:
     """("tpu", R, C, mxus) or ("gpu", sms, k_tile, 0)."""
     if chip.kind == "tpu":
         R, C = mxu_shape(chip)
@@ -209,7 +210,7 @@ def _engine(chip: chips.Chip, dtype: str) -> tuple[str, int, int, int]:
     return "gpu", int(chip.sms_per_chip), k_tile, 0
 
 
-def _efficiency_array(chip: chips.Chip, dtype: str, M: np.ndarray, N: np.ndarray,
+def _efficiency_array(chip: chips.Chip, dtype: DType, M: np.ndarray, N: np.ndarray,
                       K: np.ndarray, batch: np.ndarray) -> np.ndarray:
     kind, a, b, c = _engine(chip, dtype)
     if kind == "tpu":
@@ -227,13 +228,15 @@ def matmul_efficiency(chip: str | chips.Chip, M: int, N: int, K: int, dtype: str
             a TPU whose MXU count is unpublished.
     """
     the_chip = chips.get(chip)
-    the_chip.peak_flops(dtype)
+    dt = dtypes.check(dtype)
+    the_chip.peak_flops(dt)
     dims = [_validate.positive_int(n, v, maximum=_MAX_DIM)
             for n, v in (("M", M), ("N", N), ("K", K), ("batch", batch))]
     arr = [np.array([v], dtype=np.int64) for v in dims]
-    return float(_efficiency_array(the_chip, dtype, *arr)[0])
+    return float(_efficiency_array(the_chip, dt, *arr)[0])
 
 
+@functools.lru_cache(maxsize=4096)
 def _causal_factor(s: int, block: int) -> float:
     """Useful share of a causal attention's computed score blocks: block×block tiles on or
     below the diagonal are computed, the diagonal ones half wasted."""
@@ -263,8 +266,8 @@ def layer_matmuls(model: str | models.Model, microbatch_tokens: int, *, tp: int 
     ep = _validate.positive_int("ep", ep, maximum=1 << 20)
     s = the_model.seq_len if seq_len is None else _validate.positive_int("seq_len", seq_len,
                                                                           maximum=10**8)
-    s = min(s, mb)
-    seqs = max(1, mb // s)
+    split = mb < s  # a micro-batch holding part of a sequence (token-level micro-batches)
+    seqs = 1 if split else mb // s
     m = the_model
     d, h, L = m.d_model, m.heads, m.layers
     out: list[MatmulShape] = []
@@ -295,8 +298,14 @@ def layer_matmuls(model: str | models.Model, microbatch_tokens: int, *, tp: int 
         row("attn_out", h * m.head_dim, d, L)
         score_k, value_n = qk, vd
     heads_local = max(1, h // tp)
-    out.append(MatmulShape("attention_scores", s, s, score_k, seqs * heads_local, L, True))
-    out.append(MatmulShape("attention_values", s, value_n, s, seqs * heads_local, L, True))
+    if split:
+        # mb queries against the sequence's keys: on average half of them under the mask
+        half = L * (s + 1) / (2.0 * s)
+        out.append(MatmulShape("attention_scores", mb, s, score_k, heads_local, half))
+        out.append(MatmulShape("attention_values", mb, value_n, s, heads_local, half))
+    else:
+        out.append(MatmulShape("attention_scores", s, s, score_k, seqs * heads_local, L, True))
+        out.append(MatmulShape("attention_values", s, value_n, s, seqs * heads_local, L, True))
     if moe is not None:
         if moe.dense_layers:
             col("dense_mlp_in", d, m._mlp_in, moe.dense_layers)
@@ -319,6 +328,12 @@ def layer_matmuls(model: str | models.Model, microbatch_tokens: int, *, tp: int 
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=256)
+def _train_flops_per_token(model: models.Transformer, seq_len: int) -> float:
+    return float(model.flops_per_token("train", seq_len=seq_len))
+
+
+@functools.lru_cache(maxsize=256)
 def _vector_bytes_per_token(model: models.Model, seq_len: int) -> float:
     """Forward HBM bytes per token of the non-matmul kernels (norms, elementwise, gather)."""
     ops = model.operations(batch=1, seq_len=seq_len, phase="forward")
@@ -326,7 +341,7 @@ def _vector_bytes_per_token(model: models.Model, seq_len: int) -> float:
 
 
 @functools.lru_cache(maxsize=4096)
-def _step_numbers(model: models.Model, chip: chips.Chip, dtype: str, tp: int, ep: int, mb: int,
+def _step_numbers(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, ep: int, mb: int,
                   seq_len: int) -> tuple[float, float, float, float]:
     """(matmul FLOPs, peak seconds, matmul seconds, vector bytes) per chip per micro-batch."""
     shapes = layer_matmuls(model, mb, tp=tp, ep=ep, seq_len=seq_len)
@@ -334,9 +349,9 @@ def _step_numbers(model: models.Model, chip: chips.Chip, dtype: str, tp: int, ep
     rows: list[tuple[int, int, int, int, float, bool]] = []
     for sh in shapes:
         fwd = sh.flops
-        if sh.causal:
+        if sh.name.startswith("attention"):
             # forward and backward (dQ, dK, dV, recomputed scores) at the forward shapes
-            rows.append((sh.M, sh.N, sh.K, sh.batch, 3.0 * fwd, True))
+            rows.append((sh.M, sh.N, sh.K, sh.batch, 3.0 * fwd, sh.causal))
         else:
             rows += [(sh.M, sh.N, sh.K, sh.batch, fwd, False),   # Y = X·W
                      (sh.M, sh.K, sh.N, sh.batch, fwd, False),   # dX = dY·Wᵀ
@@ -353,35 +368,42 @@ def _step_numbers(model: models.Model, chip: chips.Chip, dtype: str, tp: int, ep
     peak = chip.peak_flops(dtype)
     # The ideal: the model's training FLOPs for this chip's share at peak. Work a chip repeats
     # (replicated low-rank projections, rounding of heads or experts) counts as lost.
-    total = model.flops_per_token("train", seq_len=seq_len) * mb / tp
+    total = _train_flops_per_token(model, seq_len) * mb / tp
     matmul_seconds = float((flops / (peak * eff)).sum())
     vector = 3.0 * _vector_bytes_per_token(model, seq_len) * mb / tp
     return total, total / peak, matmul_seconds, vector
 
 
 def _resolve(model: str | models.Model, chip: str | chips.Chip, dtype: str
-             ) -> tuple[models.Model, chips.Chip, str]:
+             ) -> tuple[models.Transformer, chips.Chip, DType]:
     the_model = models.get(model)
     if not isinstance(the_model, models.Transformer):
         raise ValueError(f"model must be a catalog transformer; {the_model.name} is a "
                          f"{the_model.family}")
     the_chip = chips.get(chip)
-    the_chip.peak_flops(dtype)
-    _engine(the_chip, dtype)
-    return the_model, the_chip, dtype
+    dt = dtypes.check(dtype)
+    the_chip.peak_flops(dt)
+    _engine(the_chip, dt)
+    return the_model, the_chip, dt
 
 
 def _efficiencies(model: models.Model, chip: chips.Chip, dtype: str, tp: np.ndarray,
                   ep: np.ndarray, mb: np.ndarray, seq_len: int) -> np.ndarray:
     """Compute efficiency per candidate (vectorised over layouts, one evaluation per distinct
     (tp, ep, micro-batch)): what parallel.train_step multiplies the peak by."""
-    keys = np.stack([np.asarray(tp, np.int64), np.asarray(ep, np.int64),
-                     np.asarray(mb, np.int64)], axis=1)
-    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
-    values = np.empty(len(unique))
+    the_model, _, dt = _resolve(model, chip, dtype)
+    # 1-D uniques (fast) of (tp, ep) and of mb, then of their pair's index
+    te = (np.asarray(tp, np.int64) << 21) | np.asarray(ep, np.int64)
+    u_te, i_te = np.unique(te, return_inverse=True)
+    u_mb, i_mb = np.unique(np.asarray(mb, np.int64), return_inverse=True)
+    pairs, inverse = np.unique(i_te.reshape(-1) * len(u_mb) + i_mb.reshape(-1),
+                               return_inverse=True)
+    values = np.empty(len(pairs))
     hbm = float(chip.require("hbm_bytes_per_second"))
-    for i, (t, e, b) in enumerate(unique.tolist()):
-        _, peak_s, mm_s, vec = _step_numbers(model, chip, dtype, t, e, b, seq_len)
+    for i, pair in enumerate(pairs.tolist()):
+        key, b = int(u_te[pair // len(u_mb)]), int(u_mb[pair % len(u_mb)])
+        _, peak_s, mm_s, vec = _step_numbers(the_model, chip, dt, key >> 21,
+                                             key & ((1 << 21) - 1), b, seq_len)
         values[i] = peak_s / (mm_s + vec / hbm)
     return values[inverse.reshape(-1)]
 

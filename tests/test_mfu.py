@@ -118,6 +118,14 @@ def test_layer_shapes_carry_the_model_forward_matmul_flops(name: str) -> None:
     assert ours == pytest.approx(published, rel=0.01)
 
 
+def test_token_level_microbatches_keep_the_attention_flops() -> None:
+    """A micro-batch of part of a sequence still attends over the sequence's keys."""
+    model = models.get("llama-3-70b")
+    whole = math.fsum(sh.flops for sh in mfu.layer_matmuls(model, 8192))
+    parts = math.fsum(sh.flops for sh in mfu.layer_matmuls(model, 1024))
+    assert parts * 8 == pytest.approx(whole, rel=1e-3)
+
+
 def test_tensor_parallel_splits_the_work() -> None:
     one = math.fsum(sh.flops for sh in mfu.layer_matmuls("llama-3-70b", 8192))
     eight = math.fsum(sh.flops for sh in mfu.layer_matmuls("llama-3-70b", 8192, tp=8))
