@@ -17,9 +17,12 @@ logs (global batch, run clock, tokens trained), each figure with its file and co
 3. ``recompute``: model FLOPs over executed FLOPs (recomputed forward passes cost time, not MFU).
 4. ``pipeline_bubble``: compute over compute + the 1F1B bubble.
 5. ``exposed_communication``: the part of the step that is communication the model cannot hide.
-6. ``kernel_efficiency``: the hook for the predicted per-matmul efficiency (``accelkit.mfu``,
-   built separately). Until it is wired in, both sides are 1.0 (kernels at peak) and the step
-   says so in its ``explanation``; pass ``kernel_efficiency=(gpu, tpu)`` to try a value.
+6. ``kernel_efficiency``: what the matmul kernels reach of the peak, from :mod:`accelkit.mfu`
+   (each matmul's shape per tensor-parallel shard on the chip's matrix units, plus the
+   non-matmul work at HBM bandwidth), applied inside ``train_step``
+   (``compute_efficiency="predicted"``). The factor is that step's MFU over the peak-kernel
+   step's MFU, so it also carries the communication that longer compute hides. Pass
+   ``kernel_efficiency="peak"`` for kernels at peak (factor 1.0), or ``(gpu, tpu)`` fractions.
 
 Steps 3-5 come from :func:`accelkit.parallel.train_step` at each side's *published* layout (or
 :func:`accelkit.parallel.best_layouts` where a submission publishes none). Their product is the
@@ -30,8 +33,8 @@ does not explain is the ``residual_ratio`` = measured / predicted, reported as i
 
 **Simplifications, said where they bite.** The run clock includes the evaluations and the first
 step's warm-up on both sides (the prediction does not). ``train_step`` hides no tensor-parallel
-collective (MaxText and NeMo both overlap them), costs int8/fp8 matmuls at the dtype's peak and
-keeps activations, gradients and communication in bf16. MaxText's ``save_dot_except_logits``
+collective (MaxText and NeMo both overlap them), scales int8/fp8 matmuls from the dtype's peak
+and keeps activations, gradients and communication in bf16. MaxText's ``save_dot_except_logits``
 maps to "selective" only approximately.
 
 **The naming trap.** Cloud TPU v5p names count TensorCores (``v5p-32`` is 32 TensorCores, 16
@@ -55,8 +58,13 @@ from accelkit import _validate, chips, dtypes, models, parallel
 #: Steps of the chain, in order.
 STEPS = ("peak_bf16", "precision", "recompute", "pipeline_bubble", "exposed_communication",
          "kernel_efficiency")
-KERNEL_HOOK = ("kernels at peak on both sides: accelkit.mfu's predicted per-matmul efficiency is "
-               "not wired in yet (hook: explain_gap(..., kernel_efficiency=(gpu, tpu)))")
+KERNEL_NOTES = {
+    "predicted": "accelkit.mfu's predicted kernel efficiency (matmul shapes on the matrix units, "
+                 "vector work at HBM bandwidth), applied in train_step: its MFU over the "
+                 "peak-kernel MFU",
+    "peak": "kernels at peak on both sides (kernel_efficiency='peak')",
+    "given": "fraction of peak the kernels reach, as given by the caller, applied in train_step",
+}
 
 
 @dataclass(frozen=True)
@@ -158,8 +166,10 @@ class GapChain:
     tpu_residual: float                     # measured / predicted throughput, TPU side
     gpu_measured_mfu: float                 # at the training precision's peak
     tpu_measured_mfu: float
-    gpu_step: parallel.TrainStep
+    gpu_step: parallel.TrainStep            # the prediction: kernels at kernel_efficiency
     tpu_step: parallel.TrainStep
+    gpu_peak_step: parallel.TrainStep       # kernels at peak (steps 3-5 come from these)
+    tpu_peak_step: parallel.TrainStep
 
     def cumulative(self) -> tuple[tuple[str, float], ...]:
         """(step, ratio after it) from the bf16 peak ratio to the predicted ratio."""
@@ -291,15 +301,15 @@ def _efficiency(x: object, name: str) -> float:
 
 def explain_gap(benchmark: str = "gpt3", gpu_submission: str = "nvidia-eos-n64",
                 tpu_submission: str = "google-tpu-v5p-1024", *,
-                kernel_efficiency: tuple[float, float] | None = None) -> GapChain:
+                kernel_efficiency: str | tuple[float, float] = "predicted") -> GapChain:
     """Walk the chain of ratios from the peak ratio to the measured per-chip ratio.
 
     Args:
         benchmark: an MLPerf benchmark in the catalog (:func:`benchmarks`).
         gpu_submission, tpu_submission: catalog keys (:func:`submissions`) on that benchmark,
             a GPU system and a TPU system.
-        kernel_efficiency: (gpu, tpu) fraction of peak the matmul kernels reach, each in (0, 1];
-            None = the hook's default, 1.0 on both sides (see module doc).
+        kernel_efficiency: "predicted" (accelkit.mfu, the default), "peak" (kernels at peak),
+            or a (gpu, tpu) tuple of fractions of peak, each in (0, 1] (see module doc).
     Returns:
         A :class:`GapChain`; ``residual_ratio`` is what the chain does not explain.
     Raises:
@@ -313,22 +323,28 @@ def explain_gap(benchmark: str = "gpt3", gpu_submission: str = "nvidia-eos-n64",
         raise ValueError(f"gpu_submission {gpu_submission!r} runs on {gc.name}, not a GPU")
     if tc.kind != "tpu":
         raise ValueError(f"tpu_submission {tpu_submission!r} runs on {tc.name}, not a TPU")
-    if kernel_efficiency is None:
-        kg, kt, kernel_note = 1.0, 1.0, KERNEL_HOOK
-    else:
-        if not isinstance(kernel_efficiency, tuple) or len(kernel_efficiency) != 2:
-            raise TypeError("kernel_efficiency must be a (gpu, tpu) tuple of two numbers")
+    kg: float | str
+    kt: float | str
+    if isinstance(kernel_efficiency, str):
+        mode = _validate.choice("kernel_efficiency", kernel_efficiency, ("predicted", "peak"))
+        kg = kt = parallel.PREDICTED if mode == "predicted" else 1.0
+        kernel_note = KERNEL_NOTES[mode]
+    elif isinstance(kernel_efficiency, tuple) and len(kernel_efficiency) == 2:
         kg = _efficiency(kernel_efficiency[0], "kernel_efficiency[0] (gpu)")
         kt = _efficiency(kernel_efficiency[1], "kernel_efficiency[1] (tpu)")
-        kernel_note = "fraction of peak the kernels reach, as given by the caller"
+        kernel_note = KERNEL_NOTES["given"]
+    else:
+        raise TypeError("kernel_efficiency must be 'predicted', 'peak' or a (gpu, tpu) tuple of "
+                        f"two fractions, got {kernel_efficiency!r}")
     model = models.get(_data()["benchmarks"][bench_name]["model"])
 
-    def predict(s: Submission) -> parallel.TrainStep:
+    def predict(s: Submission, eff: float | str) -> parallel.TrainStep:
         return parallel.train_step(model, s.chip, s.layout, s.batch_tokens, seq_len=s.seq_len,
-                                   dtype=s.precision)
+                                   dtype=s.precision, compute_efficiency=eff)
 
-    gs, ts = predict(g), predict(t)
-    for s, st in ((g, gs), (t, ts)):
+    gs, ts = predict(g, 1.0), predict(t, 1.0)
+    gk, tk = predict(g, kg), predict(t, kt)
+    for s, st in ((g, gs), (t, ts), (g, gk), (t, tk)):
         if not st.fits:
             raise ValueError(f"{s.key}: the published layout does not fit in the model's memory "
                              f"accounting ({st.memory_bytes_per_chip / 2**30:.1f} GiB per chip)")
@@ -343,7 +359,7 @@ def explain_gap(benchmark: str = "gpt3", gpu_submission: str = "nvidia-eos-n64",
                 "exposed_communication": (st.compute_seconds + st.bubble_seconds) / st.seconds}
 
     fg, ft = factors(g, gs), factors(t, ts)
-    fg["kernel_efficiency"], ft["kernel_efficiency"] = kg, kt
+    fg["kernel_efficiency"], ft["kernel_efficiency"] = gk.mfu / gs.mfu, tk.mfu / ts.mfu
     why = {
         "peak_bf16": "bf16 dense peak per chip (FLOP/s)",
         "precision": f"training precision's peak over bf16: {g.precision} on {gc.name}, "
@@ -358,8 +374,7 @@ def explain_gap(benchmark: str = "gpt3", gpu_submission: str = "nvidia-eos-n64",
     }
     steps = tuple(Step(n, fg[n], ft[n], fg[n] / ft[n], why[n]) for n in STEPS)
     predicted = math.prod(s.ratio for s in steps)
-    pg = gs.tokens_per_second_per_chip * kg
-    pt = ts.tokens_per_second_per_chip * kt
+    pg, pt = gk.tokens_per_second_per_chip, tk.tokens_per_second_per_chip
     mg, mt = g.measured_tokens_per_second_per_chip, t.measured_tokens_per_second_per_chip
     system_ratio = g.measured_tokens_per_second / t.measured_tokens_per_second
     chip_ratio = g.n_chips / t.n_chips
@@ -377,4 +392,4 @@ def explain_gap(benchmark: str = "gpt3", gpu_submission: str = "nvidia-eos-n64",
         gpu_residual=mg / pg, tpu_residual=mt / pt,
         gpu_measured_mfu=mg * flops_token / gc.peak_flops(g.precision),
         tpu_measured_mfu=mt * flops_token / tc.peak_flops(t.precision),
-        gpu_step=gs, tpu_step=ts)
+        gpu_step=gk, tpu_step=tk, gpu_peak_step=gs, tpu_peak_step=ts)

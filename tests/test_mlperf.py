@@ -164,18 +164,21 @@ def test_the_chain_multiplies_out_to_the_prediction(label, gpu, tpu):
     assert gap.cumulative()[-1][1] == pytest.approx(gap.predicted_ratio, rel=1e-12)
     for s in gap.steps:
         assert s.ratio == pytest.approx(s.gpu_factor / s.tpu_factor)
-    # Independently: the ratio of train_step's own throughputs at the published layouts.
+    # Independently: the ratio of train_step's own throughputs at the published layouts, with
+    # accelkit.mfu's predicted kernels, and (per side) its MFUs with kernels at peak and not.
     model = models.get("gpt-3-175b")
-    steps = []
+    steps, peaks = [], []
     for sub in (gap.gpu, gap.tpu):
         steps.append(parallel.train_step(model, sub.chip, sub.layout, sub.batch_tokens,
+                                         dtype=sub.precision, compute_efficiency="predicted"))
+        peaks.append(parallel.train_step(model, sub.chip, sub.layout, sub.batch_tokens,
                                          dtype=sub.precision))
     direct = steps[0].tokens_per_second_per_chip / steps[1].tokens_per_second_per_chip
     assert gap.predicted_ratio == pytest.approx(direct, rel=1e-9)
-    # Per side, recompute x bubble x exposed communication is train_step's MFU.
-    for i, st in enumerate(steps):
+    for i, (st, pk) in enumerate(zip(steps, peaks)):
         f = [s.gpu_factor if i == 0 else s.tpu_factor for s in gap.steps]
-        assert f[2] * f[3] * f[4] == pytest.approx(st.mfu, rel=1e-9)
+        assert f[2] * f[3] * f[4] == pytest.approx(pk.mfu, rel=1e-9)
+        assert f[2] * f[3] * f[4] * f[5] == pytest.approx(st.mfu, rel=1e-9)
 
 
 def test_precision_step_uses_each_sides_training_peak():
@@ -207,13 +210,34 @@ def test_the_residual_is_measured_over_predicted(label, gpu, tpu):
     assert gap.residual_ratio == pytest.approx(gap.gpu_residual / gap.tpu_residual)
 
 
-def test_the_kernel_hook_moves_the_prediction_never_the_measurement():
-    base = mlperf.explain_gap(*SMALL)
-    assert base.steps[-1].ratio == 1.0 and "hook" in base.steps[-1].explanation
+def test_the_kernel_step_is_accelkit_mfu_inside_train_step():
+    gap = mlperf.explain_gap(*SMALL)
+    assert "accelkit.mfu" in gap.steps[-1].explanation
+    for sub, step, peak, factor in ((gap.gpu, gap.gpu_step, gap.gpu_peak_step,
+                                     gap.steps[-1].gpu_factor),
+                                    (gap.tpu, gap.tpu_step, gap.tpu_peak_step,
+                                     gap.steps[-1].tpu_factor)):
+        direct = parallel.train_step("gpt-3-175b", sub.chip, sub.layout, sub.batch_tokens,
+                                     dtype=sub.precision, compute_efficiency="predicted")
+        assert step.mfu == pytest.approx(direct.mfu, rel=1e-12)
+        assert factor == pytest.approx(direct.mfu / peak.mfu)
+        assert 0 < factor < 1  # real kernels never beat the peak
+    peak = mlperf.explain_gap(*SMALL, kernel_efficiency="peak")
+    assert peak.steps[-1].ratio == 1.0
+    assert peak.predicted_ratio == pytest.approx(math.prod(s.ratio for s in gap.steps[:-1]))
+
+
+def test_the_kernel_step_moves_the_prediction_never_the_measurement():
+    base = mlperf.explain_gap(*SMALL, kernel_efficiency="peak")
     tried = mlperf.explain_gap(*SMALL, kernel_efficiency=(0.6, 0.9))
     assert tried.measured_ratio == base.measured_ratio
-    assert tried.predicted_ratio == pytest.approx(base.predicted_ratio * 0.6 / 0.9)
-    assert tried.residual_ratio == pytest.approx(base.residual_ratio * 0.9 / 0.6)
+    g = parallel.train_step("gpt-3-175b", "H100", tried.gpu.layout, tried.gpu.batch_tokens,
+                            dtype="fp8", compute_efficiency=0.6)
+    t = parallel.train_step("gpt-3-175b", "TPU v5p", tried.tpu.layout, tried.tpu.batch_tokens,
+                            dtype="int8", compute_efficiency=0.9)
+    direct = g.tokens_per_second_per_chip / t.tokens_per_second_per_chip
+    assert tried.predicted_ratio == pytest.approx(direct, rel=1e-9)
+    assert tried.residual_ratio == pytest.approx(tried.measured_ratio / direct, rel=1e-9)
 
 
 def test_the_docs_claims_hold():
@@ -241,6 +265,8 @@ def test_bad_input_names_the_argument():
         mlperf.explain_gap(*SMALL, kernel_efficiency=(1.5, 0.5))
     with pytest.raises(TypeError, match="kernel_efficiency"):
         mlperf.explain_gap(*SMALL, kernel_efficiency=0.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="kernel_efficiency"):
+        mlperf.explain_gap(*SMALL, kernel_efficiency="measured")
     with pytest.raises(TypeError, match="system_name"):
         mlperf.name_count(1024)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="number_of_nodes"):
