@@ -8,7 +8,8 @@ Engines (toy, but honest):
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
     chips, dtypes, models, roofline, energy, price, training, inference, collectives, workloads,
-    scenarios, utilization (lesson 04's shape sweeps), flexibility (lesson 09's comparisons)
+    scenarios, utilization (lesson 04's shape sweeps), flexibility (lesson 09's comparisons),
+    parallel, mlperf (a published GPU-vs-TPU gap walked from peak to measured)
 
 Submodules are imported lazily so that ``import accelkit`` stays fast.
 """
@@ -44,6 +45,8 @@ _SUBMODULES = (
     "flexibility",
     "collectives",
     "parallel",
+    "mlperf",
+    "mfu",
     "widgets",
     "exercises",
     "cli",
@@ -80,6 +83,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         exercises,
         flexibility,
         inference,
+        mfu,
+        mlperf,
         models,
         parallel,
         price,

@@ -369,7 +369,7 @@ def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray
 # --------------------------------------------------------------------------------------------
 
 def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.ndarray],
-              efficiency: float, dtype: str) -> dict[str, np.ndarray]:
+              efficiency: float | np.ndarray, dtype: str) -> dict[str, np.ndarray]:
     """Evaluate candidate layouts given as equal-length integer arrays in ``c``."""
     dp, fsdp, tp, pp, ep = (c[a].astype(float) for a in ("dp", "fsdp", "tp", "pp", "ep"))
     v, mb, rc = c["interleave"].astype(float), c["mb"].astype(float), c["recompute"]
@@ -495,7 +495,7 @@ def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.
 # --------------------------------------------------------------------------------------------
 
 def _check_common(model: str | models.Model, chip: str | chips.Chip, batch_tokens: object,
-                  seq_len: int | None, compute_efficiency: float, dtype: str
+                  seq_len: int | None, compute_efficiency: float | str, dtype: str
                   ) -> tuple[models.Model, chips.Chip, int, int, float]:
     the_model = models.get(model)
     the_chip = chips.get(chip)
@@ -504,9 +504,32 @@ def _check_common(model: str | models.Model, chip: str | chips.Chip, batch_token
                          f"is a {the_model.family}")
     batch = _validate.positive_int("batch_tokens", batch_tokens, maximum=10**12)
     s = _seq_len(the_model, seq_len)
+    if isinstance(compute_efficiency, str):
+        if compute_efficiency != PREDICTED:
+            raise ValueError(f"compute_efficiency must be a fraction in (0, 1] or "
+                             f"{PREDICTED!r}, got {compute_efficiency!r}")
+        eff = math.nan  # a marker: _compute_efficiency asks accelkit.mfu per candidate
+        the_chip.peak_flops(dtype)
+        from accelkit import mfu
+        mfu._resolve(the_model, the_chip, dtype)  # refuse chips it cannot model, up front
+        return the_model, the_chip, batch, s, eff
     eff = _validate.fraction("compute_efficiency", compute_efficiency)
     the_chip.peak_flops(dtype)
     return the_model, the_chip, batch, s, eff
+
+
+#: ``compute_efficiency=PREDICTED``: each layout's compute efficiency from accelkit.mfu (its
+#: matmuls' shapes per TP shard on the chip's matrix units, the non-matmul work at HBM speed).
+PREDICTED = "predicted"
+
+
+def _compute_efficiency(model: models.Model, chip: chips.Chip, eff: float, dtype: str,
+                        c: dict[str, np.ndarray], s: int) -> float | np.ndarray:
+    """``eff`` as given, or (NaN marker) accelkit.mfu's efficiency per candidate in ``c``."""
+    if not math.isnan(eff):
+        return eff
+    from accelkit import mfu
+    return mfu._efficiencies(model, chip, dtype, c["tp"], c["ep"], c["mb"], s)
 
 
 def _largest_job(chip: chips.Chip) -> int:
@@ -562,7 +585,7 @@ def _check_layout(model: models.Model, chip: chips.Chip, layout: Layout, batch: 
 
 def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout,
                batch_tokens: int, *, n_chips: int | None = None, seq_len: int | None = None,
-               dtype: str = "bf16", compute_efficiency: float = 1.0,
+               dtype: str = "bf16", compute_efficiency: float | str = 1.0,
                dropout: bool = False) -> TrainStep:
     """Time, memory and MFU of one optimizer step of ``model`` on ``layout`` (see module doc).
 
@@ -574,7 +597,9 @@ def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout
         n_chips: if given, the layout's degrees must multiply to it.
         seq_len: sequence length (default the model's training length).
         dtype: precision of the matmuls (its peak sets compute time).
-        compute_efficiency: fraction of peak the kernels reach, in (0, 1]; 1.0 = peak.
+        compute_efficiency: fraction of peak the kernels reach, in (0, 1]; 1.0 = peak; or
+            ``"predicted"``: per layout from :mod:`accelkit.mfu` (matmul shapes per TP shard on
+            the chip's matrix units, non-matmul kernels at HBM bandwidth).
         dropout: count dropout masks in activation memory (Korthikanti et al.'s GPT setting).
     Returns:
         A :class:`TrainStep`; ``fits`` False (with the memory it would need) if it does not fit.
@@ -592,7 +617,9 @@ def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout
                                                          "interleave")}
     cand["mb"] = np.array([mb])
     cand["recompute"] = np.array([_RECOMPUTE_CODE[layout.recompute]])
-    r = {k: float(v[0]) for k, v in _evaluate(spec, the_chip, batch, cand, eff, dtype).items()}
+    kernel_eff = _compute_efficiency(the_model, the_chip, eff, dtype, cand, s)
+    r = {k: float(v[0]) for k, v in
+         _evaluate(spec, the_chip, batch, cand, kernel_eff, dtype).items()}
     return _result(the_model, the_chip, layout, batch, s, mb, r)
 
 
@@ -713,7 +740,7 @@ def candidate_layouts(model: str | models.Model, n_chips: int, batch_tokens: int
 
 def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int,
                  batch_tokens: int, top: int = 5, *, seq_len: int | None = None,
-                 dtype: str = "bf16", compute_efficiency: float = 1.0,
+                 dtype: str = "bf16", compute_efficiency: float | str = 1.0,
                  dropout: bool = False, whole_sequences: bool = True
                  ) -> tuple[TrainStep, ...]:
     """The ``top`` fastest layouts that fit in memory, fastest first (exhaustive search).
@@ -721,6 +748,8 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
     Searches :func:`candidate_layouts` with the step model of :func:`train_step`, vectorised
     over candidates (ties broken by less memory). Micro-batches are whole sequences unless
     ``whole_sequences=False``. Returns an empty tuple if no layout fits.
+
+    ``compute_efficiency="predicted"`` prices each candidate's compute with :mod:`accelkit.mfu`.
 
     Raises:
         ValueError: as :func:`train_step`, and ``n_chips`` above the chip's largest job.
@@ -736,7 +765,8 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
     if len(cand["dp"]) == 0:
         return ()
     spec = _spec(the_model, s, dropout)
-    r = _evaluate(spec, the_chip, batch, cand, eff, dtype)
+    r = _evaluate(spec, the_chip, batch, cand,
+                  _compute_efficiency(the_model, the_chip, eff, dtype, cand, s), dtype)
     ok = np.flatnonzero(r["memory"] <= float(the_chip.hbm_bytes or 0))
     if len(ok) == 0:
         return ()
@@ -749,7 +779,8 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
                         recompute=RECOMPUTE[int(cand["recompute"][i])],
                         interleave=int(cand["interleave"][i]))
         out.append(train_step(the_model, the_chip, layout, batch, seq_len=s, dtype=dtype,
-                              compute_efficiency=eff, dropout=dropout))
+                              compute_efficiency=PREDICTED if math.isnan(eff) else eff,
+                              dropout=dropout))
     return tuple(out)
 
 
@@ -912,7 +943,7 @@ def _dp_critical(model: str, chip: str, n: int, seq_len: int, dtype: str) -> flo
     return dp_critical_tokens_per_chip(model, chip, n, seq_len=seq_len, dtype=dtype)
 
 
-__all__ = ["RECOMPUTE", "CollectiveCost", "Layout", "TrainStep",
+__all__ = ["PREDICTED", "RECOMPUTE", "CollectiveCost", "Layout", "TrainStep",
            "activation_bytes_per_token_per_layer", "best_layouts", "candidate_layouts",
            "critical_tokens_per_chip", "dp_communication_ratios", "dp_critical_tokens_per_chip",
            "hardware_flops_per_token", "hardware_flops_utilization", "train_step"]

@@ -1,0 +1,395 @@
+"""A published GPU-versus-TPU gap, walked from peak to measured (MLPerf Training v4.0, GPT-3 175B).
+
+    >>> from accelkit import mlperf
+    >>> gap = mlperf.explain_gap("gpt3", "nvidia-eos-n64", "google-tpu-v5p-1024")
+    >>> gap.gpu.n_chips, gap.tpu.n_chips   # "tpu-v5p-1024" counts TensorCores: 512 chips
+    (512, 512)
+
+The submissions (``accelkit/data/mlperf.json``) are read from the MLPerf results repository: the
+system JSON (nodes, accelerators per node), the launch script (precision, layout) and the result
+logs (global batch, run clock, tokens trained), each figure with its file and commit.
+
+**The chain** (every step is a ratio GPU / TPU of tokens per second per chip):
+
+1. ``peak_bf16``: the chips' bf16 dense peaks.
+2. ``precision``: each side's actual training precision (fp8 on H100, int8 AQT on v5p) over its
+   bf16 peak. A result at fp8 or int8 compared against a bf16 peak looks like MFU above 1.
+3. ``recompute``: model FLOPs over executed FLOPs (recomputed forward passes cost time, not MFU).
+4. ``pipeline_bubble``: compute over compute + the 1F1B bubble.
+5. ``exposed_communication``: the part of the step that is communication the model cannot hide.
+6. ``kernel_efficiency``: what the matmul kernels reach of the peak, from :mod:`accelkit.mfu`
+   (each matmul's shape per tensor-parallel shard on the chip's matrix units, plus the
+   non-matmul work at HBM bandwidth), applied inside ``train_step``
+   (``compute_efficiency="predicted"``). The factor is that step's MFU over the peak-kernel
+   step's MFU, so it also carries the communication that longer compute hides. Pass
+   ``kernel_efficiency="peak"`` for kernels at peak (factor 1.0), or ``(gpu, tpu)`` fractions.
+
+Steps 3-5 come from :func:`accelkit.parallel.train_step` at each side's *published* layout (or
+:func:`accelkit.parallel.best_layouts` where a submission publishes none). Their product is the
+predicted per-chip throughput ratio. The **measured** ratio is tokens trained over the MLPerf
+run clock (``run_start`` to ``run_stop``, the clock time-to-train is scored on), per chip, with
+the chip count from the system JSON: ``measured_system_ratio / chip_count_ratio``. What the chain
+does not explain is the ``residual_ratio`` = measured / predicted, reported as it is, not tuned.
+
+**Simplifications, said where they bite.** The run clock includes the evaluations and the first
+step's warm-up on both sides (the prediction does not). ``train_step`` hides no tensor-parallel
+collective (MaxText and NeMo both overlap them), scales int8/fp8 matmuls from the dtype's peak
+and keeps activations, gradients and communication in bf16. MaxText's ``save_dot_except_logits``
+maps to "selective" only approximately.
+
+**The naming trap.** Cloud TPU v5p names count TensorCores (``v5p-32`` is 32 TensorCores, 16
+chips: cloud.google.com/tpu/docs/v5p-training), so "tpu-v5p-1024" is 512 chips.
+:func:`chips_in_system` takes the count from nodes x accelerators per node and refuses a system
+whose name, topology and host count disagree.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, cast
+
+from accelkit import _validate, chips, dtypes, models, parallel
+
+#: Steps of the chain, in order.
+STEPS = ("peak_bf16", "precision", "recompute", "pipeline_bubble", "exposed_communication",
+         "kernel_efficiency")
+KERNEL_NOTES = {
+    "predicted": "accelkit.mfu's predicted kernel efficiency (matmul shapes on the matrix units, "
+                 "vector work at HBM bandwidth), applied in train_step: its MFU over the "
+                 "peak-kernel MFU",
+    "peak": "kernels at peak on both sides (kernel_efficiency='peak')",
+    "given": "fraction of peak the kernels reach, as given by the caller, applied in train_step",
+}
+
+
+@dataclass(frozen=True)
+class Run:
+    """One result log: the MLPerf clock and the tokens trained."""
+
+    log: str
+    run_start_ms: int
+    run_stop_ms: int
+    train_tokens: int
+    source: str
+
+    @property
+    def seconds(self) -> float:
+        return (self.run_stop_ms - self.run_start_ms) / 1000.0
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.train_tokens / self.seconds
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One MLPerf system on one benchmark, as published (see :func:`submission`)."""
+
+    key: str
+    benchmark: str
+    submitter: str
+    system_name: str
+    chip: str                      # catalog name
+    n_chips: int                   # from nodes × accelerators per node, checked (chips_in_system)
+    name_count: int | None         # the number in the system name (TensorCores on v5p)
+    number_of_nodes: int
+    accelerators_per_node: int
+    precision: dtypes.DType
+    layout: parallel.Layout
+    layout_published: bool
+    global_batch_sequences: int
+    seq_len: int
+    runs: tuple[Run, ...]
+    sources: tuple[tuple[str, str], ...]
+
+    @property
+    def batch_tokens(self) -> int:
+        return self.global_batch_sequences * self.seq_len
+
+    @property
+    def time_to_train_minutes(self) -> float:
+        """Mean of the runs' MLPerf clocks, minutes."""
+        return sum(r.seconds for r in self.runs) / len(self.runs) / 60.0
+
+    @property
+    def measured_tokens_per_second(self) -> float:
+        """Whole system: mean over the runs of tokens trained / run clock."""
+        return sum(r.tokens_per_second for r in self.runs) / len(self.runs)
+
+    @property
+    def measured_tokens_per_second_per_chip(self) -> float:
+        return self.measured_tokens_per_second / self.n_chips
+
+    def source(self, figure: str) -> str:
+        for name, text in self.sources:
+            if name == figure:
+                return text
+        raise KeyError(f"figure must be one of {[n for n, _ in self.sources]}, got {figure!r}")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One link of the chain: each side's factor and their ratio (GPU / TPU)."""
+
+    name: str
+    gpu_factor: float
+    tpu_factor: float
+    ratio: float
+    explanation: str
+
+
+@dataclass(frozen=True)
+class GapChain:
+    """Peak ratio → predicted per-chip throughput ratio → measured ratio, and the residual."""
+
+    benchmark: str
+    model: str
+    gpu: Submission
+    tpu: Submission
+    steps: tuple[Step, ...]
+    predicted_ratio: float                  # product of the steps
+    gpu_predicted_tokens_per_second_per_chip: float
+    tpu_predicted_tokens_per_second_per_chip: float
+    gpu_measured_tokens_per_second_per_chip: float
+    tpu_measured_tokens_per_second_per_chip: float
+    measured_system_ratio: float            # whole systems, tokens/s
+    chip_count_ratio: float                 # gpu chips / tpu chips
+    measured_ratio: float                   # per chip = system ratio / chip-count ratio
+    naive_measured_ratio: float             # per chip if the TPU name's count were taken as chips
+    residual_ratio: float                   # measured / predicted: what the chain leaves unexplained
+    gpu_residual: float                     # measured / predicted throughput, GPU side
+    tpu_residual: float                     # measured / predicted throughput, TPU side
+    gpu_measured_mfu: float                 # at the training precision's peak
+    tpu_measured_mfu: float
+    gpu_step: parallel.TrainStep            # the prediction: kernels at kernel_efficiency
+    tpu_step: parallel.TrainStep
+    gpu_peak_step: parallel.TrainStep       # kernels at peak (steps 3-5 come from these)
+    tpu_peak_step: parallel.TrainStep
+
+    def cumulative(self) -> tuple[tuple[str, float], ...]:
+        """(step, ratio after it) from the bf16 peak ratio to the predicted ratio."""
+        out, acc = [], 1.0
+        for s in self.steps:
+            acc *= s.ratio
+            out.append((s.name, acc))
+        return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    text = resources.files("accelkit").joinpath("data/mlperf.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def benchmarks() -> tuple[str, ...]:
+    return tuple(sorted(_data()["benchmarks"]))
+
+
+def submissions(benchmark: str | None = None) -> tuple[str, ...]:
+    subs = _data()["submissions"]
+    if benchmark is not None:
+        _validate.choice("benchmark", benchmark, benchmarks())
+    return tuple(sorted(k for k, v in subs.items()
+                        if benchmark is None or v["benchmark"] == benchmark))
+
+
+def pairs(benchmark: str) -> tuple[tuple[str, str, str], ...]:
+    """(label, gpu submission, tpu submission) pairs the catalog compares."""
+    b = _data()["benchmarks"][_validate.choice("benchmark", benchmark, benchmarks())]
+    return tuple((label, g, t) for label, (g, t) in sorted(b["pairs"].items()))
+
+
+def name_count(system_name: str) -> int | None:
+    """The trailing number of a system name ("tpu-v5p-1024" → 1024), None if it has none."""
+    if not isinstance(system_name, str):
+        raise TypeError(f"system_name must be a string, got {type(system_name).__name__}")
+    m = re.search(r"-(\d+)$", system_name)
+    return int(m.group(1)) if m else None
+
+
+def chips_in_system(system_name: str, chip: str | chips.Chip, number_of_nodes: int,
+                    accelerators_per_node: int, topology: str | None = None) -> int:
+    """Chips in an MLPerf system: nodes × accelerators per node, cross-checked.
+
+    On a TPU whose Cloud names count TensorCores (v2-v4, v5p: ``tensorcores_per_chip`` 2), the
+    name's number must equal chips × TensorCores per chip; elsewhere it must equal the chips.
+    A topology such as "8x8x8" must multiply to the chips.
+
+    Raises:
+        ValueError: the name, topology and host count disagree (the naming trap, or a typo).
+    """
+    the_chip = chips.get(chip)
+    nodes = _validate.positive_int("number_of_nodes", number_of_nodes, maximum=10**6)
+    per = _validate.positive_int("accelerators_per_node", accelerators_per_node, maximum=64)
+    n = nodes * per
+    count = name_count(system_name)
+    if the_chip.kind == "tpu" and count is not None:
+        cores = the_chip.tensorcores_per_chip or 1
+        if count != n * cores:
+            raise ValueError(
+                f"system_name {system_name!r}: its {count} should be {n} chips x {cores} "
+                f"TensorCores = {n * cores} ({nodes} nodes x {per} chips per node)")
+    if topology:
+        dims = [int(x) for x in topology.lower().split("x")]
+        if math.prod(dims) != n:
+            raise ValueError(f"topology {topology!r} has {math.prod(dims)} chips, but "
+                             f"{nodes} nodes x {per} per node = {n}")
+    return n
+
+
+def _layout(value: dict[str, Any], seq_len: int, n_chips: int) -> parallel.Layout:
+    tp, pp = int(value.get("tp", 1)), int(value.get("pp", 1))
+    fsdp = int(value.get("fsdp", 1))
+    dp = int(value.get("dp", n_chips // (tp * pp * fsdp)))
+    return parallel.Layout(dp=dp, fsdp=fsdp, tp=tp, pp=pp,
+                           microbatch_tokens=int(value["microbatch_sequences"]) * seq_len,
+                           recompute=value.get("recompute", "none"),
+                           interleave=int(value.get("interleave", 1)))
+
+
+@lru_cache(maxsize=None)
+def submission(key: str) -> Submission:
+    """A catalog submission by key (see :func:`submissions`)."""
+    _validate.choice("submission", key, submissions())
+    e = _data()["submissions"][key]
+    bench = _data()["benchmarks"][e["benchmark"]]
+    seq_len = int(bench["seq_len"]["value"])
+    precision = cast(dtypes.DType, _validate.choice("precision", e["precision"]["value"],
+                                                    chips.get(e["chip"]).dtypes))
+    system = e["system_name"]["value"]
+    nodes = int(e["number_of_nodes"]["value"])
+    per = int(e["accelerators_per_node"]["value"])
+    n = chips_in_system(system, e["chip"], nodes, per, e["topology"]["value"])
+    lay = e.get("layout")
+    if lay is not None:
+        layout, published = _layout(lay["value"], seq_len, n), bool(lay["published"])
+    else:  # no published layout: the model's best
+        layout = parallel.best_layouts(bench["model"], e["chip"], n,
+                                       int(e["global_batch_sequences"]["value"]) * seq_len,
+                                       dtype=precision)[0].layout
+        published = False
+    if layout.chips != n:
+        raise ValueError(f"submission {key!r}: layout {layout} uses {layout.chips} chips, "
+                         f"the system has {n}")
+    runs = tuple(Run(r["log"], int(r["run_start_ms"]), int(r["run_stop_ms"]),
+                     int(r["train_tokens"]), r["source"]) for r in e["runs"])
+    sources = tuple((f, e[f]["source"]) for f in (
+        "system_name", "accelerator_model_name", "number_of_nodes", "accelerators_per_node",
+        "topology", "precision", "layout", "global_batch_sequences") if f in e)
+    sources += (("seq_len", bench["seq_len"]["source"]),)
+    sources += tuple((f"run_{i}", r.source) for i, r in enumerate(runs))
+    return Submission(key=key, benchmark=e["benchmark"], submitter=e["submitter"],
+                      system_name=system, chip=chips.get(e["chip"]).name, n_chips=n,
+                      name_count=name_count(system), number_of_nodes=nodes,
+                      accelerators_per_node=per, precision=precision,
+                      layout=layout, layout_published=published,
+                      global_batch_sequences=int(e["global_batch_sequences"]["value"]),
+                      seq_len=seq_len, runs=runs, sources=sources)
+
+
+def _efficiency(x: object, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 < float(x) <= 1:
+        raise ValueError(f"{name} must be a number in (0, 1], got {x!r}")
+    return float(x)
+
+
+def explain_gap(benchmark: str = "gpt3", gpu_submission: str = "nvidia-eos-n64",
+                tpu_submission: str = "google-tpu-v5p-1024", *,
+                kernel_efficiency: str | tuple[float, float] = "predicted") -> GapChain:
+    """Walk the chain of ratios from the peak ratio to the measured per-chip ratio.
+
+    Args:
+        benchmark: an MLPerf benchmark in the catalog (:func:`benchmarks`).
+        gpu_submission, tpu_submission: catalog keys (:func:`submissions`) on that benchmark,
+            a GPU system and a TPU system.
+        kernel_efficiency: "predicted" (accelkit.mfu, the default), "peak" (kernels at peak),
+            or a (gpu, tpu) tuple of fractions of peak, each in (0, 1] (see module doc).
+    Returns:
+        A :class:`GapChain`; ``residual_ratio`` is what the chain does not explain.
+    Raises:
+        ValueError: unknown names, a submission on another benchmark, or the wrong kind of chip.
+    """
+    bench_name = _validate.choice("benchmark", benchmark, benchmarks())
+    g = submission(_validate.choice("gpu_submission", gpu_submission, submissions(bench_name)))
+    t = submission(_validate.choice("tpu_submission", tpu_submission, submissions(bench_name)))
+    gc, tc = chips.get(g.chip), chips.get(t.chip)
+    if gc.kind != "gpu":
+        raise ValueError(f"gpu_submission {gpu_submission!r} runs on {gc.name}, not a GPU")
+    if tc.kind != "tpu":
+        raise ValueError(f"tpu_submission {tpu_submission!r} runs on {tc.name}, not a TPU")
+    kg: float | str
+    kt: float | str
+    if isinstance(kernel_efficiency, str):
+        mode = _validate.choice("kernel_efficiency", kernel_efficiency, ("predicted", "peak"))
+        kg = kt = parallel.PREDICTED if mode == "predicted" else 1.0
+        kernel_note = KERNEL_NOTES[mode]
+    elif isinstance(kernel_efficiency, tuple) and len(kernel_efficiency) == 2:
+        kg = _efficiency(kernel_efficiency[0], "kernel_efficiency[0] (gpu)")
+        kt = _efficiency(kernel_efficiency[1], "kernel_efficiency[1] (tpu)")
+        kernel_note = KERNEL_NOTES["given"]
+    else:
+        raise TypeError("kernel_efficiency must be 'predicted', 'peak' or a (gpu, tpu) tuple of "
+                        f"two fractions, got {kernel_efficiency!r}")
+    model = models.get(_data()["benchmarks"][bench_name]["model"])
+
+    def predict(s: Submission, eff: float | str) -> parallel.TrainStep:
+        return parallel.train_step(model, s.chip, s.layout, s.batch_tokens, seq_len=s.seq_len,
+                                   dtype=s.precision, compute_efficiency=eff)
+
+    gs, ts = predict(g, 1.0), predict(t, 1.0)
+    gk, tk = predict(g, kg), predict(t, kt)
+    for s, st in ((g, gs), (t, ts), (g, gk), (t, tk)):
+        if not st.fits:
+            raise ValueError(f"{s.key}: the published layout does not fit in the model's memory "
+                             f"accounting ({st.memory_bytes_per_chip / 2**30:.1f} GiB per chip)")
+
+    def factors(s: Submission, st: parallel.TrainStep) -> dict[str, float]:
+        chip = chips.get(s.chip)
+        ideal = st.model_flops_per_step / (s.n_chips * chip.peak_flops(s.precision))
+        return {"peak_bf16": chip.peak_flops("bf16"),
+                "precision": chip.peak_flops(s.precision) / chip.peak_flops("bf16"),
+                "recompute": ideal / st.compute_seconds,
+                "pipeline_bubble": st.compute_seconds / (st.compute_seconds + st.bubble_seconds),
+                "exposed_communication": (st.compute_seconds + st.bubble_seconds) / st.seconds}
+
+    fg, ft = factors(g, gs), factors(t, ts)
+    fg["kernel_efficiency"], ft["kernel_efficiency"] = gk.mfu / gs.mfu, tk.mfu / ts.mfu
+    why = {
+        "peak_bf16": "bf16 dense peak per chip (FLOP/s)",
+        "precision": f"training precision's peak over bf16: {g.precision} on {gc.name}, "
+                     f"{t.precision} on {tc.name}",
+        "recompute": f"model FLOPs over executed FLOPs: recompute {g.layout.recompute!r} vs "
+                     f"{t.layout.recompute!r}",
+        "pipeline_bubble": f"1F1B bubble: pp {g.layout.pp} (v{g.layout.interleave}) vs "
+                           f"pp {t.layout.pp}",
+        "exposed_communication": "step time not hidden behind compute (train_step's overlap "
+                                 "rules; tensor-parallel collectives never hidden)",
+        "kernel_efficiency": kernel_note,
+    }
+    steps = tuple(Step(n, fg[n], ft[n], fg[n] / ft[n], why[n]) for n in STEPS)
+    predicted = math.prod(s.ratio for s in steps)
+    pg, pt = gk.tokens_per_second_per_chip, tk.tokens_per_second_per_chip
+    mg, mt = g.measured_tokens_per_second_per_chip, t.measured_tokens_per_second_per_chip
+    system_ratio = g.measured_tokens_per_second / t.measured_tokens_per_second
+    chip_ratio = g.n_chips / t.n_chips
+    measured = system_ratio / chip_ratio
+    naive_tpu_chips = t.name_count or t.n_chips
+    naive = system_ratio / (g.n_chips / naive_tpu_chips)
+    flops_token = gs.model_flops_per_step / g.batch_tokens
+    return GapChain(
+        benchmark=bench_name, model=model.name, gpu=g, tpu=t, steps=steps,
+        predicted_ratio=predicted,
+        gpu_predicted_tokens_per_second_per_chip=pg, tpu_predicted_tokens_per_second_per_chip=pt,
+        gpu_measured_tokens_per_second_per_chip=mg, tpu_measured_tokens_per_second_per_chip=mt,
+        measured_system_ratio=system_ratio, chip_count_ratio=chip_ratio, measured_ratio=measured,
+        naive_measured_ratio=naive, residual_ratio=measured / predicted,
+        gpu_residual=mg / pg, tpu_residual=mt / pt,
+        gpu_measured_mfu=mg * flops_token / gc.peak_flops(g.precision),
+        tpu_measured_mfu=mt * flops_token / tc.peak_flops(t.precision),
+        gpu_step=gk, tpu_step=tk, gpu_peak_step=gs, tpu_peak_step=ts)
