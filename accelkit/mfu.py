@@ -22,8 +22,8 @@ Three layers, each read off a model the course already has:
      in the catalog (Ampere's CUTLASS kernels offer 128×256 tiles too; Volta's mostly 128×128).
      Counted: padding to the tile, wave quantization. Not counted: the prologue and epilogue
      of each tile, the instruction issue rate, L2 misses: a GPU matmul large enough to fill
-     every wave is at peak here, which real cuBLAS kernels are not (~70-80% of peak on H100
-     bf16 for large shapes).
+     every wave is at peak here, which real library kernels are not (docs/mfu.md compares
+     with published runs).
    * *AMD GPUs* store compute units in ``sms_per_chip``; their GEMM libraries' tile shapes are not
      in the catalog with a source, so they are refused with a ValueError.
 

@@ -509,9 +509,8 @@ def _check_common(model: str | models.Model, chip: str | chips.Chip, batch_token
             raise ValueError(f"compute_efficiency must be a fraction in (0, 1] or "
                              f"{PREDICTED!r}, got {compute_efficiency!r}")
         eff = math.nan  # a marker: _compute_efficiency asks accelkit.mfu per candidate
-        the_chip.peak_flops(dtype)
         from accelkit import mfu
-        mfu._resolve(the_model, the_chip, dtype)  # refuse chips it cannot model, up front
+        mfu._resolve(the_model, the_chip, dtype)  # dtype's peak, and chips it cannot model
         return the_model, the_chip, batch, s, eff
     eff = _validate.fraction("compute_efficiency", compute_efficiency)
     the_chip.peak_flops(dtype)

@@ -127,3 +127,66 @@ def test_pipelined_mxu_still_idles_at_batch_one_and_fills_at_batch_256():
     # Batch 1: folds are 2R - 1 cycles apart, the weight load, not the one-row stream.
     assert one.cycles == 128 + (one.folds - 1) * (2 * 128 - 1) + 1 + 128 + 128 - 2
     assert full.utilization > 0.99 and full.utilization > 2 * per_fold.utilization
+
+
+# -- From one cell to a cluster ----------------------------------------------------------------
+# Llama 3.1 405B as the Llama 3 paper trained it (arXiv:2407.21783, Table 4: TP 8, PP 16,
+# DP 128 on 16,384 H100, 16M-token batches of 8,192-token sequences, BF16 MFU 41%).
+
+def _llama_mlp_shape():
+    from accelkit import mfu
+
+    llama = ak.models.get("llama-3.1-405b")
+    return next(s for s in mfu.layer_matmuls(llama, 8192, tp=8) if s.name == "mlp_in")
+
+
+def test_the_mlp_shard_shape_is_2_dff_over_8():
+    """"M = 8,192 tokens, K = 16,384, N = 13,312 (2 × d_ff / 8)" """
+    shape = _llama_mlp_shape()
+    llama = ak.models.get("llama-3.1-405b")
+    assert (shape.M, shape.K, shape.N) == (8192, llama.d_model, 2 * llama.d_ff // 8)
+    assert (shape.K, shape.N) == (16384, 13312)
+
+
+def test_one_pipelined_mxu_is_almost_never_idle():
+    """"Almost every cell is busy: 128 divides every dimension, and each fold streams 8,192
+    rows, so the one pipeline fill and drain are lost in the noise." """
+    shape = _llama_mlp_shape()
+    cell = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True).estimate(
+        M=shape.M, N=shape.N, K=shape.K)
+    assert cell.folds == (16384 // 128) * (13312 // 128) == 13312
+    assert cell.mapping_efficiency == 1.0
+    assert 0 < 1 - cell.utilization < 1e-5
+
+
+def test_h100_loses_the_last_wave_v5p_loses_nothing():
+    """"an H100 deals 128×256 output tiles ... to its 132 SMs in waves, and the last wave runs
+    partly idle": 3,328 tiles, 26 waves, the last 28 of 132 busy, 97.0%; v5p ~100%."""
+    from accelkit import mfu
+
+    shape = _llama_mlp_shape()
+    h100 = mfu.matmul_efficiency("H100", shape.M, shape.N, shape.K)
+    v5p = mfu.matmul_efficiency("TPU v5p", shape.M, shape.N, shape.K)
+    assert ak.chips.get("H100").sms_per_chip == 132
+    tiles = (8192 // 128) * (13312 // 256)
+    assert tiles == 3328 and -(-tiles // 132) == 26 and tiles - 25 * 132 == 28
+    assert h100 == pytest.approx(3328 / (26 * 132)) and round(h100, 3) == 0.970
+    assert v5p > 0.9999 and v5p > h100
+
+
+def test_cell_to_chip_to_cluster_chain():
+    """"Each step from cell to chip loses a little ...; the biggest loss is the last step, the
+    cluster. The prediction is an upper bound ... so it lands a little above Meta's 41%." """
+    from accelkit import mfu
+    from accelkit.parallel import Layout
+
+    layout = Layout(dp=128, tp=8, pp=16, microbatch_tokens=8192, recompute="full",
+                    interleave=4)
+    chip_step = mfu.step_efficiency("llama-3.1-405b", "H100", layout, 16 * 2**20)
+    cluster = mfu.predicted_mfu("llama-3.1-405b", "H100", layout, 16 * 2**20)
+    assert 1 > chip_step.matmul_efficiency > chip_step.efficiency > cluster.mfu
+    lost_on_chip = 1 - chip_step.efficiency
+    lost_in_cluster = chip_step.efficiency - cluster.mfu
+    assert lost_in_cluster > 3 * lost_on_chip
+    assert 0.41 < cluster.mfu < 0.41 / 0.85  # a little above the published 41%
+    assert 0 < cluster.step.bubble_fraction < 0.5

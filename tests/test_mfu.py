@@ -126,6 +126,20 @@ def test_token_level_microbatches_keep_the_attention_flops() -> None:
     assert parts * 8 == pytest.approx(whole, rel=1e-3)
 
 
+@pytest.mark.parametrize("ep", [1, 2, 8, 32])
+def test_expert_parallel_moves_experts_not_flops(ep: int) -> None:
+    """Balanced routing: E/ep local experts × mb·ep·k/E tokens each = the same work."""
+    base = math.fsum(sh.flops for sh in mfu.layer_matmuls("deepseek-v3", 4096))
+    ours = math.fsum(sh.flops for sh in mfu.layer_matmuls("deepseek-v3", 4096, ep=ep))
+    assert ours == pytest.approx(base, rel=1e-9)
+
+
+def test_a_256_wide_mxu_pads_head_dim_128() -> None:
+    """TPU v6e's 256×256 MXU maps attention's K = head_dim = 128 on half its rows."""
+    assert mfu.matmul_efficiency("TPU v6e", 8192, 8192, 128) < 0.51
+    assert mfu.matmul_efficiency("TPU v5e", 8192, 8192, 128) > 0.99
+
+
 def test_tensor_parallel_splits_the_work() -> None:
     one = math.fsum(sh.flops for sh in mfu.layer_matmuls("llama-3-70b", 8192))
     eight = math.fsum(sh.flops for sh in mfu.layer_matmuls("llama-3-70b", 8192, tp=8))
