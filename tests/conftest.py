@@ -1,12 +1,14 @@
 """The notebook executions the suite shares, one session-wide batch each (tests/notebook_runner.py).
 
-* ``lesson_runs``: every lesson once, in a network namespace (``PYTHONHASHSEED=1``). Read by
-  tests/test_lessons.py (each lesson runs without error: what nbval checked), test_offline.py
-  (that run was offline) and test_determinism.py (the first of its two runs).
-* ``second_lesson_runs``: every lesson once more, outside the namespace, ``PYTHONHASHSEED=2``:
-  test_determinism.py's second run, and the only other one.
-* ``exercise_runs``: every exercise notebook twice, in the namespace: as shipped, and with the
-  checker's solutions filled into its answer cells (tests/test_exercises.py).
+* ``lesson_runs``: every lesson once, as an nbval pass (``pytest --nbval-lax``, one test item per
+  code cell) inside a network namespace (``PYTHONHASHSEED=1``). Read by tests/test_lessons.py
+  (nbval passed every cell), test_offline.py (that run was offline) and test_determinism.py (the
+  first of its two runs).
+* ``second_lesson_runs``: every lesson once more, the same nbval way but outside the namespace,
+  ``PYTHONHASHSEED=2``: test_determinism.py's second run, and the only other one (the same runner
+  both times, so the two runs' outputs are collected alike and comparable).
+* ``exercise_runs``: every exercise notebook twice, with nbclient, in the namespace: as shipped,
+  and with the checker's solutions filled into its answer cells (tests/test_exercises.py).
 
 A fixture runs only when a selected test asks for it, and only the notebooks the selected tests
 read (``pytest tests/test_lessons.py -k 07`` runs lesson 07 alone; ``pytest tests/test_exercises.py``
@@ -40,14 +42,14 @@ def _wanted(request, fixture: str, param: str, paths: list[Path]) -> list[Path]:
 
 @pytest.fixture(scope="session")
 def lesson_runs(request, tmp_path_factory) -> Batch:
-    jobs = [Job(p.stem, p, p.parent, hash_seed="1")
+    jobs = [Job(p.stem, p, p.parent, hash_seed="1", runner="nbval")
             for p in _wanted(request, "lesson_runs", "lesson", LESSONS)]
     return run_batch(jobs, tmp_path_factory.mktemp("lesson-runs"))
 
 
 @pytest.fixture(scope="session")
 def second_lesson_runs(request, tmp_path_factory) -> Batch:
-    jobs = [Job(p.stem, p, p.parent, hash_seed="2")
+    jobs = [Job(p.stem, p, p.parent, hash_seed="2", runner="nbval")
             for p in _wanted(request, "second_lesson_runs", "lesson", LESSONS)]
     return run_batch(jobs, tmp_path_factory.mktemp("second-lesson-runs"), offline=False)
 

@@ -7,14 +7,25 @@ each notebook runs as few times as the checks need (the count is in each test mo
   script (``python -m tests.notebook_runner workdir/jobs.json``) in a new network namespace made
   with ``unshare --net`` (see :func:`namespace_command`). There the script first checks the
   premise (an outbound TCP connection and a DNS lookup fail, a loopback connection works), then
-  executes every job with nbclient, two at a time (two cores), and writes each executed notebook,
-  outputs included, next to the job file. The kernels are children of the script, so they are in
-  the namespace too: a lesson that reached the network would fail there.
+  executes every job, two at a time (two cores), and writes each executed notebook, outputs
+  included, next to the job file. A job runs one of two ways (``Job.runner``):
+
+  - ``"nbval"`` (the lessons): the script starts ``python -m pytest --nbval-lax
+    --nbval-current-env -p tests.nbval_capture NOTEBOOK``, a real nbval pass over that notebook:
+    one pytest item per code cell, run in order in one kernel, each failing if its cell raises.
+    The plugin tests/nbval_capture.py writes the outputs nbval collected and its verdict on each
+    code cell (``cell.metadata["nbval"]``) into the executed notebook. nbval goes on past a
+    failing cell, so every failing cell is reported, not only the first.
+  - ``"nbclient"`` (the exercise notebooks, whose checks read what the cells print): nbclient
+    executes the notebook and stops at its first failing cell.
+
+  Either way the kernels are descendants of the script, so they are in the namespace too: a
+  lesson that reached the network would fail there.
 * Where a namespace cannot be made (not root, no ``ip``), the same script runs without one and
   :class:`Batch` records why; tests/test_offline.py then skips (outside CI) or fails (under CI).
 
-A job that raises stops at its failing cell, as nbclient does; its error is recorded, not raised,
-so one broken notebook does not hide the others.
+A job that fails has its error recorded in ``Batch.errors``, not raised, so one broken notebook
+does not hide the others; :func:`nbval_failures` lists the cells nbval failed.
 """
 
 from __future__ import annotations
@@ -152,6 +163,7 @@ class Job:
     notebook: Path  # the notebook file to execute
     cwd: Path  # the kernel's working directory
     hash_seed: str = "1"  # PYTHONHASHSEED of the kernel
+    runner: str = "nbclient"  # or "nbval": a pytest --nbval-lax pass (see the module docstring)
 
 
 @dataclass
@@ -169,9 +181,15 @@ def run_batch(jobs: list[Job], workdir: Path, offline: bool = True, timeout: int
     """Execute ``jobs`` in one subprocess (in a network namespace when ``offline`` and possible)."""
     workdir.mkdir(parents=True, exist_ok=True)
     assert len({job.name for job in jobs}) == len(jobs), "job names must be unique"
+    for job in jobs:
+        if job.runner not in ("nbclient", "nbval"):
+            raise ValueError(f"Job.runner must be 'nbclient' or 'nbval', got {job.runner!r}")
+        if job.runner == "nbval" and Path(job.cwd).resolve() != Path(job.notebook).resolve().parent:
+            raise ValueError(f"{job.name}: nbval runs a kernel in its notebook's folder, so "
+                             f"Job.cwd must be {Path(job.notebook).parent}, got {job.cwd}")
     job_file = workdir / "jobs.json"
     job_file.write_text(json.dumps([{"name": j.name, "notebook": str(j.notebook), "cwd": str(j.cwd),
-                                     "hash_seed": j.hash_seed} for j in jobs]))
+                                     "hash_seed": j.hash_seed, "runner": j.runner} for j in jobs]))
     script = [sys.executable, "-m", "tests.notebook_runner", str(job_file)]
     reason = why_no_namespace() if offline else "not asked to run offline"
     command = script if reason else namespace_command(*script, "--premise")
@@ -190,6 +208,62 @@ def run_batch(jobs: list[Job], workdir: Path, offline: bool = True, timeout: int
                  not_offline_because=reason, premise=results["premise"], log=log)
 
 
+CELL_TIMEOUT = 300  # seconds one cell may run, under either runner
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def nbval_command(notebook: Path, destination: Path) -> list[str]:
+    """The nbval pass over one notebook that writes what it saw to ``destination``. Run it with
+    ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` (as :func:`_run_nbval` does): it names the two plugins it
+    needs, nbval's and the capture, and skips the installed ones it does not (hypothesis,
+    anyio, playwright), which cost about 2 s of CPU per start."""
+    return [sys.executable, "-m", "pytest", "-q", "--color=no", "-p", "no:cacheprovider",
+            "-p", "nbval.plugin", "-p", "tests.nbval_capture",
+            "--nbval-lax", "--nbval-current-env", f"--nbval-cell-timeout={CELL_TIMEOUT}",
+            "--nbval-capture-to", str(destination), str(notebook)]
+
+
+def _run_nbval(notebook: Path, destination: Path, env: dict[str, str]) -> str | None:
+    """Run :func:`nbval_command` (from the repository root, so ``tests.nbval_capture`` imports);
+    return None when nbval passed every cell, else what failed."""
+    try:
+        done = subprocess.run(nbval_command(notebook, destination), cwd=ROOT,
+                              env={**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+                              capture_output=True, text=True, timeout=3 * CELL_TIMEOUT + 600)
+        tail = _ANSI.sub("", done.stdout + done.stderr)[-3000:]
+        code = done.returncode
+    except subprocess.TimeoutExpired as expired:
+        tail, code = f"the nbval pass ran past {expired.timeout} s", None
+    if not destination.exists():  # pytest never got to write it: keep the notebook, unrun
+        nbformat.write(load(notebook), destination)
+        return f"nbval wrote no notebook (pytest exit {code}):\n{tail}"
+    failed = nbval_failures(load(destination))
+    if code == 0 and not failed:
+        return None
+    return (f"nbval (pytest exit {code}) failed:\n" + "\n".join(failed))[-6000:] + \
+        f"\n--- pytest said:\n{tail}"
+
+
+def nbval_failures(notebook: nbformat.NotebookNode) -> list[str]:
+    """What nbval did not pass in an executed notebook written by tests/nbval_capture.py: each
+    code cell it failed, skipped or never reached, named by nbval's test id and the cell's index
+    in the notebook, with pytest's report; and each collection error. Empty when every code cell
+    passed."""
+    problems = list(notebook.metadata.get("nbval_collection_errors", []))
+    code_num = 0
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        verdict = cell.metadata.get("nbval")
+        if verdict is None:
+            problems.append(f"code cell {code_num} (notebook cell {index}): nbval did not run it")
+        elif verdict["outcome"] != "passed":
+            problems.append(f"{verdict['nodeid']} (notebook cell {index}) {verdict['outcome']} "
+                            f"in {verdict['phase']}:\n{verdict.get('report', '')}")
+        code_num += 1
+    return problems
+
+
 def _run_jobs(job_file: Path, check_premise: bool) -> None:
     """The script side of :func:`run_batch`."""
     premise, premise_ok = "", None
@@ -201,15 +275,21 @@ def _run_jobs(job_file: Path, check_premise: bool) -> None:
     errors: dict[str, str] = {}
 
     def one(job: dict) -> None:
-        notebook = load(Path(job["notebook"]))
         env = {**os.environ, "PYTHONHASHSEED": job["hash_seed"], "MPLBACKEND": "Agg"}
+        destination = job_file.parent / f"{job['name']}.ipynb"
+        if job["runner"] == "nbval":
+            error = _run_nbval(Path(job["notebook"]), destination, env)
+            if error:
+                errors[job["name"]] = error
+            return
+        notebook = load(Path(job["notebook"]))
         try:
-            NotebookClient(notebook, timeout=300, kernel_name="python3",
+            NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3",
                            resources={"metadata": {"path": job["cwd"]}}).execute(env=env)
         except Exception as error:  # recorded for the test to report, with the failing cell
-            text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # no terminal colours
+            text = _ANSI.sub("", str(error))  # no terminal colours
             errors[job["name"]] = f"{type(error).__name__}: {text[-3000:]}"
-        nbformat.write(notebook, job_file.parent / f"{job['name']}.ipynb")
+        nbformat.write(notebook, destination)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(one, jobs))
