@@ -12,9 +12,33 @@ Conventions:
   roofline, ``max(flops / (n·peak), bytes / (n·bandwidth))``, and the times are summed, as the
   scaling book sums its weight-loading and KV-loading times. ``bound`` says which of the total
   compute time and total memory time is larger.
-* ``n_chips`` share the work perfectly (tensor parallelism with no communication cost) and pool
-  their HBM. The scaling book finds tensor parallelism for LLaMA 3-70B on TPU v5e turns
-  communication-bound beyond about 16 chips (applied-inference.md); that cost is not modelled.
+* ``n_chips`` > 1 are one tensor-parallel group (Megatron-style: attention heads and the MLP's
+  hidden units split across chips). They share the arithmetic and the weight and KV reads
+  evenly and pool their HBM, and each layer pays two all-reduces of the activations, ``batch ·
+  tokens · d_model`` values in the activation format (after attention and after the MLP),
+  costed by :func:`accelkit.collectives.all_reduce` over the group. They sit on the critical
+  path (no overlap with compute is modelled) and are added to ``seconds`` as
+  ``communication_seconds``. At small batch they are latency-bound (about 1 µs per ICI hop, or
+  NCCL's per-step latencies on NVLink), which is why the scaling book finds tensor parallelism
+  for LLaMA 3-70B on TPU v5e turns communication-bound beyond about 16 chips
+  (applied-inference.md).
+* **Where tensor parallelism stops.** The group must fit in one scale-up domain: an HGX node's
+  NVLink (8 GPUs) or one TPU slice's ICI (256 chips on v5e and v6e). A larger ``n_chips`` is
+  refused with a ValueError naming it: beyond the domain, serve *replicas* (independent copies,
+  each a TP group inside one domain; throughput adds, latency is one replica's). GPUs without
+  NVLink (L4, T4) have no modelled multi-GPU link: ``n_chips`` > 1 raises
+  :class:`accelkit.chips.MissingFigureError`.
+* **Attention conventions** (named options on :func:`prefill`, :func:`decode_step` and the other
+  decode functions, so a published derivation that counts the other way can be reproduced):
+  ``attention_mask="causal"`` (default) counts only the unmasked (query, key) pairs, T(T+1)/2
+  for a T-token prompt (c·T + T(T+1)/2 after c cached tokens); ``"full"`` counts all T·(c+T),
+  as PaLM's 12·L·H·Q·T does (and MaxText did before its PR 1988).
+  ``softmax_flops=True`` (default) adds the softmax's 5 FLOPs per pair per head to the
+  4·head_dim of QKᵀ and A·V; ``False`` counts the matmuls only, as MFU formulas do.
+  ``kv_write=True`` (default) counts writing the new keys and values to the cache in the bytes;
+  ``False`` leaves it out (the cache write is 2·layers·kv_heads·head_dim values per new token).
+  Decode of one token sees every cached key under either mask, so only ``softmax_flops`` and
+  ``kv_write`` change it.
 * Decode reads every weight and the whole KV cache once per step. The FLOPs run in
   ``compute_dtype`` (default bf16, in prefill and decode alike), whatever the weight and KV
   formats: int8 weights halve the bytes, not the arithmetic, so decode turns compute-bound at
@@ -41,11 +65,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from accelkit import _validate, chips, dtypes, models, price, roofline
+from accelkit import _validate, chips, collectives, dtypes, models, price, roofline
 from accelkit.dtypes import DType
 
 _MAX_BATCH = 10**7
 _MAX_CONTEXT = 10**8
+
+#: How attention's (query, key) pairs are counted (module docstring).
+ATTENTION_MASKS = ("causal", "full")
 
 
 @dataclass(frozen=True)
@@ -68,7 +95,7 @@ class InferenceResult:
     kv_cache_bytes: float
     compute_seconds: float     # total FLOPs at peak
     memory_seconds: float      # total bytes at full bandwidth
-    seconds: float             # sum over operations of each one's roofline time
+    seconds: float             # sum over operations of each one's roofline time + communication
     bound: str                 # "compute" or "memory"
     tokens_per_second: float   # new tokens per second, all sequences together
     usd_per_million_tokens: float | None
@@ -77,6 +104,12 @@ class InferenceResult:
     fits: bool
     min_chips: int
     message: str
+    # tensor-parallel all-reduces, 2 per layer, on the critical path (0 on one chip)
+    communication_seconds: float = 0.0
+    communication_network: str = "none"   # networks that carried them ("ICI", "NVLink", ...)
+    attention_flops: float = 0.0           # the attention operations' FLOPs, under the options
+    attention_mask: str = "causal"         # how attention pairs were counted
+    kv_write: bool = True                  # whether the KV-cache write is in ``bytes``
 
     @property
     def arithmetic_intensity(self) -> float:
@@ -141,23 +174,118 @@ def _transformer(model: object) -> models.Transformer:
     return m
 
 
+def _conventions(attention_mask: object, softmax_flops: object, kv_write: object
+                 ) -> tuple[str, bool, bool]:
+    mask = _validate.choice("attention_mask", attention_mask, ATTENTION_MASKS)
+    for name, value in (("softmax_flops", softmax_flops), ("kv_write", kv_write)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be True or False, got {value!r}")
+    return mask, bool(softmax_flops), bool(kv_write)
+
+
+def _operation_arrays(m: models.Transformer, batch: int, tokens: int, context: int, phase: str,
+                      weight_dtype: DType, kv_dtype: DType, mask: str, softmax: bool,
+                      kv_write: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-operation FLOPs and bytes of a prefill or decode step under the attention options.
+
+    :mod:`accelkit.models` counts causal pairs, the softmax and the cache write; each option
+    rescales or removes that part of the attention operation (module docstring). Returns
+    ``(flops, bytes, is_attention)``.
+    """
+    if phase == "prefill":
+        ops = m.operations(batch=batch, seq_len=tokens, phase="prefill", dtype=weight_dtype,
+                           kv_dtype=kv_dtype)
+    else:
+        ops = m.operations(batch=batch, phase="decode", context_tokens=context,
+                           dtype=weight_dtype, kv_dtype=kv_dtype)
+    flops = np.array([op.flops for op in ops])
+    moved = np.array([op.bytes for op in ops])
+    is_attention = np.array([op.kind == "attention" for op in ops])
+    causal_pairs = batch * (tokens * context + tokens * (tokens + 1) / 2.0)
+    pairs = batch * tokens * (context + tokens) if mask == "full" else causal_pairs
+    per_pair = 4.0 * m.head_dim + (5.0 if softmax else 0.0)
+    flops[is_attention] = m.layers * m.heads * per_pair * pairs
+    if not kv_write:
+        write = m.layers * batch * tokens * 2 * m.kv_heads * m.head_dim * dtypes.nbytes(kv_dtype)
+        moved[is_attention] -= write
+    return flops, moved, is_attention
+
+
 @lru_cache(maxsize=256)
 def _decode_coefficients(model: models.Transformer, context: int, weight_dtype: DType,
-                         kv_dtype: DType) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                         kv_dtype: DType, mask: str = "causal", softmax: bool = True,
+                         kv_write: bool = True
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-operation decode FLOPs and bytes as ``f0 + f1·batch`` and ``b0 + b1·batch``.
 
     Every decode operation is affine in the batch (weights are read once, everything else
     scales with the number of sequences), so two evaluations give the exact line.
     """
-    ops1 = models.Transformer.operations(model, batch=1, phase="decode", context_tokens=context,
-                                         dtype=weight_dtype, kv_dtype=kv_dtype)
-    ops2 = models.Transformer.operations(model, batch=2, phase="decode", context_tokens=context,
-                                         dtype=weight_dtype, kv_dtype=kv_dtype)
-    f1 = np.array([b.flops - a.flops for a, b in zip(ops1, ops2)])
-    b1 = np.array([b.bytes - a.bytes for a, b in zip(ops1, ops2)])
-    f0 = np.array([a.flops for a in ops1]) - f1
-    b0 = np.array([a.bytes for a in ops1]) - b1
-    return f0, f1, b0, b1
+    fl1, by1, _ = _operation_arrays(model, 1, 1, context, "decode", weight_dtype, kv_dtype,
+                                    mask, softmax, kv_write)
+    fl2, by2, _ = _operation_arrays(model, 2, 1, context, "decode", weight_dtype, kv_dtype,
+                                    mask, softmax, kv_write)
+    f1, b1 = fl2 - fl1, by2 - by1
+    return fl1 - f1, f1, by1 - b1, b1
+
+
+@lru_cache(maxsize=256)
+def _attention_ops(model: models.Transformer) -> np.ndarray:
+    """Which of a decode step's operations is attention (the order never changes)."""
+    ops = model.operations(batch=1, phase="decode", context_tokens=1)
+    flags = np.array([op.kind == "attention" for op in ops])
+    flags.flags.writeable = False
+    return flags
+
+
+def _tensor_parallel_group(chip: chips.Chip, n_chips: int) -> None:
+    """Refuse a tensor-parallel group that leaves the scale-up domain or has no modelled link."""
+    if n_chips == 1:
+        return
+    if chip.kind == "gpu":
+        if chip.scaleup_bytes_per_second is None:
+            raise chips.MissingFigureError(
+                chip.name, "scaleup_bytes_per_second",
+                f"{chip.name} has no NVLink: tensor parallelism over PCIe is not modelled, so "
+                f"n_chips={n_chips} cannot be costed; serve replicas of one chip instead")
+        domain = chip.scaleup_domain_chips or 1
+    else:
+        if chip.link_bytes_per_second is None:
+            raise chips.MissingFigureError(
+                chip.name, "link_bytes_per_second",
+                f"{chip.name} has no published ICI link bandwidth, so the tensor-parallel "
+                f"all-reduces of n_chips={n_chips} cannot be costed")
+        domain = chip.max_slice_chips or 1
+    if n_chips > domain:
+        where = "NVLink node" if chip.kind == "gpu" else "ICI slice"
+        raise ValueError(f"n_chips={n_chips} exceeds {chip.name}'s {domain}-chip {where}: tensor "
+                         f"parallelism stops at the scale-up domain; beyond it serve replicas "
+                         f"(each a group of at most {domain} chips; throughput adds)")
+
+
+@lru_cache(maxsize=1024)
+def _tp_line(chip: chips.Chip, n_chips: int, layers: int, bytes_per_token: float
+             ) -> tuple[float, float, str]:
+    """Tensor-parallel communication per step as ``c0 + c1·tokens`` and its networks.
+
+    Two all-reduces per layer of ``tokens · d_model`` activations; an all-reduce's time is
+    affine in its size (bandwidth term + fixed latency), so two evaluations give the line.
+    """
+    if n_chips == 1:
+        return 0.0, 0.0, "none"
+    one = collectives.all_reduce(chip, array_bytes=bytes_per_token, over=n_chips)
+    two = collectives.all_reduce(chip, array_bytes=2 * bytes_per_token, over=n_chips)
+    c1 = 2 * layers * (two.seconds - one.seconds)
+    c0 = 2 * layers * one.seconds - c1
+    return c0, c1, one.network
+
+
+def _tp_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int, tokens: float,
+                weight_dtype: DType) -> tuple[float, str]:
+    """Seconds of the 2 · layers all-reduces of ``tokens`` new tokens' activations."""
+    act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
+    c0, c1, network = _tp_line(chip, n_chips, m.layers, m.d_model * act)
+    return c0 + c1 * tokens, network
 
 
 def _roofline_seconds(flops: np.ndarray, moved: np.ndarray, peak: float,
@@ -175,9 +303,12 @@ def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[f
 
 def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, batch: int,
             tokens: int, context: int, weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
-            flops: np.ndarray, moved: np.ndarray, require_fit: bool) -> InferenceResult:
+            flops: np.ndarray, moved: np.ndarray, require_fit: bool, is_attention: np.ndarray,
+            mask: str, kv_write: bool) -> InferenceResult:
     peak, bandwidth, hbm = _chip_rates(chip, n_chips, compute_dtype)
     seconds, compute_s, memory_s = _roofline_seconds(flops, moved, peak, bandwidth)
+    communication, network = _tp_seconds(m, chip, n_chips, batch * tokens, weight_dtype)
+    seconds += communication
     weights = m.weight_bytes(weight_dtype)
     kv = batch * context * m.kv_cache_bytes_per_token(kv_dtype)
     need = weights + kv
@@ -206,7 +337,9 @@ def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, b
         memory_seconds=memory_s, seconds=seconds,
         bound="compute" if compute_s >= memory_s else "memory", tokens_per_second=rate,
         usd_per_million_tokens=usd, memory_bytes=need, hbm_bytes=hbm, fits=fits,
-        min_chips=min_chips, message=message)
+        min_chips=min_chips, message=message, communication_seconds=communication,
+        communication_network=network, attention_flops=float(flops[is_attention].sum()),
+        attention_mask=mask, kv_write=kv_write)
 
 
 def _dtypes(weight_dtype: object, kv_dtype: object | None,
@@ -221,20 +354,24 @@ def _dtypes(weight_dtype: object, kv_dtype: object | None,
 def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1, batch: int = 1,
             prompt_tokens: int = 2048, weight_dtype: DType = "bf16",
             kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
-            require_fit: bool = False) -> InferenceResult:
+            require_fit: bool = False, attention_mask: str = "causal",
+            softmax_flops: bool = True, kv_write: bool = True) -> InferenceResult:
     """Process ``batch`` prompts of ``prompt_tokens`` tokens, writing the KV cache.
 
     Args:
+        n_chips: one tensor-parallel group, at most the chip's scale-up domain (module
+            docstring); its all-reduces are ``communication_seconds``.
         weight_dtype: the weights' format.
         kv_dtype: KV cache format (default :func:`accelkit.dtypes.activation_dtype` of the
             weights: bf16 for 8- and 4-bit weights, else ``weight_dtype``).
         compute_dtype: the arithmetic's format, whose peak applies (default bf16).
         require_fit: raise ValueError instead of returning ``fits=False``.
+        attention_mask, softmax_flops, kv_write: how attention is counted (module docstring).
     Returns:
         An :class:`InferenceResult` (``tokens_per_second`` counts prompt tokens).
     Raises:
         ValueError: unknown model or chip, a non-transformer, sizes < 1, a precision the chip
-            lacks.
+            lacks, ``n_chips`` beyond the scale-up domain, an unknown attention_mask.
     """
     m = _transformer(model)
     the_chip = chips.get(chip)
@@ -242,21 +379,25 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
     batch = _validate.positive_int("batch", batch, maximum=_MAX_BATCH)
     prompt_tokens = _validate.positive_int("prompt_tokens", prompt_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    ops = m.operations(batch=batch, seq_len=prompt_tokens, phase="prefill", dtype=weight_dtype,
-                       kv_dtype=kv_dtype)
-    flops = np.array([op.flops for op in ops])
-    moved = np.array([op.bytes for op in ops])
+    mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
+    _tensor_parallel_group(the_chip, n_chips)
+    flops, moved, is_attention = _operation_arrays(m, batch, prompt_tokens, 0, "prefill",
+                                                   weight_dtype, kv_dtype, mask, softmax, write)
     return _result("prefill", m, the_chip, n_chips, batch, prompt_tokens, prompt_tokens,
-                   weight_dtype, kv_dtype, compute_dtype, flops, moved, require_fit)
+                   weight_dtype, kv_dtype, compute_dtype, flops, moved, require_fit,
+                   is_attention, mask, write)
 
 
 def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
                 batch: int = 1, context_tokens: int = 2048, weight_dtype: DType = "bf16",
                 kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
-                require_fit: bool = False) -> InferenceResult:
+                require_fit: bool = False, attention_mask: str = "causal",
+                softmax_flops: bool = True, kv_write: bool = True) -> InferenceResult:
     """Generate one token for each of ``batch`` sequences holding ``context_tokens`` in cache.
 
-    Formats as :func:`prefill`: ``kv_dtype=None`` follows
+    Formats, ``n_chips`` (one tensor-parallel group inside the scale-up domain, whose two
+    all-reduces per layer of ``batch · d_model`` activations are ``communication_seconds``) and
+    the attention options as :func:`prefill`: ``kv_dtype=None`` follows
     :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``; the arithmetic is bf16.
 
     Returns:
@@ -264,7 +405,8 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
         sequence, ``tokens_per_second`` counts all sequences.
     Raises:
         ValueError: unknown model or chip, a non-transformer, batch < 1, context < 0, an
-            unknown precision or one the chip lacks; with ``require_fit``, a misfit.
+            unknown precision or one the chip lacks, ``n_chips`` beyond the scale-up domain;
+            with ``require_fit``, a misfit.
     """
     m = _transformer(model)
     the_chip = chips.get(chip)
@@ -272,9 +414,13 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
     batch = _validate.positive_int("batch", batch, maximum=_MAX_BATCH)
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
+    _tensor_parallel_group(the_chip, n_chips)
+    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype, mask, softmax,
+                                          write)
     return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, weight_dtype,
-                   kv_dtype, compute_dtype, f0 + f1 * batch, b0 + b1 * batch, require_fit)
+                   kv_dtype, compute_dtype, f0 + f1 * batch, b0 + b1 * batch, require_fit,
+                   _attention_ops(m), mask, write)
 
 
 def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
@@ -286,7 +432,8 @@ def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chi
     Solves ``Σ flops(B) / peak = Σ bytes(B) / bandwidth`` over the operations of the given
     ``kinds`` (default all); returns ``inf`` when it never happens (the KV cache grows as fast
     as the arithmetic, as for long contexts). With ``kinds=("matmul",)`` and no context this is
-    about the chip's ridge point × weight bytes / 2: ~240 for bf16 on TPU v5e.
+    about the chip's ridge point × weight bytes / 2: ~240 for bf16 on TPU v5e. Tensor-parallel
+    communication is neither compute nor memory time and is left out of this balance.
     """
     m = _transformer(model)
     the_chip = chips.get(chip)
@@ -366,7 +513,8 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
                  kv_dtype: DType | None = None, compute_dtype: DType = "bf16") -> DecodeSweep:
     """Decode steps for every (chip, batch) pair at once, vectorised for widgets.
 
-    Gives the same ``seconds`` as :func:`decode_step` for each pair.
+    Gives the same ``seconds`` as :func:`decode_step` for each pair, tensor-parallel
+    communication included (default attention conventions).
     """
     m = _transformer(model)
     chip_list = [chips.get(c) for c in chips_]
@@ -383,6 +531,10 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
     f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
+    for c in chip_list:
+        _tensor_parallel_group(c, n_chips)
+    lines = np.array([_tp_line(c, n_chips, m.layers, m.d_model * act)[:2] for c in chip_list])
     rates = np.array([_chip_rates(c, n_chips, compute_dtype) for c in chip_list])
     peak, bandwidth, hbm = rates[:, 0, None, None], rates[:, 1, None, None], rates[:, 2, None]
     batch = b.astype(float)
@@ -390,7 +542,7 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     moved = b0[:, None] + b1[:, None] * batch
     # (chips, ops, batches)
     compute, memory, per_op = roofline.times(flops[None], moved[None], peak, bandwidth)
-    seconds = np.asarray(per_op).sum(axis=1)
+    seconds = np.asarray(per_op).sum(axis=1) + lines[:, :1] + lines[:, 1:] * batch[None, :]
     need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
         kv_dtype)
     hourly = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
@@ -410,5 +562,5 @@ def kv_cache_bytes(model: str | models.Model, batch: int, context_tokens: int,
     return _transformer(model).kv_cache_bytes(batch, context_tokens, dtype)
 
 
-__all__ = ["DecodeSweep", "InferenceResult", "best_batch", "compute_bound_batch",
+__all__ = ["ATTENTION_MASKS", "DecodeSweep", "InferenceResult", "best_batch", "compute_bound_batch",
            "decode_step", "decode_sweep", "kv_cache_bytes", "max_batch", "prefill"]
