@@ -23,13 +23,15 @@ Conventions:
     the attention score and value matmuls over all T² (query, key) pairs of a T-token sequence
     (L layers, H heads of width Q), ×3 for forward and backward. PaLM's 46.2% MFU counts this.
   - ``"causal"``: 6·N + 12·L·H·Q·(T+1)/2, only the T(T+1)/2 unmasked pairs of a causal mask;
-    MaxText counts this (its performance-metrics doc: it halves 4·T²·H·Q since its PR 1988).
+    MaxText counts the same to within 1/T: since its PR 1988 it halves the forward's 4·T²·H·Q
+    (AI-Hypercomputer/maxtext docs/explanations/performance_metrics.md, "Causal attention").
 
   ``attention_flops`` is the attention part of ``flops`` (0 for ``"6nd"``). T is ``seq_len``,
   default the model's training sequence length. Recomputation is *not* model FLOPs in any count:
   FLOPs a run spends recomputing activations raise hardware FLOPs utilization (HFU) above MFU
-  (PaLM appendix B; MaxText's "Why not hardware flops?"). Megatron-LM (Narayanan et al., SC'21)
-  reports achieved TFLOP/s from its own formula 96·B·s·l·h²(1 + s/(6h) + V/(16·l·h)), which
+  (PaLM appendix B; MaxText's "Why not hardware flops?"); ``recompute="full"`` adds one forward
+  pass to ``hardware_flops``, so ``hfu`` = MFU × 4/3 at the same time. Megatron-LM (Narayanan
+  et al., SC'21) reports achieved TFLOP/s from its own formula 96·B·s·l·h²(1 + s/(6h) + V/(16·l·h)), which
   counts full (non-causal) attention, the logits and one extra forward pass for full
   recomputation: a hardware count, higher than this library's model FLOPs for the same run. The
   Llama 3 paper's BF16 MFU of 38-43% (Table 4) is quoted without a FLOP formula that we found.
@@ -79,6 +81,8 @@ SECONDS_PER_DAY = 86_400.0
 
 #: Model-FLOPs counts :func:`estimate` offers (see the module docstring).
 FLOPS_COUNTS = ("6nd", "palm", "causal")
+#: Activation-recomputation policies :func:`estimate` accounts for in ``hardware_flops``.
+RECOMPUTE = ("none", "full")
 
 #: What a :class:`Note` is about, so code tests the kind, never the sentence's wording.
 NOTE_KINDS = ("no_price", "no_power", "beyond_domain", "does_not_fit", "activations_skipped")
@@ -120,6 +124,8 @@ class TrainingEstimate:
     flops: float                      # model FLOPs under ``flops_count``
     flops_count: str                  # "6nd", "palm" or "causal" (module docstring)
     attention_flops: float            # the attention part of ``flops`` (0 for "6nd")
+    hardware_flops: float             # FLOPs the chips execute: flops + any recomputation
+    recompute: str                    # "none" or "full"
     seq_len: int | None               # T in the attention count (None: not a transformer)
     peak_flops_per_chip: float
     compute_seconds: float
@@ -154,6 +160,11 @@ class TrainingEstimate:
     @property
     def days(self) -> float:
         return self.seconds / SECONDS_PER_DAY
+
+    @property
+    def hfu(self) -> float:
+        """Hardware FLOPs utilization: MFU × hardware_flops / flops (PaLM, appendix B)."""
+        return self.mfu * self.hardware_flops / self.flops
 
     @property
     def memory_breakdown_bytes(self) -> dict[str, float]:
@@ -223,7 +234,8 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
              weight_bytes_per_param: float = 2.0, grad_bytes_per_param: float = 2.0,
              optimizer_bytes_per_param: float = 12.0, sharded: bool = True,
              activation_checkpoints_per_layer: int = 1, microbatch_tokens: float | None = None,
-             flops_count: str = "6nd", seq_len: int | None = None) -> TrainingEstimate:
+             flops_count: str = "6nd", seq_len: int | None = None,
+             recompute: str = "none") -> TrainingEstimate:
     """Estimate a training run.
 
     Args:
@@ -247,6 +259,9 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
         flops_count: ``"6nd"`` (default), ``"palm"`` or ``"causal"`` (module docstring).
         seq_len: tokens per training sequence T (attention count and default micro-batch);
             default the catalog model's ``seq_len``.
+        recompute: ``"none"`` or ``"full"`` (activation recomputation: one extra forward pass,
+            a third of the model FLOPs). It changes ``hardware_flops`` and ``hfu``, not the time:
+            MFU is defined on model FLOPs, so the time is still flops / (chips · peak · MFU).
     Returns:
         A :class:`TrainingEstimate`.
     Raises:
@@ -273,6 +288,7 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
     checkpoints = _validate.nonnegative_int("activation_checkpoints_per_layer",
                                             activation_checkpoints_per_layer, maximum=1000)
     count = _validate.choice("flops_count", flops_count, FLOPS_COUNTS)
+    recompute = _validate.choice("recompute", recompute, RECOMPUTE)
     transformer = the_model if isinstance(the_model, models.Transformer) else None
     if seq_len is not None:
         seq_len = _validate.positive_int("seq_len", seq_len, maximum=10**8)
@@ -297,6 +313,8 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
     attention_per_token = _attention_flops_per_token(transformer, seq_len, count)
     attention_flops = attention_per_token * tokens
     flops = 6.0 * n_params * tokens + attention_flops
+    # Full recomputation re-runs the forward pass (2 of the 6, and a third of attention's 3x).
+    hardware_flops = flops * (4.0 / 3.0 if recompute == "full" else 1.0)
     compute_seconds = flops / (n_chips * peak * mfu)
 
     # Data-parallel gradient reduction, per optimizer step.
@@ -390,6 +408,7 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
     return TrainingEstimate(
         model=the_model.name if the_model else None, params=n_params, tokens=tokens,
         chip=the_chip.name, n_chips=n_chips, mfu=mfu, flops=flops, flops_count=count,
+        hardware_flops=hardware_flops, recompute=recompute,
         attention_flops=attention_flops, seq_len=seq_len if transformer is not None else None,
         peak_flops_per_chip=peak,
         compute_seconds=compute_seconds, communication_seconds=exposed_total, seconds=seconds,
@@ -605,6 +624,6 @@ def compare_published(run: PublishedRun | int) -> PublishedComparison:
                                ratio=theirs / ours)
 
 
-__all__ = ["FLOPS_COUNTS", "INFINIBAND_BYTES_PER_SECOND", "NETWORKS", "NOTE_KINDS", "Note", "PUBLISHED_RUNS",
-           "PublishedComparison", "PublishedRun", "TrainingEstimate", "communication_ratios",
+__all__ = ["FLOPS_COUNTS", "INFINIBAND_BYTES_PER_SECOND", "NETWORKS", "NOTE_KINDS", "Note",
+           "PUBLISHED_RUNS", "RECOMPUTE", "PublishedComparison", "PublishedRun", "TrainingEstimate", "communication_ratios",
            "compare_published", "estimate", "network_bandwidth"]

@@ -272,6 +272,14 @@ def test_model_flops_counts_attention_as_palm_and_maxtext_do() -> None:
     assert palm.days > six.days  # same MFU, more model FLOPs
     with pytest.raises(ValueError, match="flops_count"):
         training.estimate(**kw, flops_count="hfu")
+    # Recomputation separates HFU from MFU (PaLM appendix B): full recomputation runs the
+    # forward pass twice, 8 of every 6 model FLOPs, at the same step time.
+    remat = training.estimate(**kw, flops_count="palm", recompute="full")
+    assert remat.seconds == palm.seconds and remat.flops == palm.flops
+    assert remat.hardware_flops == pytest.approx(palm.flops * 8 / 6)
+    assert remat.hfu == pytest.approx(palm.mfu * 4 / 3) and palm.hfu == palm.mfu
+    with pytest.raises(ValueError, match="recompute"):
+        training.estimate(**kw, recompute="selective")
     with pytest.raises(ValueError, match="flops_count"):
         training.estimate(params=1e9, tokens=1e9, chip="H100", flops_count="palm")
 
