@@ -31,9 +31,9 @@ Conventions:
   FLOPs a run spends recomputing activations raise hardware FLOPs utilization (HFU) above MFU
   (PaLM appendix B; MaxText's "Why not hardware flops?"); ``recompute="full"`` adds one forward
   pass to ``hardware_flops``, so ``hfu`` = MFU × 4/3 at the same time. Megatron-LM (Narayanan
-  et al., SC'21) reports achieved TFLOP/s from its own formula 96·B·s·l·h²(1 + s/(6h) + V/(16·l·h)), which
-  counts full (non-causal) attention, the logits and one extra forward pass for full
-  recomputation: a hardware count, higher than this library's model FLOPs for the same run. The
+  et al., SC'21) reports achieved TFLOP/s from its own formula
+  96·B·s·l·h²(1 + s/(6h) + V/(16·l·h)), which counts full (non-causal) attention, the logits
+  and one extra forward pass for full recomputation: a hardware count, higher than this library's model FLOPs for the same run. The
   Llama 3 paper's BF16 MFU of 38-43% (Table 4) is quoted without a FLOP formula that we found.
 * **Time** = FLOPs / (n_chips · peak · MFU), plus any data-parallel gradient reduction that does
   not hide behind the backward pass.
@@ -358,9 +358,10 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
                     strategy="fsdp" if sharded else "dp")
                 if "DCN" in network or "scale-out" in network:
                     domain = the_chip.scaleup_domain_chips or the_chip.max_slice_chips
-                    notes.append(Note("beyond_domain", f"{n_chips:,} chips exceed {the_chip.name}'s "
-                                      f"{domain:,}-chip scale-up domain: the gradient reduction "
-                                      f"runs over {network} (hierarchical)"))
+                    notes.append(Note("beyond_domain",
+                                      f"{n_chips:,} chips exceed {the_chip.name}'s {domain:,}-chip "
+                                      "scale-up domain: the gradient reduction runs over "
+                                      f"{network} (hierarchical)"))
             comm_bound = allreduce > backward
             exposed = max(0.0, allreduce - backward) if overlap else allreduce
             exposed_total = exposed * tokens / batch_tokens
@@ -625,5 +626,6 @@ def compare_published(run: PublishedRun | int) -> PublishedComparison:
 
 
 __all__ = ["FLOPS_COUNTS", "INFINIBAND_BYTES_PER_SECOND", "NETWORKS", "NOTE_KINDS", "Note",
-           "PUBLISHED_RUNS", "RECOMPUTE", "PublishedComparison", "PublishedRun", "TrainingEstimate", "communication_ratios",
-           "compare_published", "estimate", "network_bandwidth"]
+           "PUBLISHED_RUNS", "RECOMPUTE", "PublishedComparison", "PublishedRun",
+           "TrainingEstimate", "communication_ratios", "compare_published", "estimate",
+           "network_bandwidth"]
