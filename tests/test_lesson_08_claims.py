@@ -148,8 +148,13 @@ def test_full_batch_cost_flips_with_the_price_source():
 
 
 def test_more_chips_of_tp_beyond_16_flagged():
-    """The scaling book finds tensor-parallel communication dominates beyond about 16 v5e chips (not modelled): 70B on v5e uses exactly 16."""
+    """A 70B model needs a 16-chip v5e slice, where tensor-parallel communication starts to cost:
+    its all-reduces are in every step time and their share of a step grows with each chip you add
+    (the scaling book finds it dominates beyond about 16 v5e chips)."""
     assert _replica(M70, "v5e") == 16
+    shares = [(d.communication_seconds / d.seconds) for d in
+              (inference.decode_step(M70, "v5e", n, 1, 2048) for n in (16, 32, 64))]
+    assert 0 < shares[0] < shares[1] < shares[2] and shares[2] > 0.5
 
 
 def test_gqa_shares_each_kv_head_among_8_query_heads():
