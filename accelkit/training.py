@@ -37,6 +37,10 @@ Conventions:
   Llama 3 paper's BF16 MFU of 38-43% (Table 4) is quoted without a FLOP formula that we found.
 * **Time** = FLOPs / (n_chips · peak · MFU), plus any data-parallel gradient reduction that does
   not hide behind the backward pass.
+* **Mixtures of experts** (catalog models with ``active_params``): N in the FLOPs and the backward
+  pass is the active parameters a token uses; memory and the gradient reduction hold every
+  parameter, so an MoE's critical tokens per chip are params / active_params times a dense
+  model's. ``params`` on the result is the total.
 * **Gradient reduction** (``batch_tokens`` given, ``n_chips`` > 1), from
   :mod:`accelkit.collectives` over all ``n_chips``: an all-reduce of the gradients
   (``sharded=False``), or for FSDP (``sharded=True``, the default) a reduce-scatter of the
@@ -74,7 +78,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from accelkit import _validate, chips, collectives, dtypes, energy, models, price
+from accelkit import _validate, chips, collectives, dtypes, energy, inference, models, price
 from accelkit.dtypes import DType
 
 SECONDS_PER_DAY = 86_400.0
@@ -117,6 +121,7 @@ class TrainingEstimate:
 
     model: str | None
     params: float
+    active_params: float              # parameters a token uses (= params for a dense model)
     tokens: float
     chip: str
     n_chips: int
@@ -204,10 +209,12 @@ def _attention_flops_per_token(model: models.Model | None, seq_len: int | None,
     """
     if count == "6nd" or seq_len is None or not isinstance(model, models.Transformer):
         return 0.0
-    width = float(model.layers * model.heads * model.head_dim)
+    # 4·Q per (query, key) pair per head forward (2·qk + 2·v for latent attention), x3 for
+    # forward and backward: 12·L·H·Q per key.
+    per_pair = 3.0 * model.layers * model.heads * inference.attention_matmul_flops_per_pair(model)
     if count == "palm":
-        return 12.0 * width * seq_len
-    return 6.0 * width * (seq_len + 1)
+        return per_pair * seq_len
+    return per_pair * (seq_len + 1) / 2.0
 
 
 def _gradient_reduction(chip: chips.Chip, n_chips: int, grad_bytes: float,
@@ -275,6 +282,8 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
     the_model = models.get(model) if model is not None else None
     n_params = float(the_model.params) if the_model is not None else \
         _validate.positive_float("params", params)
+    # A mixture of experts: FLOPs follow the parameters a token uses, memory and gradients all.
+    active = float(getattr(the_model, "active_params", n_params)) if the_model else n_params
     tokens = _validate.positive_float("tokens", tokens)
     the_chip = chips.get(chip)
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**7)
@@ -312,7 +321,7 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
 
     attention_per_token = _attention_flops_per_token(transformer, seq_len, count)
     attention_flops = attention_per_token * tokens
-    flops = 6.0 * n_params * tokens + attention_flops
+    flops = 6.0 * active * tokens + attention_flops
     # Full recomputation re-runs the forward pass (2 of the 6, and a third of attention's 3x).
     hardware_flops = flops * (4.0 / 3.0 if recompute == "full" else 1.0)
     compute_seconds = flops / (n_chips * peak * mfu)
@@ -326,13 +335,14 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
         per_chip = batch_tokens / n_chips
         if n_chips > 1:
             grad_bytes = n_params * grad_comm_bytes
-            backward = 4.0 * n_params * per_chip / (peak * mfu)
+            backward = 4.0 * active * per_chip / (peak * mfu)
             bandwidth = interconnect_bytes_per_second
             if bandwidth is not None:
                 bandwidth = _validate.positive_float("interconnect_bytes_per_second", bandwidth)
                 ring = 2.0 * (n_chips - 1) / n_chips
                 allreduce = ring * grad_bytes / bandwidth
-                critical = ring * grad_comm_bytes * peak * mfu / (4.0 * bandwidth)
+                critical = ring * grad_comm_bytes * peak * mfu / (4.0 * bandwidth) \
+                    * n_params / active
                 network = "override"
             else:
                 if the_chip.kind == "gpu" and the_chip.scaleup_bytes_per_second is None:
@@ -353,9 +363,11 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
                 allreduce = sum(p.seconds for p in parts)
                 network = "+".join(dict.fromkeys(
                     net for p in parts for net in p.network.split("+")))
+                # dp_critical_tokens_per_chip sets 4·P·t against the gradients of P: an MoE's
+                # backward follows its active parameters, its gradients all of them.
                 critical = mfu * collectives.dp_critical_tokens_per_chip(
                     the_chip, over=n_chips, dtype=dtype, params=n_params,
-                    strategy="fsdp" if sharded else "dp")
+                    strategy="fsdp" if sharded else "dp") * n_params / active
                 if "DCN" in network or "scale-out" in network:
                     domain = the_chip.scaleup_domain_chips or the_chip.max_slice_chips
                     notes.append(Note("beyond_domain",
@@ -407,7 +419,8 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
                           f"has {hbm / 1e9:,.1f} GB" + ("" if sharded else "; try sharded=True")))
 
     return TrainingEstimate(
-        model=the_model.name if the_model else None, params=n_params, tokens=tokens,
+        model=the_model.name if the_model else None, params=n_params, active_params=active,
+        tokens=tokens,
         chip=the_chip.name, n_chips=n_chips, mfu=mfu, flops=flops, flops_count=count,
         hardware_flops=hardware_flops, recompute=recompute,
         attention_flops=attention_flops, seq_len=seq_len if transformer is not None else None,
