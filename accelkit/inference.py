@@ -24,6 +24,11 @@ Conventions:
   NCCL's per-step latencies on NVLink), which is why the scaling book finds tensor parallelism
   for LLaMA 3-70B on TPU v5e turns communication-bound beyond about 16 chips
   (applied-inference.md).
+* **Mixtures of experts** (models with ``active_params``): the FLOPs follow the experts each
+  token is routed to (:mod:`accelkit.models`), the weight memory holds every expert, and the
+  routed experts are spread over the ``n_chips`` (expert parallelism): each MoE layer pays two
+  all-to-alls (dispatch and combine) of ``tokens · experts_per_token · d_model`` values instead
+  of the MLP's all-reduce; attention, shared experts and dense layers stay tensor-parallel.
 * **Where tensor parallelism stops.** The group must fit in one scale-up domain: an HGX node's
   NVLink (8 GPUs) or one TPU slice's ICI (256 chips on v5e and v6e). A larger ``n_chips`` is
   refused with a ValueError naming it: beyond the domain, serve *replicas* (independent copies,
@@ -275,28 +280,53 @@ def _tensor_parallel_group(chip: chips.Chip, n_chips: int) -> None:
                          f"(each a group of at most {domain} chips; throughput adds)")
 
 
-@lru_cache(maxsize=1024)
-def _tp_line(chip: chips.Chip, n_chips: int, layers: int, bytes_per_token: float
-             ) -> tuple[float, float, str]:
-    """Tensor-parallel communication per step as ``c0 + c1·tokens`` and its networks.
+def _communication_plan(m: models.Transformer, act_bytes: float
+                        ) -> tuple[tuple[str, int, float], ...]:
+    """The collectives of one step across the group: ``(kind, how many, bytes per new token)``.
 
-    Two all-reduces per layer of ``tokens · d_model`` activations; an all-reduce's time is
-    affine in its size (bandwidth term + fixed latency), so two evaluations give the line.
+    Dense: two all-reduces of the activations per layer (after attention, after the MLP).
+    Mixture of experts: the routed experts are spread over the chips (expert parallelism), so
+    each MoE layer sends every token to its ``experts_per_token`` experts and back, two
+    all-to-alls of ``tokens · k · d_model`` values, while attention, shared experts and dense
+    layers stay tensor-parallel (one all-reduce each per layer).
+    """
+    width = m.d_model * act_bytes
+    moe_layers = int(getattr(m, "moe_layers", 0))
+    if not moe_layers:
+        return (("all_reduce", 2 * m.layers, width),)
+    k = int(getattr(m, "experts_per_token"))
+    shared = moe_layers if getattr(m, "shared_experts", 0) else 0
+    reduces = m.layers + (m.layers - moe_layers) + shared
+    return (("all_reduce", reduces, width), ("all_to_all", 2 * moe_layers, k * width))
+
+
+@lru_cache(maxsize=1024)
+def _tp_line(chip: chips.Chip, n_chips: int, plan: tuple[tuple[str, int, float], ...]
+             ) -> tuple[float, float, str]:
+    """A step's communication as ``c0 + c1·tokens`` and the networks that carry it.
+
+    A collective's time is affine in its size (bandwidth term + fixed latency), so two
+    evaluations per kind give the exact line.
     """
     if n_chips == 1:
         return 0.0, 0.0, "none"
-    one = collectives.all_reduce(chip, array_bytes=bytes_per_token, over=n_chips)
-    two = collectives.all_reduce(chip, array_bytes=2 * bytes_per_token, over=n_chips)
-    c1 = 2 * layers * (two.seconds - one.seconds)
-    c0 = 2 * layers * one.seconds - c1
-    return c0, c1, one.network
+    c0 = c1 = 0.0
+    networks: list[str] = []
+    for kind, count, per_token in plan:
+        one = collectives.collective(kind, chip, array_bytes=per_token, over=n_chips)
+        two = collectives.collective(kind, chip, array_bytes=2 * per_token, over=n_chips)
+        slope = two.seconds - one.seconds
+        c1 += count * slope
+        c0 += count * (one.seconds - slope)
+        networks += [net for net in one.network.split("+") if net not in networks]
+    return c0, c1, "+".join(networks)
 
 
 def _tp_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int, tokens: float,
                 weight_dtype: DType) -> tuple[float, str]:
-    """Seconds of the 2 · layers all-reduces of ``tokens`` new tokens' activations."""
+    """Seconds of a step's collectives for ``tokens`` new tokens, and their networks."""
     act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
-    c0, c1, network = _tp_line(chip, n_chips, m.layers, m.d_model * act)
+    c0, c1, network = _tp_line(chip, n_chips, _communication_plan(m, act))
     return c0 + c1 * tokens, network
 
 
@@ -546,7 +576,8 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
     for c in chip_list:
         _tensor_parallel_group(c, n_chips)
-    lines = np.array([_tp_line(c, n_chips, m.layers, m.d_model * act)[:2] for c in chip_list])
+    plan = _communication_plan(m, act)
+    lines = np.array([_tp_line(c, n_chips, plan)[:2] for c in chip_list])
     rates = np.array([_chip_rates(c, n_chips, compute_dtype) for c in chip_list])
     peak, bandwidth, hbm = rates[:, 0, None, None], rates[:, 1, None, None], rates[:, 2, None]
     batch = b.astype(float)
