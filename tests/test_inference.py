@@ -284,3 +284,19 @@ def test_decode_attention_conventions() -> None:
         inference.decode_step(m, "H100", attention_mask="sliding")
     with pytest.raises(TypeError, match="kv_write"):
         inference.prefill(m, "H100", kv_write="no")
+
+
+def test_tp_all_reduces_turn_latency_bound_below_the_books_buffer_size() -> None:
+    # inference.md, Appendix C ("Latency bound communications"): with 4.5e10 B/s one-way ICI and
+    # ~1 us per hop, an 8-way Megatron collective is latency bound when bytes / 8 / 4.5e10 < 1 us,
+    # i.e. below ~360 kB; "BS=16 and D=8192" activations are already latency bound.
+    m = ak.models.get(MODEL)
+    small = ak.collectives.all_reduce("v5e", array_bytes=16 * m.d_model * 2, over=8)
+    big = ak.collectives.all_reduce("v5e", array_bytes=256 * m.d_model * 2, over=8)
+    assert 16 * m.d_model * 2 < 360e3 < 256 * m.d_model * 2
+    assert small.latency_seconds > small.bandwidth_seconds
+    assert big.bandwidth_seconds > big.latency_seconds
+    # decode on 8 v5e charges exactly these, twice per layer
+    d = inference.decode_step("llama-3-8b", "v5e", n_chips=8, batch=16, context_tokens=1024)
+    per = ak.collectives.all_reduce("v5e", array_bytes=16 * 4096 * 2, over=8).seconds
+    assert d.communication_seconds == pytest.approx(2 * 32 * per)
