@@ -60,10 +60,10 @@ Conventions:
   ``sharded=False``; plus activation checkpoints for the micro-batch in flight: with gradient
   accumulation a chip holds one micro-batch's activations at a time, not the global batch's.
   ``microbatch_tokens`` is the tokens per chip per micro-batch, default one sequence of the
-  model's training length (``seq_len``: 8,192 for Llama 3) per chip, the smallest micro-batch
-  that keeps every sequence whole (Llama 3 405B trained on 16M-token batches of 8,192-token
-  sequences over 16k GPUs: about one sequence per GPU; arXiv:2407.21783 §3.4.1), capped at the
-  global batch's share ``batch_tokens / n_chips``. A checkpoint is one bf16 d_model-wide value
+  model's training length (``seq_len``: 8,192 for Llama 3) per chip: under data parallelism
+  or FSDP, the smallest micro-batch that keeps each sequence on one chip (splitting a sequence
+  needs sequence or tensor parallelism, see :mod:`accelkit.parallel`), capped at the global
+  batch's share ``batch_tokens / n_chips``. It is a modelling choice, not a framework default. A checkpoint is one bf16 d_model-wide value
   per token per layer (``activation_checkpoints_per_layer``, default 1: the layer input, as with
   full recomputation); the working set of the layer being recomputed is not counted.
 * **Energy** uses the chip's published power (TDP) × chips × seconds: the chips' draw at TDP,
