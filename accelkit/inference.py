@@ -255,6 +255,27 @@ def _attention_ops(model: models.Transformer) -> np.ndarray:
     return flags
 
 
+def _affine(model: models.Transformer) -> bool:
+    """Whether a decode step's FLOPs and bytes are affine in the batch. A mixture of experts's
+    are not: the experts whose weights a step reads grow with the batch as
+    ``n_experts · (1 - (1 - k/n_experts)^batch)`` (:mod:`accelkit.models`)."""
+    return not getattr(model, "moe_layers", 0)
+
+
+def _decode_arrays(m: models.Transformer, batch: int, context: int, weight_dtype: DType,
+                   kv_dtype: DType, mask: str = "causal", softmax: bool = True,
+                   kv_write: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Per-operation decode FLOPs and bytes at one batch: the cached line for dense models,
+    the operations themselves for a mixture of experts."""
+    if _affine(m):
+        f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype, mask,
+                                              softmax, kv_write)
+        return f0 + f1 * batch, b0 + b1 * batch
+    flops, moved, _ = _operation_arrays(m, batch, 1, context, "decode", weight_dtype, kv_dtype,
+                                        mask, softmax, kv_write)
+    return flops, moved
+
+
 def _tensor_parallel_group(chip: chips.Chip, n_chips: int) -> None:
     """Refuse a tensor-parallel group that leaves the scale-up domain or has no modelled link."""
     if n_chips == 1:
@@ -458,11 +479,11 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
     mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
     _tensor_parallel_group(the_chip, n_chips)
-    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype, mask, softmax,
-                                          write)
+    flops, moved = _decode_arrays(m, batch, context, weight_dtype, kv_dtype, mask, softmax,
+                                  write)
     return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, weight_dtype,
-                   kv_dtype, compute_dtype, f0 + f1 * batch, b0 + b1 * batch, require_fit,
-                   _attention_ops(m), mask, write)
+                   kv_dtype, compute_dtype, flops, moved, require_fit, _attention_ops(m), mask,
+                   write)
 
 
 def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
@@ -482,18 +503,43 @@ def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chi
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    keep = np.ones(len(_attention_ops(m)), dtype=bool)
     if kinds is not None:
         wanted = {_validate.choice("kinds", k, models.KINDS) for k in kinds}
         ops = m.operations(batch=1, phase="decode", context_tokens=context, dtype=weight_dtype,
                            kv_dtype=kv_dtype)
-        mask = np.array([op.kind in wanted for op in ops])
-        f0, f1, b0, b1 = f0[mask], f1[mask], b0[mask], b1[mask]
+        keep = np.array([op.kind in wanted for op in ops])
     ridge = the_chip.ridge_flops_per_byte(compute_dtype)
+    if not _affine(m):
+        return _moe_balance_batch(m, context, weight_dtype, kv_dtype, keep, ridge)
+    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    f0, f1, b0, b1 = f0[keep], f1[keep], b0[keep], b1[keep]
     slope = f1.sum() - ridge * b1.sum()
     if slope <= 0:
         return math.inf
     return max(0.0, float((ridge * b0.sum() - f0.sum()) / slope))
+
+
+def _moe_balance_batch(m: models.Transformer, context: int, weight_dtype: DType,
+                       kv_dtype: DType, keep: np.ndarray, ridge: float) -> float:
+    """The smallest whole batch at which a mixture of experts's decode FLOPs reach ridge × bytes
+    (its bytes are not affine in the batch: more experts are read as the batch grows; once all
+    are, the balance is a line again). ``inf`` if not reached by the largest batch accepted."""
+    def ahead(batch: int) -> bool:
+        flops, moved = _decode_arrays(m, batch, context, weight_dtype, kv_dtype)
+        return float(flops[keep].sum()) >= ridge * float(moved[keep].sum())
+    if ahead(1):
+        return 1.0
+    high = 2
+    while not ahead(high):
+        if high >= _MAX_BATCH:
+            return math.inf
+        high = min(2 * high, _MAX_BATCH)
+    low = high // 2  # invariant: not ahead(low), ahead(high)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if ahead(mid) else (mid, high)
+    return float(high)
 
 
 def max_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
@@ -572,7 +618,6 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
     act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
     for c in chip_list:
         _tensor_parallel_group(c, n_chips)
@@ -581,8 +626,16 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     rates = np.array([_chip_rates(c, n_chips, compute_dtype) for c in chip_list])
     peak, bandwidth, hbm = rates[:, 0, None, None], rates[:, 1, None, None], rates[:, 2, None]
     batch = b.astype(float)
-    flops = f0[:, None] + f1[:, None] * batch          # (ops, batches)
-    moved = b0[:, None] + b1[:, None] * batch
+    if _affine(m):
+        f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+        flops = f0[:, None] + f1[:, None] * batch          # (ops, batches)
+        moved = b0[:, None] + b1[:, None] * batch
+    else:  # a mixture of experts: one evaluation per batch (see _affine)
+        if b.size > 10_000:
+            raise ValueError("a mixture-of-experts sweep takes at most 10,000 batches")
+        pairs = [_decode_arrays(m, int(x), context, weight_dtype, kv_dtype) for x in b]
+        flops = np.stack([f for f, _ in pairs], axis=1)
+        moved = np.stack([y for _, y in pairs], axis=1)
     # (chips, ops, batches)
     compute, memory, per_op = roofline.times(flops[None], moved[None], peak, bandwidth)
     seconds = np.asarray(per_op).sum(axis=1) + lines[:, :1] + lines[:, 1:] * batch[None, :]
