@@ -319,9 +319,9 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
     compute_s = pre.compute_seconds + s.output_tokens * dec.compute_seconds
     memory_s = pre.memory_seconds + s.output_tokens * dec.memory_seconds
     notes = [f"prefill is {pre.seconds / batch_seconds:.0%} of the time"]
-    if n > 16:
-        notes.append(f"tensor parallelism over {n} chips: its communication is not modelled "
-                     "(the scaling book finds it dominates beyond about 16 TPU v5e)")
+    if n > 1:
+        notes.append(f"tensor-parallel all-reduces over {n} chips are "
+                     f"{dec.communication_seconds / dec.seconds:.0%} of a decode step")
     if not end.fits:
         notes.insert(0, end.message)
     return Outcome(

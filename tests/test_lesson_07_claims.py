@@ -209,6 +209,17 @@ def test_one_step_of_405b_on_16k_h100():
 
 # -- 7. published runs -------------------------------------------------------------------------
 
+def test_mfu_is_measured_against_a_flop_count():
+    """"6·N·D leaves attention out, while PaLM's count adds it (flops_count="palm")";
+    recomputation separates HFU from MFU."""
+    six = ak.training.estimate(model="llama-3-70b", tokens=15e12, chip="v5p", n_chips=8960)
+    palm = ak.training.estimate(model="llama-3-70b", tokens=15e12, chip="v5p", n_chips=8960,
+                                flops_count="palm", recompute="full")
+    assert six.attention_flops == 0 and palm.attention_flops > 0
+    assert palm.flops == pytest.approx(six.flops + palm.attention_flops)
+    assert palm.hfu > palm.mfu == six.mfu
+
+
 def test_published_flops_reproduce_within_a_percent():
     """"FLOPs reproduce to within a percent for GPT-3 ... and Llama 3.1 405B"."""
     for model in ("gpt-3-175b", "llama-3.1-405b"):
