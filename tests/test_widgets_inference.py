@@ -121,8 +121,10 @@ def test_worked_problem_hides_then_computes_its_answer():
 
 def test_serving_cost_explorer_shows_each_prices_basis_and_leaves_spot_out():
     w = serving_cost_explorer()
-    # GCP's L4 price is the GPU alone; the screen says so beside the number
-    assert "NVIDIA L4 at $0.56/h (GPU only, host VM extra)" in w.html.value
+    # 16 L4s would need tensor parallelism over PCIe, which is not modelled: the row says why
+    assert "16 x NVIDIA L4" in w.html.value and "no NVLink" in w.html.value
+    # each shown price says what it covers
+    assert "(TPU slice as billed)" in w.html.value and "(incl. host VM)" in w.html.value
     assert "(TPU slice as billed)" in w.html.value
     w.controls["price"].value = "lowest"
     # a spot chip-hour is not an on-demand one: "lowest" keeps v6e at its on-demand $2.70
