@@ -645,7 +645,7 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
         kv_dtype)
     hourly = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
-    usd = price.usd_for(hourly[:, None], seconds, n_chips) / batch * 1e6  # type: ignore[operator]
+    usd = price.usd_for(hourly[:, None], seconds, n_chips) / batch * 1e6
     arrays = {"batches": b.copy(), "seconds": seconds, "tokens_per_second": batch / seconds,
               "compute_bound": np.sum(compute, axis=1) >= np.sum(memory, axis=1),
               "fits": need[None, :] <= hbm, "usd_per_million_tokens": usd}

@@ -84,7 +84,7 @@ from typing import Any
 
 import numpy as np
 
-from accelkit import _validate, chips, collectives, models
+from accelkit import _validate, chips, collectives, dtypes, models
 
 RECOMPUTE = ("none", "selective", "full")
 _RECOMPUTE_CODE = {name: i for i, name in enumerate(RECOMPUTE)}
@@ -373,7 +373,7 @@ def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.
     """Evaluate candidate layouts given as equal-length integer arrays in ``c``."""
     dp, fsdp, tp, pp, ep = (c[a].astype(float) for a in ("dp", "fsdp", "tp", "pp", "ep"))
     v, mb, rc = c["interleave"].astype(float), c["mb"].astype(float), c["recompute"]
-    peak = chip.peak_flops(dtype) * efficiency
+    peak = chip.peak_flops(dtypes.check(dtype)) * efficiency
     replicas = dp * fsdp * ep
     m = batch_tokens / replicas / mb                       # micro-batches per step
     chunk_layers = np.ceil(spec.layers / (pp * v))          # layers per virtual stage
@@ -476,7 +476,7 @@ def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.
         "seconds": seconds, "compute": compute, "comm": comm_total, "exposed": exposed,
         "bubble": bubble, "bubble_fraction": fill / (m + fill), "memory": memory,
         "state": state, "activations": activations, "m": m,
-        "mfu": model_flops / (seconds * chips_n * chip.peak_flops(dtype)),
+        "mfu": model_flops / (seconds * chips_n * chip.peak_flops(dtypes.check(dtype))),
         "tps": batch_tokens / seconds / chips_n, "model_flops": np.full_like(seconds, model_flops),
         # breakdown
         "tp_calls": m * tp_calls, "tp_each": tp_each, "ep_calls": m * ep_calls,
@@ -513,7 +513,7 @@ def _check_common(model: str | models.Model, chip: str | chips.Chip, batch_token
         mfu._resolve(the_model, the_chip, dtype)  # dtype's peak, and chips it cannot model
         return the_model, the_chip, batch, s, eff
     eff = _validate.fraction("compute_efficiency", compute_efficiency)
-    the_chip.peak_flops(dtype)
+    the_chip.peak_flops(dtypes.check(dtype))
     return the_model, the_chip, batch, s, eff
 
 
@@ -819,7 +819,7 @@ def dp_critical_tokens_per_chip(model: str | models.Model, chip: str | chips.Chi
         for kind in ("reduce_scatter", "all_gather"):
             lat, per, _ = _unit_cost(the_chip, kind, ep, k_ep)
             seconds += lat + per * dense
-    backward_per_token = spec.model_flops_token * 2.0 / 3.0 / the_chip.peak_flops(dtype)
+    backward_per_token = spec.model_flops_token * 2.0 / 3.0 / the_chip.peak_flops(dtypes.check(dtype))
     return seconds / backward_per_token
 
 

@@ -143,7 +143,10 @@ q6 = ChoiceQuestion(
 def _step405_usd() -> float:
     layout = Layout(dp=128, tp=8, pp=16, microbatch_tokens=8192, recompute="full", interleave=4)
     step = parallel.train_step("llama-3.1-405b", "H100", layout, batch_tokens=16 * 2**20)
-    return float(price.usd_for(chips.get("H100").usd_per_hour, step.seconds, 16384))
+    usd = price.usd_for(chips.get("H100").require("usd_per_hour"), step.seconds, 16384)
+    if usd is None:  # unreachable: require() refuses a chip without a price
+        raise ValueError("H100 has no catalog price")
+    return float(usd)
 
 
 q7 = NumberQuestion(

@@ -235,7 +235,7 @@ def training_worked_problem() -> WorkedProblem:
                 f"0.4) = {est.seconds:.3g} s = <b>{est.days:,.1f} days</b>.</li>"
                 f"<li>{est.chip_hours:,.0f} GPU-hours: <b>${est.usd:,.0f}</b> at the catalog "
                 f"price, <b>${lambda_usd:,.0f}</b> at ${lambda_price:.2f}/h — the price source "
-                f"moves the bill {est.usd / lambda_usd:.1f}×, more than any MFU tuning.</li>"
+                f"moves the bill {(est.usd or 0.0) / lambda_usd:.1f}×, more than any MFU tuning.</li>"
                 f"<li>At 30% MFU: {slower.days:,.1f} days (time scales as 1/MFU).</li></ol>")
 
     return WorkedProblem(question, answer)
