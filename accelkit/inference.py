@@ -750,7 +750,8 @@ class CapacityPlan:
         usd = ("no price" if self.usd_per_hour is None else
                f"${self.usd_per_hour:,.2f}/h, ${self.usd_per_million_tokens:,.3f}/M tokens")
         return (f"CapacityPlan({self.concurrent_users:,} users of {self.model} on {self.chip}: "
-                f"{self.replicas:,} replicas x {self.chips_per_replica} chips = "
+                f"{self.replicas:,} replica{'' if self.replicas == 1 else 's'} x "
+                f"{self.chips_per_replica} chips = "
                 f"{self.n_chips:,} chips, batch {self.batch_per_replica} per replica "
                 f"({self.bound}-bound), {self.seconds_per_token * 1e3:,.1f} ms per token, "
                 f"first token {self.first_token_seconds:,.2f} s; {usd})")
@@ -804,11 +805,14 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
     The plan with the fewest chips wins (lowest $/h, the same thing for one chip type);
     ties go to the faster step, then the smaller group.
 
-    Simplifications, said where used: every user is mid-stream at ``context_tokens`` (a
-    steady state; real traffic mixes lengths), prefill is not interleaved with decode (it
-    would lengthen steps), and ``first_token_seconds`` is the prefill of a replica's whole batch
-    of ``prompt_tokens``-token prompts at once on its group, the cold-start worst case
-    (``first_token_seconds_one_prompt`` is one arriving prompt prefilled alone).
+    Simplifications, said where used: the group shares the KV cache evenly even beyond the
+    model's KV heads (a real server replicates a KV head over the chips that share it, so
+    groups wider than ``kv_heads`` hold less cache than modelled); every user is mid-stream
+    at ``context_tokens`` (a steady state; real traffic mixes lengths); prefill is not
+    interleaved with decode (it would lengthen steps); and ``first_token_seconds`` is the
+    prefill of a replica's whole batch of ``prompt_tokens``-token prompts at once on its
+    group, the cold-start worst case (``first_token_seconds_one_prompt`` is one arriving
+    prompt prefilled alone).
 
     Args:
         concurrent_users: streams decoding at once, >= 1.

@@ -398,6 +398,7 @@ def _brute_force_plan(model: str, chip: str, users: int, target: float, context:
     ("llama-3-8b", "TPU v5e", [1, 2, 4, 8, 16, 32]),    # 32 heads, a 256-chip slice
     ("llama-3-70b", "H100", [1, 2, 4, 8]),
     ("llama-3-70b", "TPU v5e", [1, 2, 4, 8, 16, 32, 64]),
+    ("mixtral-8x7b", "H100", [1, 2, 4, 8]),             # MoE: steps not affine in the batch
 ])
 def test_capacity_matches_a_brute_force_search_over_decode_steps(model, chip, groups) -> None:
     users, target, context = 1000, 0.05, 2048
@@ -420,7 +421,9 @@ def test_capacity_matches_a_brute_force_search_over_decode_steps(model, chip, gr
     # what bound the batch: one more sequence breaks that limit (and not the other)
     limit = plan.max_batch_per_replica
     over = inference.decode_step(model, chip, tp, limit + 1, context)
-    if plan.bound == "memory":
+    if plan.bound == "users":
+        assert plan.replicas == 1 and plan.batch_per_replica == users <= limit
+    elif plan.bound == "memory":
         assert not over.fits
     else:
         assert plan.bound == "latency" and over.fits and over.seconds > target
@@ -490,7 +493,7 @@ def test_capacity_plan_is_frozen() -> None:
                               max_seconds_per_token=0.05)
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.replicas = 1  # type: ignore[misc]
-    assert "replicas" in repr(plan)
+    assert "1 replica x 2 chips" in repr(plan)
 
 
 # -- per-operation overhead in serving (issue 15 item 3) ------------------------------------------
