@@ -287,8 +287,12 @@ def test_mlperf_mfu_doubles_against_the_bf16_peak_beyond_a_bf16_runs_reach():
 
 
 def test_dividing_by_the_sparse_peak_halves_the_mfu():
-    """'Divided by a sparse peak the H100's MFU halves instead, to 21%'."""
-    gap, _ = _mlperf_sides()
+    """'Divided by a sparse peak the H100's MFU halves instead, to 21%'; 'each side's factor in
+    the lab's `precision` step is exactly this ratio of peaks'."""
+    gap, sides = _mlperf_sides()
+    precision = next(s for s in gap.steps if s.name == "precision")
+    assert precision.gpu_factor == pytest.approx(sides["gpu"][2] / sides["gpu"][1], rel=1e-12)
+    assert precision.tpu_factor == pytest.approx(sides["tpu"][2] / sides["tpu"][1], rel=1e-12)
     h100 = ak.chips.get("H100")
     sparse_mfu = gap.gpu_measured_mfu * h100.peak_flops("fp8") / h100.peak_flops("fp8", sparse=True)
     assert round(sparse_mfu, 2) == 0.21
