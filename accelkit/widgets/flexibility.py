@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.ticker import FuncFormatter, NullLocator
+from matplotlib.ticker import NullLocator
 
 from accelkit import roofline
 from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
                                   recurrent_batch_sweep, roofline_pair, with_side_instructions)
 from accelkit.workloads import WORKLOADS, Comparison
-from accelkit.widgets._base import Explorer, View, new_figure, table_html
+from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, new_figure, table_html,
+                                    vendor_colour, vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
@@ -24,6 +25,8 @@ __all__ = ["flexibility_lab", "mix_builder", "gather_vs_matmul_roofline", "flexi
 
 _STYLE = {"description_width": "initial"}
 _SIDES = (4, 16, 64, 256)
+#: The TPU's vector unit (its systolic array takes the TPU colour).
+_VECTOR_UNIT = "#e65100"
 
 
 class _RatioBars:
@@ -47,7 +50,7 @@ class _RatioBars:
         ratios = [r.tpu_over_gpu_per_area for r in rows]
         for bar, row, ratio in zip(self.bars, rows, ratios):
             bar.set_width(np.log2(ratio))
-            bar.set_color("#1565c0" if row.tpu_unit == "matrix" else "#e65100")
+            bar.set_color(TPU_COLOUR if row.tpu_unit == "matrix" else _VECTOR_UNIT)
         labels = [r.label + (f" ×{r.count}" if r.count > 1 else "") for r in rows]
         if labels != self.labels:
             self.ax.set_yticks(self.y, labels, fontsize=8)
@@ -110,8 +113,8 @@ def flexibility_lab(workload: str = "transformer_layer", tensor_core: str = "non
                              values["double_buffer"])
         figure, bars = panel(values["workload"], len(ops))
         bars.update(result)
-        note = ("<br><span style='color:#1565c0'>■</span> runs on the TPU's systolic array "
-                "&nbsp;<span style='color:#e65100'>■</span> runs on its vector unit")
+        note = (f"<br><span style='color:{TPU_COLOUR}'>■</span> runs on the TPU's systolic array "
+                f"&nbsp;<span style='color:{_VECTOR_UNIT}'>■</span> runs on its vector unit")
         return View(figure=figure, text=table_html(_totals(result)) + note, result=result)
 
     return Explorer(controls, render, title="The same work on both toy machines")
@@ -212,25 +215,47 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
     }
     x = np.logspace(-1, 4, 60)
     curves = {c: roofline.curve(c, "bf16", x) for c in _CHIPS}
+    # One figure, built once with fixed ticks (automatic log tick locators cost more than the
+    # whole budget); a render only moves data and swaps the legend's names.
+    figure = new_figure(7.0, 3.0, margins={"left": 0.11, "bottom": 0.18, "top": 0.95})
+    ax = figure.add_subplot()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(x[0], x[-1])
+    peaks = [float(curves[c].max()) / 1e12 for c in _CHIPS]
+    lows = [float(curves[c].min()) / 1e12 for c in _CHIPS]
+    ax.set_ylim(min(lows) / 3, max(peaks) * 2)
+    xticks = [0.1, 1, 10, 100, 1000, 10000]
+    yticks = [t for t in (0.01, 0.1, 1, 10, 100, 1000, 10000)
+              if min(lows) / 3 <= t <= max(peaks) * 2]
+    ax.set_xticks(xticks, [f"{t:g}" for t in xticks])
+    ax.set_yticks(yticks, [f"{t:g}" for t in yticks])
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_minor_locator(NullLocator())
+    ax.set_xlabel("arithmetic intensity (FLOPs per byte); ■ gather, ● dense layer")
+    ax.set_ylabel("attainable TFLOP/s (bf16)")
+    styles = ("-", "--")  # chip A solid, chip B dashed (two chips of a kind share a hue)
+    artists = [(ax.plot([], [], ls=style)[0], ax.plot([], [], "s", markersize=8)[0],
+                ax.plot([], [], "o", markersize=8)[0]) for style in styles]
+    legend = ax.legend([group[0] for group in artists], ["A", "B"], loc="lower right",
+                       fontsize=8)
+    vendor_key(figure, x=0.99, y=0.99)
 
     def render(values: dict) -> View:
         pairs = {c: roofline_pair(c, values["batch"]) for c in (values["chip_a"], values["chip_b"])}
-        figure = new_figure(7.0, 3.0, margins={"left": 0.11, "bottom": 0.18, "top": 0.95})
-        ax = figure.add_subplot()
-        for (chip, (gather, dense)), colour in zip(pairs.items(), ("#1565c0", "#e65100")):
-            ax.plot(x, curves[chip] / 1e12, color=colour, label=chip)
-            ax.plot([gather.arithmetic_intensity], [gather.achieved_flops_per_second / 1e12], "s",
-                    color=colour, markersize=8)
-            ax.plot([dense.arithmetic_intensity], [dense.achieved_flops_per_second / 1e12], "o",
-                    color=colour, markersize=8)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        for axis in (ax.xaxis, ax.yaxis):
-            axis.set_minor_locator(NullLocator())
-            axis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-        ax.set_xlabel("arithmetic intensity (FLOPs per byte); ■ gather, ● dense layer")
-        ax.set_ylabel("attainable TFLOP/s (bf16)")
-        ax.legend(loc="lower right", fontsize=8)
+        chosen = (values["chip_a"], values["chip_b"])
+        for slot, (chip, group) in enumerate(zip(chosen, artists)):
+            gather, dense = pairs[chip]
+            colour = vendor_colour(chip, slot if chosen[0] != chosen[1] else 0)
+            line, square, dot = group
+            line.set_data(x, curves[chip] / 1e12)
+            square.set_data([gather.arithmetic_intensity],
+                            [gather.achieved_flops_per_second / 1e12])
+            dot.set_data([dense.arithmetic_intensity], [dense.achieved_flops_per_second / 1e12])
+            for artist in group:
+                artist.set_color(colour)
+            legend.legend_handles[slot].set_color(colour)
+            legend.get_texts()[slot].set_text(("chip A: ", "chip B: ")[slot] + chip)
         rows = []
         for chip, (gather, dense) in pairs.items():
             rows.append((f"{chip}: gather", f"{gather.seconds * 1e6:,.1f} µs, {gather.bound}-bound, "
