@@ -86,11 +86,12 @@ def vendor_colour(chip: Any, shade: int = 0) -> str:
     return shades[shade % len(shades)]
 
 
-def vendor_key(figure: Figure, x: float = 0.99, y: float = 0.99) -> list[Artist]:
+def vendor_key(figure: Figure, x: float = 0.99, y: float = 0.99,
+               ha: Literal["left", "right"] = "right") -> list[Artist]:
     """Put the TPU / GPU colour key on ``figure`` (top right by default, figure coordinates)."""
-    tpu = figure.text(x, y, "■ TPU", color=TPU_COLOUR, ha="right", va="top", fontsize=8,
+    tpu = figure.text(x, y, "■ TPU", color=TPU_COLOUR, ha=ha, va="top", fontsize=8,
                       fontweight="bold")
-    gpu = figure.text(x, y - 0.055, "■ GPU", color=GPU_COLOUR, ha="right", va="top",
+    gpu = figure.text(x, y - 0.055, "■ GPU", color=GPU_COLOUR, ha=ha, va="top",
                       fontsize=8, fontweight="bold")
     return [tpu, gpu]
 

@@ -327,7 +327,7 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
         for name in order:
             y = last[name][1]
             if placed:
-                y = max(y, placed[-1] * 1.35)
+                y = max(y, placed[-1] * 1.5)
             placed.append(y)
             ends[name].set_position((BATCHES[-1], y))
             ends[name].set_visible(True)

@@ -45,7 +45,7 @@ def _colour(chip: chips.Chip) -> str:
     return vendor_colour(chip, same_kind.index(chip.name))
 
 
-def _spread_labels(ys: list[float], min_ratio: float = 1.45) -> list[float]:
+def _spread_labels(ys: list[float], min_ratio: float = 2.0) -> list[float]:
     """Label heights (log axis) nudged apart so that no two overlap: each at least
     ``min_ratio`` times the one below it, keeping their order."""
     order = sorted(range(len(ys)), key=lambda i: ys[i])
@@ -115,7 +115,7 @@ class _RooflinePlot:
         ax.set_xlabel("arithmetic intensity (FLOPs per byte)   ○ ridge   ★ your operation")
         self.ylabel = ax.set_ylabel("")
         self.marker = ax.axvline(1.0, color="black", ls="--", lw=1)
-        vendor_key(self.figure, x=0.965, y=0.86)
+        vendor_key(self.figure, x=0.01, y=0.99, ha="left")
         self.artists: dict[str, tuple] = {}
         self.curves: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
 
