@@ -151,7 +151,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
         kv_bar.set_width(d.kv_cache_bytes / 1e9)
         hbm_line.set_xdata([d.hbm_bytes / 1e9] * 2)
         ax.set_xlim(0, 1.1 * max(d.memory_bytes, d.hbm_bytes) / 1e9)
-        ax.set_title("fits" if d.fits else "does NOT fit", color="#1b5e20" if d.fits else "#b00020")
+        ax.set_title("fits" if d.fits else "does NOT fit", color="#212121" if d.fits else "#b00020")
         text = table_html([
             ("KV cache per token",
              f"{inference.kv_cache_bytes(m, 1, 1, v['kv_dtype']) / 1024:,.0f} KiB"),
