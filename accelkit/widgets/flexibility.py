@@ -15,8 +15,8 @@ from accelkit import roofline
 from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
                                   recurrent_batch_sweep, roofline_pair, with_side_instructions)
 from accelkit.workloads import WORKLOADS, Comparison
-from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, figure_png, new_figure, table_html,
-                                    vendor_colour, vendor_key)
+from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, figure_png, legend_lines,
+                                    new_figure, table_html, vendor_colour, vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
@@ -232,7 +232,7 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
     curves = {c: roofline.curve(c, "bf16", x) for c in _CHIPS}
     # One figure, built once with fixed ticks (automatic log tick locators cost more than the
     # whole budget); a render only moves data and swaps the legend's names.
-    figure = new_figure(7.0, 3.0, margins={"left": 0.11, "bottom": 0.18, "top": 0.95})
+    figure = new_figure(7.0, 3.2, margins={"left": 0.11, "bottom": 0.17, "top": 0.86})
     ax = figure.add_subplot()
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -269,7 +269,7 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
             dot.set_data([dense.arithmetic_intensity], [dense.achieved_flops_per_second / 1e12])
             for artist in group:
                 artist.set_color(colour)
-            legend.legend_handles[slot].set_color(colour)
+            legend_lines(legend)[slot].set_color(colour)
             legend.get_texts()[slot].set_text(("chip A: ", "chip B: ")[slot] + chip)
         rows = []
         for chip, (gather, dense) in pairs.items():
