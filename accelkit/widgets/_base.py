@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import io
 import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -99,10 +100,22 @@ def vendor_key(figure: Figure, x: float = 0.99, y: float = 0.99,
 _MARGINS = {"left": 0.1, "right": 0.97, "bottom": 0.17, "top": 0.88, "wspace": 0.3, "hspace": 0.45}
 
 
+_PNG_CACHE: "weakref.WeakKeyDictionary[Figure, bytes]" = weakref.WeakKeyDictionary()
+
+
 def figure_png(figure: Figure) -> bytes:
-    """Draw with Agg and encode as PNG (fast zlib level: these images are small and short-lived)."""
+    """Draw with Agg and encode as PNG (fast zlib level: these images are small and short-lived).
+
+    A figure unchanged since its last encoding (no artist touched: matplotlib's ``stale`` flag
+    is clear) is not drawn again: its PNG is reused, so a widget that switches between figures
+    drawn once (one per precision, say) only swaps images.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
+
+    cached = _PNG_CACHE.get(figure)
+    if cached is not None and not figure.stale:
+        return cached
 
     # Reuse the figure's Agg canvas: its renderer persists between draws, and matplotlib caches
     # text layout per renderer, so a widget's unchanged labels are not laid out again.
@@ -111,7 +124,10 @@ def figure_png(figure: Figure) -> bytes:
     image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buffer = io.BytesIO()
     image.save(buffer, format="png", compress_level=1)
-    return buffer.getvalue()
+    png = buffer.getvalue()
+    if not figure.stale:
+        _PNG_CACHE[figure] = png
+    return png
 
 
 def freeze_background(figure: Figure, dynamic: Sequence[Artist]) -> FigureImage:
