@@ -14,7 +14,7 @@ from accelkit.widgets._base import GPU_COLOUR, TPU_COLOUR, vendor_colour
 WIDGETS = Path(_base.__file__).parent
 # Being rewritten on other branches; they already use the same blue / green, as literals.
 # Remove them from this set once they import the code from accelkit.widgets._base.
-_REWRITTEN_ELSEWHERE = {"decision_lab.py", "training.py"}
+_REWRITTEN_ELSEWHERE = {"decision_lab.py"}
 _CODE = {c.lower() for shades in _base._SHADES.values() for c in shades}
 
 
