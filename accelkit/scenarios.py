@@ -640,9 +640,10 @@ def cited_figure(reason: str, outcomes: tuple[Outcome, ...] | list[Outcome]
                  ) -> tuple[str, str, float] | None:
     """The first number in ``reason`` that matches a figure of the table, or None.
 
-    A number matches a figure when it agrees to the precision it is written with (or within
-    1%: "$1.2M" is not read, write "1,200,000"; "42%" matches an MFU of 42.3%). Returns
-    (the number as written, the column, the figure).
+    A number matches a figure when it agrees to the precision it is written with, or within
+    1% ("42%" matches a utilization of 42.3%; "$1.2M" is not read: write "1,200,000"). A
+    figure under 10 that is not whole needs its decimals ("2.70", not "3"). Returns (the
+    number as written, the column, the figure).
     """
     if not isinstance(reason, str):
         raise TypeError(f"reason must be a str, got {type(reason).__name__}")
@@ -653,6 +654,8 @@ def cited_figure(reason: str, outcomes: tuple[Outcome, ...] | list[Outcome]
         slack = 0.5 * 10.0 ** (-places)
         for outcome in outcomes:
             for column, y in table_figures(outcome).items():
+                if not frac and abs(y) < 10 and y != round(y):
+                    continue  # a bare small integer ("3 times") is not a figure like 2.7
                 if abs(x - y) <= max(slack, 0.01 * abs(y)) and (x != 0 or y == 0):
                     return match.group(0), column, y
     return None
