@@ -353,10 +353,12 @@ def _layout_step(model: str, chip_name: str, n: int, batch_tokens: int, dtype: s
     if found:
         return found[0]
     the_model = models.get(model)
+    seq = int(the_model.seq_len)  # type: ignore[attr-defined]
+    replica = batch_tokens // n
     try:
         return parallel.train_step(the_model, chip_name, parallel.Layout(
-            fsdp=n, microbatch_tokens=None, recompute="full"), batch_tokens, dtype=dtype,
-            compute_efficiency=efficiency)
+            fsdp=n, microbatch_tokens=min(seq, replica) or None, recompute="full"),
+            batch_tokens, dtype=dtype, compute_efficiency=efficiency)
     except ValueError:
         return None
 
