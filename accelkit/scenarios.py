@@ -5,7 +5,8 @@ to learn from) and default knobs. :func:`evaluate` prices one scenario on one ch
 the cost models (:mod:`accelkit.training`, :mod:`accelkit.inference`, :mod:`accelkit.models`,
 :mod:`accelkit.price`) and returns an :class:`Outcome` with the same fields for every kind of
 job, so a lab can compare chips side by side; :func:`compare` does it for several chips.
-:class:`DecisionLab` keeps a learner's choices in memory and prints a summary.
+:class:`DecisionLab` keeps a learner's choices (each reason must cite a figure of the table,
+:func:`cited_figure`), prints a summary, and saves and loads them as JSON.
 
     >>> import accelkit.scenarios as sc
     >>> o = sc.evaluate("chatbot", "H100")
@@ -239,6 +240,16 @@ class Outcome:
                 ("kWh (TDP)", "n/a" if self.joules is None else f"{self.joules / 3.6e6:,.0f}"),
                 ("utilization", f"{self.utilization:.1%}"), ("bound", self.bound),
                 ("fits", str(self.fits))]
+        if self.layout:
+            rows += [("layout", self.layout), ("MFU basis", self.mfu_basis),
+                     ("GB per chip", f"{self.memory_bytes_per_chip / 1e9:,.1f} of "
+                                     f"{self.hbm_bytes_per_chip / 1e9:,.1f}")]
+        if self.replicas is not None:
+            rows += [("replicas", f"{self.replicas:,}"),
+                     ("fleet USD/h", "n/a" if self.fleet_usd_per_hour is None
+                      else f"{self.fleet_usd_per_hour:,.0f}")]
+        if self.gather_unit:
+            rows.append(("lookups on", self.gather_unit))
         body = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
         return f"<table>{body}</table>"
 
