@@ -3,8 +3,10 @@
     >>> import accelkit as ak
     >>> d = ak.inference.decode_step(model="llama-3-70b", chip="TPU v5e", n_chips=16, batch=32,
     ...                              context_tokens=8192)
-    >>> d.bound, round(d.seconds * 1e3, 1)
-    ('memory', 17.3)
+    >>> d.bound, round(d.seconds * 1e3, 1), round(d.communication_seconds * 1e3, 1)
+    ('memory', 21.6, 4.3)
+
+The roofline part is 17.3 ms; the 160 tensor-parallel all-reduces over the 16 chips' ICI add 4.3.
 
 Conventions:
 
@@ -12,9 +14,38 @@ Conventions:
   roofline, ``max(flops / (n·peak), bytes / (n·bandwidth))``, and the times are summed, as the
   scaling book sums its weight-loading and KV-loading times. ``bound`` says which of the total
   compute time and total memory time is larger.
-* ``n_chips`` share the work perfectly (tensor parallelism with no communication cost) and pool
-  their HBM. The scaling book finds tensor parallelism for LLaMA 3-70B on TPU v5e turns
-  communication-bound beyond about 16 chips (applied-inference.md); that cost is not modelled.
+* ``n_chips`` > 1 are one tensor-parallel group (Megatron-style: attention heads and the MLP's
+  hidden units split across chips). They share the arithmetic and the weight and KV reads
+  evenly and pool their HBM, and each layer pays two all-reduces of the activations, ``batch ·
+  tokens · d_model`` values in the activation format (after attention and after the MLP),
+  costed by :func:`accelkit.collectives.all_reduce` over the group. They sit on the critical
+  path (no overlap with compute is modelled) and are added to ``seconds`` as
+  ``communication_seconds``. At small batch they are latency-bound (about 1 µs per ICI hop, or
+  NCCL's per-step latencies on NVLink), which is why the scaling book finds tensor parallelism
+  for LLaMA 3-70B on TPU v5e turns communication-bound beyond about 16 chips
+  (applied-inference.md).
+* **Mixtures of experts** (models with ``active_params``): the FLOPs follow the experts each
+  token is routed to (:mod:`accelkit.models`), the weight memory holds every expert, and the
+  routed experts are spread over the ``n_chips`` (expert parallelism): each MoE layer pays two
+  all-to-alls (dispatch and combine) of ``tokens · experts_per_token · d_model`` values instead
+  of the MLP's all-reduce; attention, shared experts and dense layers stay tensor-parallel.
+* **Where tensor parallelism stops.** The group must fit in one scale-up domain: an HGX node's
+  NVLink (8 GPUs) or one TPU slice's ICI (256 chips on v5e and v6e). A larger ``n_chips`` is
+  refused with a ValueError naming it: beyond the domain, serve *replicas* (independent copies,
+  each a TP group inside one domain; throughput adds, latency is one replica's). GPUs without
+  NVLink (L4, T4) have no modelled multi-GPU link: ``n_chips`` > 1 raises
+  :class:`accelkit.chips.MissingFigureError`.
+* **Attention conventions** (named options on :func:`prefill`, :func:`decode_step` and the other
+  decode functions, so a published derivation that counts the other way can be reproduced):
+  ``attention_mask="causal"`` (default) counts only the unmasked (query, key) pairs, T(T+1)/2
+  for a T-token prompt (c·T + T(T+1)/2 after c cached tokens); ``"full"`` counts all T·(c+T),
+  as PaLM's 12·L·H·Q·T does (and MaxText did before its PR 1988).
+  ``softmax_flops=True`` (default) adds the softmax's 5 FLOPs per pair per head to the
+  4·head_dim of QKᵀ and A·V; ``False`` counts the matmuls only, as MFU formulas do.
+  ``kv_write=True`` (default) counts writing the new keys and values to the cache in the bytes;
+  ``False`` leaves it out (the cache write is 2·layers·kv_heads·head_dim values per new token).
+  Decode of one token sees every cached key under either mask, so only ``softmax_flops`` and
+  ``kv_write`` change it.
 * Decode reads every weight and the whole KV cache once per step. The FLOPs run in
   ``compute_dtype`` (default bf16, in prefill and decode alike), whatever the weight and KV
   formats: int8 weights halve the bytes, not the arithmetic, so decode turns compute-bound at
@@ -41,11 +72,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from accelkit import _validate, chips, dtypes, models, price, roofline
+from accelkit import _validate, chips, collectives, dtypes, models, price, roofline
 from accelkit.dtypes import DType
 
 _MAX_BATCH = 10**7
 _MAX_CONTEXT = 10**8
+
+#: How attention's (query, key) pairs are counted (module docstring).
+ATTENTION_MASKS = ("causal", "full")
 
 
 @dataclass(frozen=True)
@@ -68,7 +102,7 @@ class InferenceResult:
     kv_cache_bytes: float
     compute_seconds: float     # total FLOPs at peak
     memory_seconds: float      # total bytes at full bandwidth
-    seconds: float             # sum over operations of each one's roofline time
+    seconds: float             # sum over operations of each one's roofline time + communication
     bound: str                 # "compute" or "memory"
     tokens_per_second: float   # new tokens per second, all sequences together
     usd_per_million_tokens: float | None
@@ -77,6 +111,12 @@ class InferenceResult:
     fits: bool
     min_chips: int
     message: str
+    # tensor-parallel all-reduces, 2 per layer, on the critical path (0 on one chip)
+    communication_seconds: float = 0.0
+    communication_network: str = "none"   # networks that carried them ("ICI", "NVLink", ...)
+    attention_flops: float = 0.0           # the attention operations' FLOPs, under the options
+    attention_mask: str = "causal"         # how attention pairs were counted
+    kv_write: bool = True                  # whether the KV-cache write is in ``bytes``
 
     @property
     def arithmetic_intensity(self) -> float:
@@ -141,23 +181,174 @@ def _transformer(model: object) -> models.Transformer:
     return m
 
 
+def _conventions(attention_mask: object, softmax_flops: object, kv_write: object
+                 ) -> tuple[str, bool, bool]:
+    mask = _validate.choice("attention_mask", attention_mask, ATTENTION_MASKS)
+    for name, value in (("softmax_flops", softmax_flops), ("kv_write", kv_write)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be True or False, got {value!r}")
+    return mask, bool(softmax_flops), bool(kv_write)
+
+
+def _operation_arrays(m: models.Transformer, batch: int, tokens: int, context: int, phase: str,
+                      weight_dtype: DType, kv_dtype: DType, mask: str, softmax: bool,
+                      kv_write: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-operation FLOPs and bytes of a prefill or decode step under the attention options.
+
+    :mod:`accelkit.models` counts causal pairs, the softmax and the cache write; each option
+    rescales or removes that part of the attention operation (module docstring). Returns
+    ``(flops, bytes, is_attention)``.
+    """
+    if phase == "prefill":
+        ops = m.operations(batch=batch, seq_len=tokens, phase="prefill", dtype=weight_dtype,
+                           kv_dtype=kv_dtype)
+    else:
+        ops = m.operations(batch=batch, phase="decode", context_tokens=context,
+                           dtype=weight_dtype, kv_dtype=kv_dtype)
+    flops = np.array([op.flops for op in ops])
+    moved = np.array([op.bytes for op in ops])
+    is_attention = np.array([op.kind == "attention" for op in ops])
+    causal_pairs = batch * (tokens * context + tokens * (tokens + 1) / 2.0)
+    pairs = batch * tokens * (context + tokens) if mask == "full" else causal_pairs
+    per_pair = attention_matmul_flops_per_pair(m) + (5.0 if softmax else 0.0)
+    flops[is_attention] = m.layers * m.heads * per_pair * pairs
+    if not kv_write:  # the cache holds what one token leaves behind, in every layer
+        moved[is_attention] -= batch * tokens * m.kv_cache_bytes_per_token(kv_dtype)
+    return flops, moved, is_attention
+
+
+@lru_cache(maxsize=256)
+def attention_matmul_flops_per_pair(model: str | models.Model) -> float:
+    """QKᵀ and A·V FLOPs per (query, key) pair per head per layer: 4·head_dim for standard
+    attention (2·qk_dim + 2·v_dim for latent attention), read off the catalog's own count of
+    one token attending to itself less the softmax's 5 (see :mod:`accelkit.models`)."""
+    m = _transformer(model)
+    op = next(o for o in m.operations(batch=1, seq_len=1, phase="forward")
+              if o.kind == "attention")
+    return op.flops / (m.layers * m.heads) - 5.0
+
+
 @lru_cache(maxsize=256)
 def _decode_coefficients(model: models.Transformer, context: int, weight_dtype: DType,
-                         kv_dtype: DType) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                         kv_dtype: DType, mask: str = "causal", softmax: bool = True,
+                         kv_write: bool = True
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-operation decode FLOPs and bytes as ``f0 + f1·batch`` and ``b0 + b1·batch``.
 
     Every decode operation is affine in the batch (weights are read once, everything else
     scales with the number of sequences), so two evaluations give the exact line.
     """
-    ops1 = models.Transformer.operations(model, batch=1, phase="decode", context_tokens=context,
-                                         dtype=weight_dtype, kv_dtype=kv_dtype)
-    ops2 = models.Transformer.operations(model, batch=2, phase="decode", context_tokens=context,
-                                         dtype=weight_dtype, kv_dtype=kv_dtype)
-    f1 = np.array([b.flops - a.flops for a, b in zip(ops1, ops2)])
-    b1 = np.array([b.bytes - a.bytes for a, b in zip(ops1, ops2)])
-    f0 = np.array([a.flops for a in ops1]) - f1
-    b0 = np.array([a.bytes for a in ops1]) - b1
-    return f0, f1, b0, b1
+    fl1, by1, _ = _operation_arrays(model, 1, 1, context, "decode", weight_dtype, kv_dtype,
+                                    mask, softmax, kv_write)
+    fl2, by2, _ = _operation_arrays(model, 2, 1, context, "decode", weight_dtype, kv_dtype,
+                                    mask, softmax, kv_write)
+    f1, b1 = fl2 - fl1, by2 - by1
+    return fl1 - f1, f1, by1 - b1, b1
+
+
+@lru_cache(maxsize=256)
+def _attention_ops(model: models.Transformer) -> np.ndarray:
+    """Which of a decode step's operations is attention (the order never changes)."""
+    ops = model.operations(batch=1, phase="decode", context_tokens=1)
+    flags = np.array([op.kind == "attention" for op in ops])
+    flags.flags.writeable = False
+    return flags
+
+
+def _affine(model: models.Transformer) -> bool:
+    """Whether a decode step's FLOPs and bytes are affine in the batch. A mixture of experts's
+    are not: the experts whose weights a step reads grow with the batch as
+    ``n_experts · (1 - (1 - k/n_experts)^batch)`` (:mod:`accelkit.models`)."""
+    return not getattr(model, "moe_layers", 0)
+
+
+def _decode_arrays(m: models.Transformer, batch: int, context: int, weight_dtype: DType,
+                   kv_dtype: DType, mask: str = "causal", softmax: bool = True,
+                   kv_write: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Per-operation decode FLOPs and bytes at one batch: the cached line for dense models,
+    the operations themselves for a mixture of experts."""
+    if _affine(m):
+        f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype, mask,
+                                              softmax, kv_write)
+        return f0 + f1 * batch, b0 + b1 * batch
+    flops, moved, _ = _operation_arrays(m, batch, 1, context, "decode", weight_dtype, kv_dtype,
+                                        mask, softmax, kv_write)
+    return flops, moved
+
+
+def _tensor_parallel_group(chip: chips.Chip, n_chips: int) -> None:
+    """Refuse a tensor-parallel group that leaves the scale-up domain or has no modelled link."""
+    if n_chips == 1:
+        return
+    if chip.kind == "gpu":
+        if chip.scaleup_bytes_per_second is None:
+            raise chips.MissingFigureError(
+                chip.name, "scaleup_bytes_per_second",
+                f"{chip.name} has no NVLink: tensor parallelism over PCIe is not modelled, so "
+                f"n_chips={n_chips} cannot be costed; serve replicas of one chip instead")
+        domain = chip.scaleup_domain_chips or 1
+    else:
+        if chip.link_bytes_per_second is None:
+            raise chips.MissingFigureError(
+                chip.name, "link_bytes_per_second",
+                f"{chip.name} has no published ICI link bandwidth, so the tensor-parallel "
+                f"all-reduces of n_chips={n_chips} cannot be costed")
+        domain = chip.max_slice_chips or 1
+    if n_chips > domain:
+        where = "NVLink node" if chip.kind == "gpu" else "ICI slice"
+        raise ValueError(f"n_chips={n_chips} exceeds {chip.name}'s {domain}-chip {where}: tensor "
+                         f"parallelism stops at the scale-up domain; beyond it serve replicas "
+                         f"(each a group of at most {domain} chips; throughput adds)")
+
+
+def _communication_plan(m: models.Transformer, act_bytes: float
+                        ) -> tuple[tuple[str, int, float], ...]:
+    """The collectives of one step across the group: ``(kind, how many, bytes per new token)``.
+
+    Dense: two all-reduces of the activations per layer (after attention, after the MLP).
+    Mixture of experts: the routed experts are spread over the chips (expert parallelism), so
+    each MoE layer sends every token to its ``experts_per_token`` experts and back, two
+    all-to-alls of ``tokens · k · d_model`` values, while attention, shared experts and dense
+    layers stay tensor-parallel (one all-reduce each per layer).
+    """
+    width = m.d_model * act_bytes
+    moe_layers = int(getattr(m, "moe_layers", 0))
+    if not moe_layers:
+        return (("all_reduce", 2 * m.layers, width),)
+    k = int(getattr(m, "experts_per_token"))
+    shared = moe_layers if getattr(m, "shared_experts", 0) else 0
+    reduces = m.layers + (m.layers - moe_layers) + shared
+    return (("all_reduce", reduces, width), ("all_to_all", 2 * moe_layers, k * width))
+
+
+@lru_cache(maxsize=1024)
+def _tp_line(chip: chips.Chip, n_chips: int, plan: tuple[tuple[str, int, float], ...]
+             ) -> tuple[float, float, str]:
+    """A step's communication as ``c0 + c1·tokens`` and the networks that carry it.
+
+    A collective's time is affine in its size (bandwidth term + fixed latency), so two
+    evaluations per kind give the exact line.
+    """
+    if n_chips == 1:
+        return 0.0, 0.0, "none"
+    c0 = c1 = 0.0
+    networks: list[str] = []
+    for kind, count, per_token in plan:
+        one = collectives.collective(kind, chip, array_bytes=per_token, over=n_chips)
+        two = collectives.collective(kind, chip, array_bytes=2 * per_token, over=n_chips)
+        slope = two.seconds - one.seconds
+        c1 += count * slope
+        c0 += count * (one.seconds - slope)
+        networks += [net for net in one.network.split("+") if net not in networks]
+    return c0, c1, "+".join(networks)
+
+
+def _tp_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int, tokens: float,
+                weight_dtype: DType) -> tuple[float, str]:
+    """Seconds of a step's collectives for ``tokens`` new tokens, and their networks."""
+    act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
+    c0, c1, network = _tp_line(chip, n_chips, _communication_plan(m, act))
+    return c0 + c1 * tokens, network
 
 
 def _roofline_seconds(flops: np.ndarray, moved: np.ndarray, peak: float,
@@ -175,9 +366,12 @@ def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[f
 
 def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, batch: int,
             tokens: int, context: int, weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
-            flops: np.ndarray, moved: np.ndarray, require_fit: bool) -> InferenceResult:
+            flops: np.ndarray, moved: np.ndarray, require_fit: bool, is_attention: np.ndarray,
+            mask: str, kv_write: bool) -> InferenceResult:
     peak, bandwidth, hbm = _chip_rates(chip, n_chips, compute_dtype)
     seconds, compute_s, memory_s = _roofline_seconds(flops, moved, peak, bandwidth)
+    communication, network = _tp_seconds(m, chip, n_chips, batch * tokens, weight_dtype)
+    seconds += communication
     weights = m.weight_bytes(weight_dtype)
     kv = batch * context * m.kv_cache_bytes_per_token(kv_dtype)
     need = weights + kv
@@ -206,7 +400,9 @@ def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, b
         memory_seconds=memory_s, seconds=seconds,
         bound="compute" if compute_s >= memory_s else "memory", tokens_per_second=rate,
         usd_per_million_tokens=usd, memory_bytes=need, hbm_bytes=hbm, fits=fits,
-        min_chips=min_chips, message=message)
+        min_chips=min_chips, message=message, communication_seconds=communication,
+        communication_network=network, attention_flops=float(flops[is_attention].sum()),
+        attention_mask=mask, kv_write=kv_write)
 
 
 def _dtypes(weight_dtype: object, kv_dtype: object | None,
@@ -221,20 +417,24 @@ def _dtypes(weight_dtype: object, kv_dtype: object | None,
 def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1, batch: int = 1,
             prompt_tokens: int = 2048, weight_dtype: DType = "bf16",
             kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
-            require_fit: bool = False) -> InferenceResult:
+            require_fit: bool = False, attention_mask: str = "causal",
+            softmax_flops: bool = True, kv_write: bool = True) -> InferenceResult:
     """Process ``batch`` prompts of ``prompt_tokens`` tokens, writing the KV cache.
 
     Args:
+        n_chips: one tensor-parallel group, at most the chip's scale-up domain (module
+            docstring); its all-reduces are ``communication_seconds``.
         weight_dtype: the weights' format.
         kv_dtype: KV cache format (default :func:`accelkit.dtypes.activation_dtype` of the
             weights: bf16 for 8- and 4-bit weights, else ``weight_dtype``).
         compute_dtype: the arithmetic's format, whose peak applies (default bf16).
         require_fit: raise ValueError instead of returning ``fits=False``.
+        attention_mask, softmax_flops, kv_write: how attention is counted (module docstring).
     Returns:
         An :class:`InferenceResult` (``tokens_per_second`` counts prompt tokens).
     Raises:
         ValueError: unknown model or chip, a non-transformer, sizes < 1, a precision the chip
-            lacks.
+            lacks, ``n_chips`` beyond the scale-up domain, an unknown attention_mask.
     """
     m = _transformer(model)
     the_chip = chips.get(chip)
@@ -242,21 +442,25 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
     batch = _validate.positive_int("batch", batch, maximum=_MAX_BATCH)
     prompt_tokens = _validate.positive_int("prompt_tokens", prompt_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    ops = m.operations(batch=batch, seq_len=prompt_tokens, phase="prefill", dtype=weight_dtype,
-                       kv_dtype=kv_dtype)
-    flops = np.array([op.flops for op in ops])
-    moved = np.array([op.bytes for op in ops])
+    mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
+    _tensor_parallel_group(the_chip, n_chips)
+    flops, moved, is_attention = _operation_arrays(m, batch, prompt_tokens, 0, "prefill",
+                                                   weight_dtype, kv_dtype, mask, softmax, write)
     return _result("prefill", m, the_chip, n_chips, batch, prompt_tokens, prompt_tokens,
-                   weight_dtype, kv_dtype, compute_dtype, flops, moved, require_fit)
+                   weight_dtype, kv_dtype, compute_dtype, flops, moved, require_fit,
+                   is_attention, mask, write)
 
 
 def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
                 batch: int = 1, context_tokens: int = 2048, weight_dtype: DType = "bf16",
                 kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
-                require_fit: bool = False) -> InferenceResult:
+                require_fit: bool = False, attention_mask: str = "causal",
+                softmax_flops: bool = True, kv_write: bool = True) -> InferenceResult:
     """Generate one token for each of ``batch`` sequences holding ``context_tokens`` in cache.
 
-    Formats as :func:`prefill`: ``kv_dtype=None`` follows
+    Formats, ``n_chips`` (one tensor-parallel group inside the scale-up domain, whose two
+    all-reduces per layer of ``batch · d_model`` activations are ``communication_seconds``) and
+    the attention options as :func:`prefill`: ``kv_dtype=None`` follows
     :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``; the arithmetic is bf16.
 
     Returns:
@@ -264,7 +468,8 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
         sequence, ``tokens_per_second`` counts all sequences.
     Raises:
         ValueError: unknown model or chip, a non-transformer, batch < 1, context < 0, an
-            unknown precision or one the chip lacks; with ``require_fit``, a misfit.
+            unknown precision or one the chip lacks, ``n_chips`` beyond the scale-up domain;
+            with ``require_fit``, a misfit.
     """
     m = _transformer(model)
     the_chip = chips.get(chip)
@@ -272,9 +477,13 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
     batch = _validate.positive_int("batch", batch, maximum=_MAX_BATCH)
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
+    _tensor_parallel_group(the_chip, n_chips)
+    flops, moved = _decode_arrays(m, batch, context, weight_dtype, kv_dtype, mask, softmax,
+                                  write)
     return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, weight_dtype,
-                   kv_dtype, compute_dtype, f0 + f1 * batch, b0 + b1 * batch, require_fit)
+                   kv_dtype, compute_dtype, flops, moved, require_fit, _attention_ops(m), mask,
+                   write)
 
 
 def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
@@ -286,25 +495,51 @@ def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chi
     Solves ``Σ flops(B) / peak = Σ bytes(B) / bandwidth`` over the operations of the given
     ``kinds`` (default all); returns ``inf`` when it never happens (the KV cache grows as fast
     as the arithmetic, as for long contexts). With ``kinds=("matmul",)`` and no context this is
-    about the chip's ridge point × weight bytes / 2: ~240 for bf16 on TPU v5e.
+    about the chip's ridge point × weight bytes / 2: ~240 for bf16 on TPU v5e. Tensor-parallel
+    communication is neither compute nor memory time and is left out of this balance.
     """
     m = _transformer(model)
     the_chip = chips.get(chip)
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    keep = np.ones(len(_attention_ops(m)), dtype=bool)
     if kinds is not None:
         wanted = {_validate.choice("kinds", k, models.KINDS) for k in kinds}
         ops = m.operations(batch=1, phase="decode", context_tokens=context, dtype=weight_dtype,
                            kv_dtype=kv_dtype)
-        mask = np.array([op.kind in wanted for op in ops])
-        f0, f1, b0, b1 = f0[mask], f1[mask], b0[mask], b1[mask]
+        keep = np.array([op.kind in wanted for op in ops])
     ridge = the_chip.ridge_flops_per_byte(compute_dtype)
+    if not _affine(m):
+        return _moe_balance_batch(m, context, weight_dtype, kv_dtype, keep, ridge)
+    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    f0, f1, b0, b1 = f0[keep], f1[keep], b0[keep], b1[keep]
     slope = f1.sum() - ridge * b1.sum()
     if slope <= 0:
         return math.inf
     return max(0.0, float((ridge * b0.sum() - f0.sum()) / slope))
+
+
+def _moe_balance_batch(m: models.Transformer, context: int, weight_dtype: DType,
+                       kv_dtype: DType, keep: np.ndarray, ridge: float) -> float:
+    """The smallest whole batch at which a mixture of experts's decode FLOPs reach ridge × bytes
+    (its bytes are not affine in the batch: more experts are read as the batch grows; once all
+    are, the balance is a line again). ``inf`` if not reached by the largest batch accepted."""
+    def ahead(batch: int) -> bool:
+        flops, moved = _decode_arrays(m, batch, context, weight_dtype, kv_dtype)
+        return float(flops[keep].sum()) >= ridge * float(moved[keep].sum())
+    if ahead(1):
+        return 1.0
+    high = 2
+    while not ahead(high):
+        if high >= _MAX_BATCH:
+            return math.inf
+        high = min(2 * high, _MAX_BATCH)
+    low = high // 2  # invariant: not ahead(low), ahead(high)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if ahead(mid) else (mid, high)
+    return float(high)
 
 
 def max_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
@@ -366,7 +601,8 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
                  kv_dtype: DType | None = None, compute_dtype: DType = "bf16") -> DecodeSweep:
     """Decode steps for every (chip, batch) pair at once, vectorised for widgets.
 
-    Gives the same ``seconds`` as :func:`decode_step` for each pair.
+    Gives the same ``seconds`` as :func:`decode_step` for each pair, tensor-parallel
+    communication included (default attention conventions).
     """
     m = _transformer(model)
     chip_list = [chips.get(c) for c in chips_]
@@ -382,15 +618,27 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
+    for c in chip_list:
+        _tensor_parallel_group(c, n_chips)
+    plan = _communication_plan(m, act)
+    lines = np.array([_tp_line(c, n_chips, plan)[:2] for c in chip_list])
     rates = np.array([_chip_rates(c, n_chips, compute_dtype) for c in chip_list])
     peak, bandwidth, hbm = rates[:, 0, None, None], rates[:, 1, None, None], rates[:, 2, None]
     batch = b.astype(float)
-    flops = f0[:, None] + f1[:, None] * batch          # (ops, batches)
-    moved = b0[:, None] + b1[:, None] * batch
+    if _affine(m):
+        f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+        flops = f0[:, None] + f1[:, None] * batch          # (ops, batches)
+        moved = b0[:, None] + b1[:, None] * batch
+    else:  # a mixture of experts: one evaluation per batch (see _affine)
+        if b.size > 10_000:
+            raise ValueError("a mixture-of-experts sweep takes at most 10,000 batches")
+        pairs = [_decode_arrays(m, int(x), context, weight_dtype, kv_dtype) for x in b]
+        flops = np.stack([f for f, _ in pairs], axis=1)
+        moved = np.stack([y for _, y in pairs], axis=1)
     # (chips, ops, batches)
     compute, memory, per_op = roofline.times(flops[None], moved[None], peak, bandwidth)
-    seconds = np.asarray(per_op).sum(axis=1)
+    seconds = np.asarray(per_op).sum(axis=1) + lines[:, :1] + lines[:, 1:] * batch[None, :]
     need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
         kv_dtype)
     hourly = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
@@ -410,5 +658,6 @@ def kv_cache_bytes(model: str | models.Model, batch: int, context_tokens: int,
     return _transformer(model).kv_cache_bytes(batch, context_tokens, dtype)
 
 
-__all__ = ["DecodeSweep", "InferenceResult", "best_batch", "compute_bound_batch",
-           "decode_step", "decode_sweep", "kv_cache_bytes", "max_batch", "prefill"]
+__all__ = ["ATTENTION_MASKS", "DecodeSweep", "InferenceResult", "attention_matmul_flops_per_pair",
+           "best_batch", "compute_bound_batch", "decode_step", "decode_sweep", "kv_cache_bytes",
+           "max_batch", "prefill"]

@@ -40,8 +40,9 @@ Conventions (on top of those of the cost models):
   token of one user); time to first token is the batch's prefill. A scenario with
   ``concurrent_users`` sizes a fleet: ``replicas`` = users / batch, rounded up, each of
   ``n_chips``; ``fleet_usd_per_hour`` is what that fleet rents for. A replica of more than one
-  chip is tensor-parallel; its communication is charged only where
-  :mod:`accelkit.inference` models it (the outcome's note says which).
+  chip is tensor-parallel: :mod:`accelkit.inference` charges its all-reduces per layer
+  (``communication_seconds`` of a decode step, and in prefill), and a replica cannot be larger
+  than the chip's scale-up domain (:class:`ReplicaTooLarge`).
 * **Recommender** training: every operation of a training step (forward and backward) on the
   roofline, the step's FLOPs and bytes shared perfectly by the chips; gathers (embedding
   lookups) move bytes without FLOPs, so they run at memory bandwidth. Tables must fit in the
@@ -204,7 +205,7 @@ class Outcome:
     # serve: the fleet for the scenario's concurrent users
     replicas: int | None = None
     fleet_usd_per_hour: float | None = None
-    communication_seconds: float | None = None  # serve: TP communication per decode step
+    communication_seconds: float | None = None  # serve: TP all-reduces per decode step
     # recommender: where the lookups run
     sparsecores_per_chip: int | None = None
     gather_unit: str = ""
@@ -469,10 +470,21 @@ def _train(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
         optimizer_bytes_per_chip=parts[2], activation_bytes_per_chip=parts[3])
 
 
+class ReplicaTooLarge(ValueError):
+    """A serving replica larger than the chip's scale-up domain (an NVLink node, an ICI slice):
+    tensor parallelism stops there (:mod:`accelkit.inference`); serve more replicas instead."""
+
+
 def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Outcome:
     weights = s.precision
     kv = dtypes.activation_dtype(weights)  # the serving model's rule for the cache's format
     n = s.n_chips or replica_chips(s.model, the_chip, dtype=weights, headroom=1.5)
+    domain = (the_chip.scaleup_domain_chips if the_chip.kind == "gpu"
+              else the_chip.max_slice_chips) or 1
+    if n > 1 and n > domain:
+        raise ReplicaTooLarge(
+            f"n_chips={n} exceeds {the_chip.name}'s {domain}-chip scale-up domain: tensor "
+            "parallelism stops there; serve more replicas of at most that size instead")
     context = s.prompt_tokens + s.output_tokens // 2
     batch = s.batch
     notes = []
@@ -504,10 +516,10 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
     compute_s = pre.compute_seconds + s.output_tokens * dec.compute_seconds
     memory_s = pre.memory_seconds + s.output_tokens * dec.memory_seconds
     notes.append(f"prefill is {pre.seconds / batch_seconds:.0%} of the time")
-    comm = getattr(dec, "communication_seconds", None)
-    if n > 1 and comm is None:
-        notes.append(f"tensor parallelism over {n} chips: its communication is not modelled "
-                     "here (the scaling book finds it dominates beyond about 16 TPU v5e)")
+    comm = float(dec.communication_seconds)
+    if n > 1:
+        notes.append(f"tensor-parallel all-reduces over {n} chips are "
+                     f"{comm / dec.seconds:.0%} of a decode step")
     if not end.fits:
         notes.insert(0, end.message)
     replicas = fleet = None
@@ -523,7 +535,7 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
         latency_seconds=dec.seconds, first_token_seconds=pre.seconds, meets_latency=meets,
         memory_bytes=end.memory_bytes, hbm_bytes=end.hbm_bytes, note="; ".join(notes),
         replicas=replicas, fleet_usd_per_hour=fleet,
-        communication_seconds=None if comm is None else float(comm))
+        communication_seconds=comm)
 
 
 def _recommender(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None,
@@ -588,7 +600,8 @@ def compare(scenario: str | Scenario, chip_names: tuple[str, ...] | list[str] | 
     """:func:`evaluate` on each chip (default :data:`DEFAULT_CHIPS`), same knobs.
 
     A chip that cannot take the knobs (a precision it lacks: a
-    :class:`accelkit.chips.MissingFigureError`) gives an :class:`Unavailable` saying why
+    :class:`accelkit.chips.MissingFigureError`; a serving replica beyond its scale-up domain:
+    :class:`ReplicaTooLarge`) gives an :class:`Unavailable` saying why
     instead of stopping the comparison; bad knobs still raise ValueError.
     """
     s = get(scenario)
@@ -600,7 +613,7 @@ def compare(scenario: str | Scenario, chip_names: tuple[str, ...] | list[str] | 
         the_chip = chips.get(name)
         try:
             rows.append(evaluate(s, the_chip, **knobs))  # type: ignore[arg-type]
-        except chips.MissingFigureError as error:
+        except (chips.MissingFigureError, ReplicaTooLarge) as error:
             rows.append(Unavailable(s.key, the_chip.name, str(error)))
     return tuple(rows)
 
@@ -651,7 +664,7 @@ _NUMBER = re.compile(r"(?<![\w.])\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
 
 def cited_figure(reason: str, outcomes: tuple[Outcome, ...] | list[Outcome]
                  ) -> tuple[str, str, float] | None:
-    """The first number in ``reason`` that matches a figure of the table, or None.
+    """The first number in ``reason`` that matches a figure of the table (the closest), or None.
 
     A number matches a figure when it agrees to the precision it is written with, or within
     1% ("42%" matches a utilization of 42.3%; "$1.2M" is not read: write "1,200,000"). A
@@ -665,12 +678,17 @@ def cited_figure(reason: str, outcomes: tuple[Outcome, ...] | list[Outcome]
         x = float(whole.replace(",", "") + frac)
         places = len(frac) - 1 if frac else 0
         slack = 0.5 * 10.0 ** (-places)
+        best: tuple[float, str, float] | None = None
         for outcome in outcomes:
             for column, y in table_figures(outcome).items():
                 if not frac and abs(y) < 10 and y != round(y):
                     continue  # a bare small integer ("3 times") is not a figure like 2.7
                 if abs(x - y) <= max(slack, 0.01 * abs(y)) and (x != 0 or y == 0):
-                    return match.group(0), column, y
+                    error = abs(x - y) / max(abs(y), 1e-300)
+                    if best is None or error < best[0]:  # the closest figure wins
+                        best = (error, column, y)
+        if best is not None:
+            return match.group(0), best[1], best[2]
     return None
 
 
@@ -928,6 +946,7 @@ def select_knobs(scenario: str | Scenario, values: dict[str, object]) -> dict[st
 
 
 __all__ = ["COMPUTE_EFFICIENCY", "DEFAULT_CHIPS", "Decision", "DecisionLab", "FILE_FORMAT",
-           "FILE_VERSION", "KNOBS", "KNOBS_BY_KIND", "Outcome", "SCENARIOS", "Scenario",
+           "FILE_VERSION", "KNOBS", "KNOBS_BY_KIND", "Outcome", "ReplicaTooLarge", "SCENARIOS",
+           "Scenario",
            "Unavailable", "cited_figure", "compare", "evaluate", "fitting_chips", "get",
            "knobs_for", "layout_step", "replica_chips", "select_knobs", "table_figures"]

@@ -1,34 +1,75 @@
-"""Training cost: 6·N·D FLOPs over chips × peak × MFU, plus communication and memory.
+"""Training cost: model FLOPs over chips × peak × MFU, plus communication and memory.
 
     >>> import accelkit as ak
     >>> t = ak.training.estimate(model="llama-3-70b", tokens=15e12, chip="TPU v5p",
     ...                          n_chips=8960, mfu=0.40)
-    >>> f"{t.flops:.2e}", round(t.days)
-    ('6.35e+24', 45)
+    >>> f"{t.flops:.2e}", round(t.days), t.flops_count
+    ('6.35e+24', 45, '6nd')
 
 That is the scaling book's LLaMA-3-70B example (applied-training.md: 6.3e24 FLOPs, about
 44 days; it rounds the model to 70e9 parameters).
 
 Conventions:
 
-* **FLOPs** are model FLOPs, 6 per parameter per token (2 forward, 4 backward), as MFU counts
-  them; attention and recomputation are not added (MFU absorbs them).
-* **Time** = FLOPs / (n_chips · peak · MFU), plus any data-parallel gradient all-reduce that does
+* **Model FLOPs** (``flops``) are what an MFU is a utilization *of*, so the count must match the
+  MFU you pass. ``flops_count`` names it:
+
+  - ``"6nd"`` (default): 6 per parameter per token (2 forward, 4 backward), 6·N·D. This is the
+    count of the scaling book's worked examples, of GPT-3's 3.14e23 (Brown et al. 2020,
+    Table D.1) and Llama 3.1 405B's 3.8e25 (Llama Team 2024, arXiv:2407.21783) totals, and of the
+    course's default MFU 0.4, so it stays the default. Attention is not in it: an MFU measured
+    against a count with attention is a little higher than this one for the same run.
+  - ``"palm"``: 6·N + 12·L·H·Q·T per token (PaLM, Chowdhery et al. 2022, appendix B), which adds
+    the attention score and value matmuls over all T² (query, key) pairs of a T-token sequence
+    (L layers, H heads of width Q), ×3 for forward and backward. PaLM's 46.2% MFU counts this.
+  - ``"causal"``: 6·N + 12·L·H·Q·(T+1)/2, only the T(T+1)/2 unmasked pairs of a causal mask;
+    MaxText counts the same to within 1/T: since its PR 1988 it halves the forward's 4·T²·H·Q
+    (AI-Hypercomputer/maxtext docs/explanations/performance_metrics.md, "Causal attention").
+
+  ``attention_flops`` is the attention part of ``flops`` (0 for ``"6nd"``). T is ``seq_len``,
+  default the model's training sequence length. Recomputation is *not* model FLOPs in any count:
+  FLOPs a run spends recomputing activations raise hardware FLOPs utilization (HFU) above MFU
+  (PaLM appendix B; MaxText's "Why not hardware flops?"); ``recompute="full"`` adds one forward
+  pass to ``hardware_flops``, so ``hfu`` = MFU × 4/3 at the same time. Megatron-LM (Narayanan
+  et al., SC'21) reports achieved TFLOP/s from its own formula
+  96·B·s·l·h²(1 + s/(6h) + V/(16·l·h)), which counts full (non-causal) attention, the logits
+  and one extra forward pass for full recomputation: a hardware count, higher than this library's model FLOPs for the same run. The
+  Llama 3 paper's BF16 MFU of 38-43% (Table 4) is quoted without a FLOP formula that we found.
+* **Time** = FLOPs / (n_chips · peak · MFU), plus any data-parallel gradient reduction that does
   not hide behind the backward pass.
-* **All-reduce** (ring): each chip sends and receives 2(n−1)/n of the gradient bytes, so it takes
-  ``2(n-1)/n · params · grad_bytes / bandwidth``. The bandwidth defaults to the chip's catalog
-  interconnect figure (bidirectional, all links of a chip), an optimistic ceiling; pass
-  ``interconnect_bytes_per_second`` for one axis or a slower network. It overlaps with the
-  backward pass (4·N FLOPs per token); with ``batch_tokens`` per step the per-chip batch below
-  which it dominates is ``critical_tokens_per_chip``. With MFU 1, bf16 gradients and the scaling
-  book's one-axis 1.8e11 B/s on TPU v5p this is its C / W_ici = 2550 tokens (training.md).
+* **Mixtures of experts** (catalog models with ``active_params``): N in the FLOPs and the backward
+  pass is the active parameters a token uses; memory and the gradient reduction hold every
+  parameter, so an MoE's critical tokens per chip are params / active_params times a dense
+  model's. ``params`` on the result is the total.
+* **Gradient reduction** (``batch_tokens`` given, ``n_chips`` > 1), from
+  :mod:`accelkit.collectives` over all ``n_chips``: an all-reduce of the gradients
+  (``sharded=False``), or for FSDP (``sharded=True``, the default) a reduce-scatter of the
+  gradients plus an all-gather of the weights, the same bytes. Rings run over each torus axis
+  with wraparound on TPUs, groups beyond one slice are joined by DCN, and GPU groups are
+  hierarchical beyond the NVLink node (reduce inside the node, every NIC of the node in parallel
+  between nodes); ``gradient_network`` says which networks carried it. It overlaps with the
+  backward pass of the parameter matmuls (4·N FLOPs per token). ``critical_tokens_per_chip``,
+  the tokens per chip per step below which the reduction cannot hide, is
+  :func:`accelkit.collectives.dp_critical_tokens_per_chip` × MFU (latency included). With MFU 1
+  and bf16 gradients on one wrapped v5p axis of 16 it is the scaling book's C / W_ici = 2550
+  tokens × (n-1)/n (training.md). ``interconnect_bytes_per_second`` overrides all of this with a
+  simple ring at that per-chip one-way bandwidth: 2(n−1)/n · params · grad_bytes / bandwidth.
 * **Memory per chip**: weights, gradients and optimizer state (default 2 + 2 + 12 = 16 bytes per
   parameter: bf16 weights and gradients, fp32 master weights and two Adam moments; Rajbhandari
   et al. 2020, ZeRO, section 3.1), sharded over all chips (FSDP / ZeRO-3) unless
-  ``sharded=False``; plus activation checkpoints, bf16 d_model values per token per checkpoint.
-* **Energy** uses the chip's published power (TDP) × chips × seconds: an upper bound, as chips
-  rarely sit at TDP. TPU v5e, v5p, v6e and TPU7x have no published power: ``joules`` is then
-  None and ``notes`` says so. Dollars likewise (None without a list price).
+  ``sharded=False``; plus activation checkpoints for the micro-batch in flight: with gradient
+  accumulation a chip holds one micro-batch's activations at a time, not the global batch's.
+  ``microbatch_tokens`` is the tokens per chip per micro-batch, default one sequence of the
+  model's training length (``seq_len``: 8,192 for Llama 3) per chip: under data parallelism
+  or FSDP, the smallest micro-batch that keeps each sequence on one chip (splitting a sequence
+  needs sequence or tensor parallelism, see :mod:`accelkit.parallel`), capped at the global
+  batch's share ``batch_tokens / n_chips``. It is a modelling choice, not a framework default. A checkpoint is one bf16 d_model-wide value
+  per token per layer (``activation_checkpoints_per_layer``, default 1: the layer input, as with
+  full recomputation); the working set of the layer being recomputed is not counted.
+* **Energy** uses the chip's published power (TDP) × chips × seconds: the chips' draw at TDP,
+  which is not an upper bound on the run's energy (hosts, network and cooling are not in it), and
+  chips rarely sit at TDP. TPU v5e, v5p, v6e and TPU7x have no published power: ``joules`` is
+  then None and ``notes`` says so. Dollars likewise (None without a list price).
 """
 
 from __future__ import annotations
@@ -37,10 +78,15 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from accelkit import _validate, chips, dtypes, energy, models, price
+from accelkit import _validate, chips, collectives, dtypes, energy, inference, models, price
 from accelkit.dtypes import DType
 
 SECONDS_PER_DAY = 86_400.0
+
+#: Model-FLOPs counts :func:`estimate` offers (see the module docstring).
+FLOPS_COUNTS = ("6nd", "palm", "causal")
+#: Activation-recomputation policies :func:`estimate` accounts for in ``hardware_flops``.
+RECOMPUTE = ("none", "full")
 
 #: What a :class:`Note` is about, so code tests the kind, never the sentence's wording.
 NOTE_KINDS = ("no_price", "no_power", "beyond_domain", "does_not_fit", "activations_skipped")
@@ -75,11 +121,17 @@ class TrainingEstimate:
 
     model: str | None
     params: float
+    active_params: float              # parameters a token uses (= params for a dense model)
     tokens: float
     chip: str
     n_chips: int
     mfu: float
-    flops: float
+    flops: float                      # model FLOPs under ``flops_count``
+    flops_count: str                  # "6nd", "palm" or "causal" (module docstring)
+    attention_flops: float            # the attention part of ``flops`` (0 for "6nd")
+    hardware_flops: float             # FLOPs the chips execute: flops + any recomputation
+    recompute: str                    # "none" or "full"
+    seq_len: int | None               # T in the attention count (None: not a transformer)
     peak_flops_per_chip: float
     compute_seconds: float
     communication_seconds: float      # exposed (not hidden behind backward) all-reduce, total
@@ -94,21 +146,37 @@ class TrainingEstimate:
     backward_seconds_per_step: float | None
     critical_tokens_per_chip: float | None
     communication_bound: bool | None
+    gradient_network: str | None      # networks that carried the reduction ("ICI+DCN", ...)
     # memory per chip
     weight_bytes_per_chip: float
     gradient_bytes_per_chip: float
     optimizer_bytes_per_chip: float
     activation_bytes_per_chip: float
+    microbatch_tokens: float | None   # tokens per chip per micro-batch (activations in flight)
     memory_bytes_per_chip: float
     total_memory_bytes: float
     hbm_bytes: float
     fits: bool
+    # fewest chips on which this per-chip micro-batch fits (states sharded over them when
+    # ``sharded``); 0 when none does (activations alone exceed HBM, or unsharded states)
     min_chips_to_fit: int
     notes: tuple[Note, ...] = ()  # caveats, each a sentence with a ``kind`` (see Note)
 
     @property
     def days(self) -> float:
         return self.seconds / SECONDS_PER_DAY
+
+    @property
+    def hfu(self) -> float:
+        """Hardware FLOPs utilization: MFU × hardware_flops / flops (PaLM, appendix B)."""
+        return self.mfu * self.hardware_flops / self.flops
+
+    @property
+    def memory_breakdown_bytes(self) -> dict[str, float]:
+        """Bytes per chip of weights, gradients, optimizer state and activations (in flight)."""
+        return {"weights": self.weight_bytes_per_chip, "gradients": self.gradient_bytes_per_chip,
+                "optimizer state": self.optimizer_bytes_per_chip,
+                "activations": self.activation_bytes_per_chip}
 
     def __repr__(self) -> str:
         usd = "n/a" if self.usd is None else f"${self.usd:,.0f}"
@@ -122,7 +190,7 @@ class TrainingEstimate:
     def _repr_html_(self) -> str:
         rows = [("model", self.model or f"{self.params:.3g} params"),
                 ("chips", f"{self.n_chips:,} x {self.chip}"), ("MFU", f"{self.mfu:.0%}"),
-                ("FLOPs (6·N·D)", f"{self.flops:.3g}"), ("days", f"{self.days:,.1f}"),
+                (f"FLOPs ({self.flops_count})", f"{self.flops:.3g}"), ("days", f"{self.days:,.1f}"),
                 ("chip-hours", f"{self.chip_hours:,.0f}"),
                 ("USD", "n/a" if self.usd is None else f"{self.usd:,.0f}"),
                 ("joules", "n/a" if self.joules is None else f"{self.joules:.3g}"),
@@ -132,33 +200,81 @@ class TrainingEstimate:
         return f"<table>{body}</table>"
 
 
+def _attention_flops_per_token(model: models.Model | None, seq_len: int | None,
+                               count: str) -> float:
+    """Training attention FLOPs per token (forward + backward) under a model-FLOPs ``count``.
+
+    ``"palm"``: 12·L·H·Q·T, all T² (query, key) pairs (PaLM appendix B); ``"causal"``: the
+    T(T+1)/2 unmasked pairs, 12·L·H·Q·(T+1)/2; ``"6nd"`` or a non-transformer: 0.
+    """
+    if count == "6nd" or seq_len is None or not isinstance(model, models.Transformer):
+        return 0.0
+    # 4·Q per (query, key) pair per head forward (2·qk + 2·v for latent attention), x3 for
+    # forward and backward: 12·L·H·Q per key.
+    per_pair = 3.0 * model.layers * model.heads * inference.attention_matmul_flops_per_pair(model)
+    if count == "palm":
+        return per_pair * seq_len
+    return per_pair * (seq_len + 1) / 2.0
+
+
+def _gradient_reduction(chip: chips.Chip, n_chips: int, grad_bytes: float,
+                        sharded: bool) -> list[collectives.Collective]:
+    """The data-parallel gradient reduction of ``grad_bytes`` over all ``n_chips`` chips.
+
+    DP: one all-reduce; FSDP (``sharded``): a reduce-scatter of the gradients plus an all-gather
+    of the weights, the same bytes (as :func:`accelkit.collectives.dp_critical_tokens_per_chip`).
+    """
+    try:
+        if sharded:
+            return [collectives.reduce_scatter(chip, array_bytes=grad_bytes, over=n_chips),
+                    collectives.all_gather(chip, array_bytes=grad_bytes, over=n_chips)]
+        return [collectives.all_reduce(chip, array_bytes=grad_bytes, over=n_chips)]
+    except ValueError as err:
+        raise ValueError(f"n_chips={n_chips:,} on {chip.name}: {err} (or pass "
+                         "interconnect_bytes_per_second for a simple ring)") from None
+
+
 def estimate(model: str | models.Model | None = None, *, params: float | None = None,
              tokens: float, chip: str | chips.Chip, n_chips: int = 1, mfu: float = 0.4,
              dtype: DType = "bf16", batch_tokens: float | None = None,
              interconnect_bytes_per_second: float | None = None, overlap: bool = True,
              weight_bytes_per_param: float = 2.0, grad_bytes_per_param: float = 2.0,
              optimizer_bytes_per_param: float = 12.0, sharded: bool = True,
-             activation_checkpoints_per_layer: int = 1) -> TrainingEstimate:
+             activation_checkpoints_per_layer: int = 1, microbatch_tokens: float | None = None,
+             flops_count: str = "6nd", seq_len: int | None = None,
+             recompute: str = "none") -> TrainingEstimate:
     """Estimate a training run.
 
     Args:
         model: a catalog name or Model; or give ``params`` (a parameter count) instead.
         tokens: training tokens D.
         chip: a chip name or :class:`accelkit.chips.Chip`; ``n_chips`` of them.
-        mfu: model FLOPs utilization in (0, 1].
-        dtype: the precision whose peak the MFU applies to (and of gradient all-reduce).
+        mfu: model FLOPs utilization in (0, 1], of the ``flops_count`` count.
+        dtype: the precision whose peak the MFU applies to (and of the gradient reduction).
         batch_tokens: tokens per optimizer step (global batch); enables the data-parallel
-            all-reduce and activation-memory estimates.
-        interconnect_bytes_per_second: per-chip all-reduce bandwidth; default the catalog's.
-        overlap: hide the all-reduce behind the backward pass where it is shorter.
+            gradient-reduction estimate and caps the micro-batch at ``batch_tokens / n_chips``.
+        interconnect_bytes_per_second: override the collectives with a simple ring at this
+            per-chip one-way bandwidth (bytes/s).
+        overlap: hide the gradient reduction behind the backward pass where it is shorter.
         weight/grad/optimizer_bytes_per_param: memory per parameter (default 2 + 2 + 12).
-        sharded: shard weights, gradients and optimizer state over all chips (FSDP/ZeRO-3).
+        sharded: FSDP/ZeRO-3: shard weights, gradients and optimizer state over all chips (and
+            reduce gradients by reduce-scatter + all-gather); False: plain data parallelism.
         activation_checkpoints_per_layer: saved d_model-wide activations per token per layer.
+        microbatch_tokens: tokens per chip per micro-batch, whose activations are in flight
+            (gradient accumulation runs the global batch as several micro-batches); default one
+            sequence of ``seq_len`` per chip, at most ``batch_tokens / n_chips``.
+        flops_count: ``"6nd"`` (default), ``"palm"`` or ``"causal"`` (module docstring).
+        seq_len: tokens per training sequence T (attention count and default micro-batch);
+            default the catalog model's ``seq_len``.
+        recompute: ``"none"`` or ``"full"`` (activation recomputation: one extra forward pass,
+            a third of the model FLOPs). It changes ``hardware_flops`` and ``hfu``, not the time:
+            MFU is defined on model FLOPs, so the time is still flops / (chips · peak · MFU).
     Returns:
         A :class:`TrainingEstimate`.
     Raises:
         ValueError: unknown model or chip, sizes not positive, MFU outside (0, 1], both or
-            neither of model and params, a precision the chip lacks.
+            neither of model and params, a precision the chip lacks, an unknown flops_count, a
+            chip count the collectives cannot lay out (named ``n_chips``).
     """
     notes: list[Note] = []
     if (model is None) == (params is None):
@@ -166,6 +282,8 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
     the_model = models.get(model) if model is not None else None
     n_params = float(the_model.params) if the_model is not None else \
         _validate.positive_float("params", params)
+    # A mixture of experts: FLOPs follow the parameters a token uses, memory and gradients all.
+    active = float(getattr(the_model, "active_params", n_params)) if the_model else n_params
     tokens = _validate.positive_float("tokens", tokens)
     the_chip = chips.get(chip)
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**7)
@@ -178,35 +296,84 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
         _validate.real_in_range(name, value, low=0.0, high=64.0)
     checkpoints = _validate.nonnegative_int("activation_checkpoints_per_layer",
                                             activation_checkpoints_per_layer, maximum=1000)
-
-    flops = 6.0 * n_params * tokens
-    compute_seconds = flops / (n_chips * peak * mfu)
-
-    # Data-parallel gradient all-reduce, per optimizer step.
-    allreduce = backward = critical = per_chip = None
-    comm_bound = None
-    exposed_total = 0.0
+    count = _validate.choice("flops_count", flops_count, FLOPS_COUNTS)
+    recompute = _validate.choice("recompute", recompute, RECOMPUTE)
+    transformer = the_model if isinstance(the_model, models.Transformer) else None
+    if seq_len is not None:
+        seq_len = _validate.positive_int("seq_len", seq_len, maximum=10**8)
+    elif transformer is not None:
+        seq_len = transformer.seq_len
+    if count != "6nd" and transformer is None:
+        raise ValueError(f"flops_count={count!r} adds attention and needs a catalog transformer "
+                         "(its layers, heads and head_dim); use flops_count='6nd' with params=")
     if batch_tokens is not None:
         batch_tokens = _validate.positive_float("batch_tokens", batch_tokens)
+    if microbatch_tokens is not None:
+        microbatch_tokens = _validate.positive_float("microbatch_tokens", microbatch_tokens)
+        if batch_tokens is not None and microbatch_tokens > batch_tokens / n_chips * (1 + 1e-12):
+            raise ValueError(f"microbatch_tokens={microbatch_tokens:,.0f} per chip exceeds the "
+                             f"global batch's share batch_tokens / n_chips = "
+                             f"{batch_tokens / n_chips:,.0f}")
+    elif transformer is not None and seq_len is not None:
+        microbatch_tokens = float(seq_len)
+        if batch_tokens is not None:
+            microbatch_tokens = min(microbatch_tokens, batch_tokens / n_chips)
+
+    attention_per_token = _attention_flops_per_token(transformer, seq_len, count)
+    attention_flops = attention_per_token * tokens
+    flops = 6.0 * active * tokens + attention_flops
+    # Full recomputation re-runs the forward pass (2 of the 6, and a third of attention's 3x).
+    hardware_flops = flops * (4.0 / 3.0 if recompute == "full" else 1.0)
+    compute_seconds = flops / (n_chips * peak * mfu)
+
+    # Data-parallel gradient reduction, per optimizer step.
+    allreduce = backward = critical = per_chip = None
+    comm_bound = None
+    network: str | None = None
+    exposed_total = 0.0
+    if batch_tokens is not None:
         per_chip = batch_tokens / n_chips
         if n_chips > 1:
+            grad_bytes = n_params * grad_comm_bytes
+            backward = 4.0 * active * per_chip / (peak * mfu)
             bandwidth = interconnect_bytes_per_second
-            if bandwidth is None:
-                bandwidth = the_chip.interconnect_bytes_per_second
-                if bandwidth is None:
+            if bandwidth is not None:
+                bandwidth = _validate.positive_float("interconnect_bytes_per_second", bandwidth)
+                ring = 2.0 * (n_chips - 1) / n_chips
+                allreduce = ring * grad_bytes / bandwidth
+                critical = ring * grad_comm_bytes * peak * mfu / (4.0 * bandwidth) \
+                    * n_params / active
+                network = "override"
+            else:
+                if the_chip.kind == "gpu" and the_chip.scaleup_bytes_per_second is None:
                     raise chips.MissingFigureError(
-                        the_chip.name, "interconnect_bytes_per_second",
-                        f"{the_chip.name} has no published interconnect bandwidth; "
+                        the_chip.name, "scaleup_bytes_per_second",
+                        f"{the_chip.name} has no NVLink or published multi-GPU bandwidth; "
                         "pass interconnect_bytes_per_second")
-            bandwidth = _validate.positive_float("interconnect_bytes_per_second", bandwidth)
-            if the_chip.max_domain_chips is not None and n_chips > the_chip.max_domain_chips:
-                notes.append(Note("beyond_domain", f"{n_chips:,} chips exceed {the_chip.name}'s "
-                             f"{the_chip.max_domain_chips:,}-chip interconnect domain; beyond it "
-                             "the all-reduce runs over a slower network (pass its bandwidth)"))
-            ring = 2.0 * (n_chips - 1) / n_chips
-            allreduce = ring * n_params * grad_comm_bytes / bandwidth
-            backward = 4.0 * n_params * per_chip / (peak * mfu)
-            critical = ring * grad_comm_bytes * peak * mfu / (4.0 * bandwidth)
+                if the_chip.kind == "tpu" and the_chip.link_bytes_per_second is None:
+                    raise chips.MissingFigureError(
+                        the_chip.name, "link_bytes_per_second",
+                        f"{the_chip.name} has no published ICI link bandwidth; "
+                        "pass interconnect_bytes_per_second")
+                if n_chips > collectives.MAX_GROUP_CHIPS:
+                    raise ValueError(f"n_chips={n_chips:,} exceeds the collectives' "
+                                     f"{collectives.MAX_GROUP_CHIPS:,}-chip limit "
+                                     "(MAX_GROUP_CHIPS); pass interconnect_bytes_per_second")
+                parts = _gradient_reduction(the_chip, n_chips, grad_bytes, sharded)
+                allreduce = sum(p.seconds for p in parts)
+                network = "+".join(dict.fromkeys(
+                    net for p in parts for net in p.network.split("+")))
+                # dp_critical_tokens_per_chip sets 4·P·t against the gradients of P: an MoE's
+                # backward follows its active parameters, its gradients all of them.
+                critical = mfu * collectives.dp_critical_tokens_per_chip(
+                    the_chip, over=n_chips, dtype=dtype, params=n_params,
+                    strategy="fsdp" if sharded else "dp") * n_params / active
+                if "DCN" in network or "scale-out" in network:
+                    domain = the_chip.scaleup_domain_chips or the_chip.max_slice_chips
+                    notes.append(Note("beyond_domain",
+                                      f"{n_chips:,} chips exceed {the_chip.name}'s {domain:,}-chip "
+                                      "scale-up domain: the gradient reduction runs over "
+                                      f"{network} (hierarchical)"))
             comm_bound = allreduce > backward
             exposed = max(0.0, allreduce - backward) if overlap else allreduce
             exposed_total = exposed * tokens / batch_tokens
@@ -226,36 +393,47 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
     weight_b = n_params * weight_bytes_per_param / shards
     grad_b = n_params * grad_bytes_per_param / shards
     opt_b = n_params * optimizer_bytes_per_param / shards
-    act_total = 0.0
-    if batch_tokens is not None:
-        if isinstance(the_model, models.Transformer):
-            act_total = (2.0 * the_model.d_model * the_model.layers * checkpoints
-                         * batch_tokens)
-        else:
-            notes.append(Note("activations_skipped",
-                              "activation memory counted for catalog transformers only"))
-    act_b = act_total / n_chips
+    act_b = 0.0
+    if transformer is not None and microbatch_tokens is not None:
+        act_b = 2.0 * transformer.d_model * transformer.layers * checkpoints * microbatch_tokens
+    elif the_model is not None:
+        notes.append(Note("activations_skipped",
+                          "activation memory counted for catalog transformers only"))
     per_chip_bytes = weight_b + grad_b + opt_b + act_b
     total = n_params * (weight_bytes_per_param + grad_bytes_per_param
-                        + optimizer_bytes_per_param) + act_total
+                        + optimizer_bytes_per_param) + act_b * n_chips  # over all chips
     hbm = float(the_chip.hbm_bytes or 0)
     fits = per_chip_bytes <= hbm
-    min_chips = max(1, math.ceil(total / hbm)) if hbm else 0
+    # Chips at which this per-chip micro-batch fits: the states shard, the activations do not.
+    states = n_params * (weight_bytes_per_param + grad_bytes_per_param
+                         + optimizer_bytes_per_param)
+    if not hbm or act_b >= hbm:
+        min_chips = 0
+    elif sharded:
+        min_chips = max(1, math.ceil(states / (hbm - act_b)))
+    else:
+        min_chips = 1 if states + act_b <= hbm else 0
     if not fits:
         notes.append(Note("does_not_fit",
                           f"needs {per_chip_bytes / 1e9:,.1f} GB per chip but {the_chip.name} "
                           f"has {hbm / 1e9:,.1f} GB" + ("" if sharded else "; try sharded=True")))
 
     return TrainingEstimate(
-        model=the_model.name if the_model else None, params=n_params, tokens=tokens,
-        chip=the_chip.name, n_chips=n_chips, mfu=mfu, flops=flops, peak_flops_per_chip=peak,
+        model=the_model.name if the_model else None, params=n_params, active_params=active,
+        tokens=tokens,
+        chip=the_chip.name, n_chips=n_chips, mfu=mfu, flops=flops, flops_count=count,
+        hardware_flops=hardware_flops, recompute=recompute,
+        attention_flops=attention_flops, seq_len=seq_len if transformer is not None else None,
+        peak_flops_per_chip=peak,
         compute_seconds=compute_seconds, communication_seconds=exposed_total, seconds=seconds,
         chip_hours=chip_hours, usd=usd, joules=joules, batch_tokens=batch_tokens,
         tokens_per_chip=per_chip, allreduce_seconds_per_step=allreduce,
         backward_seconds_per_step=backward, critical_tokens_per_chip=critical,
-        communication_bound=comm_bound, weight_bytes_per_chip=weight_b,
+        communication_bound=comm_bound, gradient_network=network,
+        weight_bytes_per_chip=weight_b,
         gradient_bytes_per_chip=grad_b, optimizer_bytes_per_chip=opt_b,
-        activation_bytes_per_chip=act_b, memory_bytes_per_chip=per_chip_bytes,
+        activation_bytes_per_chip=act_b, microbatch_tokens=microbatch_tokens,
+        memory_bytes_per_chip=per_chip_bytes,
         total_memory_bytes=total, hbm_bytes=hbm, fits=fits, min_chips_to_fit=min_chips,
         notes=tuple(notes))
 
@@ -323,44 +501,55 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
 
 # -- what the lessons ask of a run: which network, and published figures against ours ------------
 
-NETWORKS = ("catalog", "infiniband")
+#: Network choices for :func:`network_bandwidth` and :func:`communication_ratios`.
+NETWORKS = ("infiniband", "catalog", "flat_ring")
 
 
-def network_bandwidth(chip: str | chips.Chip, n_chips: int, network: str = "catalog"
+def network_bandwidth(chip: str | chips.Chip, n_chips: int, network: str = "infiniband"
                       ) -> float | None:
-    """The all-reduce bandwidth to pass as ``estimate(interconnect_bytes_per_second=...)``.
+    """What to pass as ``estimate(interconnect_bytes_per_second=...)`` for a network choice.
 
-    Inside a chip's interconnect domain (a TPU's ICI pod, a GPU's NVLink node) the catalog's
-    interconnect figure applies, so this returns None (``estimate``'s default). With
-    ``network="infiniband"``, a GPU job larger than its NVLink domain runs its all-reduce over
-    one 400 Gb/s NDR NIC per GPU instead: :data:`INFINIBAND_BYTES_PER_SECOND`. TPUs keep ICI.
+    * ``"infiniband"`` (default): None, i.e. ``estimate``'s own collectives: rings over the torus
+      axes on TPUs (and DCN between slices), NVLink inside an HGX node and, beyond it,
+      hierarchical with every NIC of the node (8 × 400 Gb/s InfiniBand on HGX H100) in parallel.
+    * ``"catalog"``: a GPU job larger than its NVLink node as if NVLink reached every GPU (a
+      hypothetical): a ring at the GPU's NVLink egress, ``scaleup_bytes_per_second`` (450 GB/s
+      one way on H100). Inside the node, and on TPUs, None (the collectives).
+    * ``"flat_ring"``: a GPU job beyond its node as one flat ring through every GPU, each pushing
+      the whole gradient through its own NIC alone (``scaleout_bytes_per_second``, 50 GB/s one way
+      on H100): the naive model that overstates the cross-node cost about 8×. Otherwise None.
 
     Args:
         chip: a chip name or :class:`~accelkit.chips.Chip`.
         n_chips: chips in the job, 1 to 10**6.
-        network: ``"catalog"`` (always the catalog figure) or ``"infiniband"``.
+        network: one of :data:`NETWORKS`.
     Returns:
-        Bytes per second, or None for the catalog interconnect.
+        Bytes per second, or None for the collectives.
     Raises:
         TypeError, ValueError: an unknown chip or network, or a bad chip count.
     """
     the_chip = chips.get(chip)
     n = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     which = _validate.choice("network", network, NETWORKS)
-    beyond = the_chip.max_domain_chips is not None and n > the_chip.max_domain_chips
-    if which == "infiniband" and the_chip.kind == "gpu" and beyond:
-        return INFINIBAND_BYTES_PER_SECOND
-    return None
+    domain = the_chip.scaleup_domain_chips
+    beyond = the_chip.kind == "gpu" and domain is not None and n > domain
+    if not beyond or which == "infiniband":
+        return None
+    if which == "catalog":
+        return the_chip.scaleup_bytes_per_second
+    return the_chip.scaleout_bytes_per_second
 
 
 def communication_ratios(model: str | models.Model, chip: str | chips.Chip,
                          n_chips: tuple[int, ...] | list[int], *, batch_tokens: float,
-                         mfu: float = 0.4, network: str = "catalog") -> dict[int, float]:
-    """Per optimizer step, gradient all-reduce time ÷ backward-pass time, for each chip count.
+                         mfu: float = 0.4, network: str = "infiniband") -> dict[int, float]:
+    """Per optimizer step, gradient-reduction time ÷ backward-pass time, for each chip count.
 
     Data parallel at a fixed global batch of ``batch_tokens``: the backward pass shrinks with the
-    tokens per chip while the ring all-reduce's per-chip traffic, 2(n−1)/n of the gradients,
-    barely moves. Above 1 the all-reduce cannot hide behind the backward pass.
+    tokens per chip while the gradient reduction's per-chip traffic, 2(n−1)/n of the gradients,
+    barely moves. Above 1 the reduction cannot hide behind the backward pass. The reduction is
+    ``estimate``'s (FSDP reduce-scatter + all-gather from :mod:`accelkit.collectives`), or the
+    simple ring that ``network`` selects (see :func:`network_bandwidth`).
 
     Args:
         model: a catalog model name or Model.
@@ -368,7 +557,7 @@ def communication_ratios(model: str | models.Model, chip: str | chips.Chip,
         n_chips: the chip counts, each 1 to 10**6 (at most 64 of them).
         batch_tokens: tokens per optimizer step (the global batch), > 0.
         mfu: model FLOPs utilization, in (0, 1].
-        network: ``"catalog"`` or ``"infiniband"`` (see :func:`network_bandwidth`).
+        network: one of :data:`NETWORKS` (see :func:`network_bandwidth`).
     Returns:
         ``{n: allreduce_seconds_per_step / backward_seconds_per_step}`` (0.0 for one chip).
     Raises:
@@ -386,7 +575,7 @@ def communication_ratios(model: str | models.Model, chip: str | chips.Chip,
                        batch_tokens=batch_tokens,
                        interconnect_bytes_per_second=network_bandwidth(the_chip, n, network))
         allreduce, backward = est.allreduce_seconds_per_step, est.backward_seconds_per_step
-        # One chip has no gradient all-reduce (estimate reports None): nothing to hide.
+        # One chip has no gradient reduction (estimate reports None): nothing to hide.
         ratios[n] = 0.0 if allreduce is None or not backward else allreduce / backward
     return ratios
 
@@ -449,6 +638,7 @@ def compare_published(run: PublishedRun | int) -> PublishedComparison:
                                ratio=theirs / ours)
 
 
-__all__ = ["INFINIBAND_BYTES_PER_SECOND", "NETWORKS", "NOTE_KINDS", "Note", "PUBLISHED_RUNS",
-           "PublishedComparison", "PublishedRun", "TrainingEstimate", "communication_ratios",
-           "compare_published", "estimate", "network_bandwidth"]
+__all__ = ["FLOPS_COUNTS", "INFINIBAND_BYTES_PER_SECOND", "NETWORKS", "NOTE_KINDS", "Note",
+           "PUBLISHED_RUNS", "RECOMPUTE", "PublishedComparison", "PublishedRun",
+           "TrainingEstimate", "communication_ratios", "compare_published", "estimate",
+           "network_bandwidth"]

@@ -32,18 +32,32 @@ def main() -> None:
         model="llama-3-70b", chip="TPU v5e", n_chips=16, batch=32, context_tokens=8192))
     prefill = per_call_microseconds(lambda: ak.inference.prefill(
         model="llama-3-70b", chip="TPU v5e", n_chips=16, batch=1, prompt_tokens=8192), 500)
+    train_dp = per_call_microseconds(lambda: ak.training.estimate(
+        model="llama-3-70b", tokens=15e12, chip="TPU v5p", n_chips=8960, mfu=0.4,
+        batch_tokens=4e6))
+    train_gpu = per_call_microseconds(lambda: ak.training.estimate(
+        model="llama-3.1-405b", tokens=15.6e12, chip="H100", n_chips=16384, mfu=0.4,
+        batch_tokens=16e6))
+    decode_tp = per_call_microseconds(lambda: ak.inference.decode_step(
+        model="llama-3-70b", chip="H100", n_chips=8, batch=32, context_tokens=8192))
     print(f"training.estimate        {train:8.1f} us per call")
+    print(f"  + gradient reduction   {train_dp:8.1f} us per call (8,960 v5p, ICI+DCN collectives)")
+    print(f"  + gradient reduction   {train_gpu:8.1f} us per call (16,384 H100, hierarchical)")
+    print(f"inference.decode_step    {decode_tp:8.1f} us per call (8 H100, TP all-reduces)")
     print(f"inference.decode_step    {decode:8.1f} us per call")
     print(f"inference.prefill        {prefill:8.1f} us per call")
 
-    chip_names = [c.name for c in ak.chips.all()][:10]
+    # chips whose 8-chip tensor-parallel group the collectives can cost (NVLink or ICI figures)
+    chip_names = [c.name for c in ak.chips.all()
+                  if (c.scaleup_bytes_per_second if c.kind == "gpu" else c.link_bytes_per_second)
+                  and (c.scaleup_domain_chips or 1) >= 8][:10]
     batches = np.arange(1, 1001)
-    ak.inference.decode_sweep("llama-3-70b", chip_names, batches, n_chips=16,
+    ak.inference.decode_sweep("llama-3-70b", chip_names, batches, n_chips=8,
                               context_tokens=8192)  # warm
     best = float("inf")
     for _ in range(5):
         start = time.perf_counter()
-        sweep = ak.inference.decode_sweep("llama-3-70b", chip_names, batches, n_chips=16,
+        sweep = ak.inference.decode_sweep("llama-3-70b", chip_names, batches, n_chips=8,
                                           context_tokens=8192)
         best = min(best, time.perf_counter() - start)
     points = sweep.seconds.size

@@ -234,7 +234,24 @@ CASES = [
     Case("training batch tokens zero", lambda: ak.training.estimate(params=1e9, tokens=1e12,
                                                                     chip="H100", batch_tokens=0),
          "batch_tokens"),
+    Case("training micro-batch zero", lambda: ak.training.estimate(LLAMA, tokens=1e12,
+                                                                   chip="H100",
+                                                                   microbatch_tokens=0),
+         "microbatch_tokens"),
+    Case("training micro-batch over the batch", lambda: ak.training.estimate(
+        LLAMA, tokens=1e12, chip="H100", n_chips=8, batch_tokens=8192,
+        microbatch_tokens=2048), "microbatch_tokens"),
+    Case("training unknown flops count", lambda: ak.training.estimate(
+        LLAMA, tokens=1e12, chip="H100", flops_count="6ND+"), "flops_count"),
+    Case("training unknown recompute", lambda: ak.training.estimate(
+        LLAMA, tokens=1e12, chip="H100", recompute="some"), "recompute"),
+    Case("training GPUs not in whole nodes", lambda: ak.training.estimate(
+        LLAMA, tokens=1e12, chip="H100", n_chips=12, batch_tokens=1e6), "n_chips"),
     # -- inference -------------------------------------------------------------------------------
+    Case("decode tensor parallel beyond the node", lambda: ak.inference.decode_step(
+        LLAMA, "H100", n_chips=16), "n_chips"),
+    Case("prefill unknown attention mask", lambda: ak.inference.prefill(
+        LLAMA, "H100", attention_mask="sparse"), "attention_mask"),
     Case("prefill batch zero", lambda: ak.inference.prefill(LLAMA, "H100", batch=0), "batch"),
     Case("prefill prompt enormous", lambda: ak.inference.prefill(LLAMA, "H100",
                                                                  prompt_tokens=10**12),

@@ -8,7 +8,7 @@ meta-llama/llama-models models/llama3_1/MODEL_CARD.md (30.84M and 7.0M H100 GPU-
 import pytest
 
 import accelkit as ak
-from accelkit.training import INFINIBAND_BYTES_PER_SECOND, PUBLISHED_RUNS
+from accelkit.training import PUBLISHED_RUNS
 
 
 def _est(run):
@@ -37,28 +37,42 @@ def test_h100_run_has_energy_because_its_power_is_published():
 
 def test_critical_tokens_per_chip_tpu_pod_vs_nvlink_vs_infiniband():
     """"Inside its 8-GPU NVLink node an H100's critical number is of the same order ...; beyond
-    the node the gradients cross InfiniBand at a ninth of NVLink's bandwidth, and the critical
-    number jumps tenfold"."""
-    def critical(chip, n, bw=None):
+    the node each GPU's NIC has a ninth of its NVLink bandwidth, but the reduction is
+    hierarchical ... the critical number grows by about a third, not ninefold. A flat ring ...
+    would put it about eight times higher"."""
+    def critical(chip, n, network="infiniband"):
+        bw = ak.training.network_bandwidth(chip, n, network)
         return ak.training.estimate(model="llama-3-70b", tokens=4e6, chip=chip, n_chips=n, mfu=0.4,
                                     batch_tokens=4e6,
                                     interconnect_bytes_per_second=bw).critical_tokens_per_chip
     tpu, nvlink = critical("v5p", 8960), critical("H100", 8)
-    ib = critical("H100", 16384, INFINIBAND_BYTES_PER_SECOND)
+    ib, flat = critical("H100", 16384), critical("H100", 16384, "flat_ring")
+    h100 = ak.chips.get("H100")
     assert 1 < nvlink / tpu < 5
-    assert ak.chips.get("H100").interconnect_bytes_per_second / INFINIBAND_BYTES_PER_SECOND == 9
-    assert ib / nvlink > 9 and ib / tpu > 10
+    assert h100.scaleup_bytes_per_second / h100.scaleout_bytes_per_second == 9
+    assert 1.2 < ib / nvlink < 1.45                     # "about a third"
+    assert flat / ib == pytest.approx(8, rel=0.05)       # "about eight times higher"
 
 
 def test_tpu_pod_stays_compute_bound_while_h100_over_infiniband_does_not():
-    """The communication widget's picture: at a 4M-token batch the v5p pod hides its all-reduce at
-    8,960 chips; H100s over InfiniBand do not at 16,384."""
+    """The communication widget's picture: at a 4M-token batch the v5p pod hides its gradient
+    reduction at 8,960 chips; H100s beyond the node do not at 16,384."""
     tpu = ak.training.estimate(model="llama-3-70b", tokens=4e6, chip="v5p", n_chips=8960, mfu=0.4,
                                batch_tokens=4e6)
     gpu = ak.training.estimate(model="llama-3-70b", tokens=4e6, chip="H100", n_chips=16384, mfu=0.4,
-                               batch_tokens=4e6,
-                               interconnect_bytes_per_second=INFINIBAND_BYTES_PER_SECOND)
+                               batch_tokens=4e6)
     assert tpu.communication_bound is False and gpu.communication_bound is True
+
+
+def test_mfu_is_measured_against_a_flop_count():
+    """"6·N·D leaves attention out, while PaLM's count adds it (flops_count="palm")";
+    recomputation separates HFU from MFU."""
+    six = ak.training.estimate(model="llama-3-70b", tokens=15e12, chip="v5p", n_chips=8960)
+    palm = ak.training.estimate(model="llama-3-70b", tokens=15e12, chip="v5p", n_chips=8960,
+                                flops_count="palm", recompute="full")
+    assert six.attention_flops == 0 and palm.attention_flops > 0
+    assert palm.flops == pytest.approx(six.flops + palm.attention_flops)
+    assert palm.hfu > palm.mfu == six.mfu
 
 
 def test_published_flops_reproduce_within_a_percent():

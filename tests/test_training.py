@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -56,15 +57,58 @@ def test_scaling_book_training_memory() -> None:
     # applied-training.md: bf16 params 140 GB + fp32 optimizer state 560 GB + checkpoints
     # 2 * 8192 * 4e6 * 3 * 80 = 15.8 TB, total ~16.5 TB; 171 v5p (96 GB) at minimum; about
     # 1.8 GB per chip on 8960 chips.
+    # The book keeps the whole 4M-token batch in flight at once: a micro-batch of 4e6 / 8960
+    # tokens per chip.
     kwargs = dict(model="llama-3-70b", tokens=15e12, mfu=0.4, batch_tokens=4e6,
                   weight_bytes_per_param=2, grad_bytes_per_param=0, optimizer_bytes_per_param=8,
-                  activation_checkpoints_per_layer=3)
+                  activation_checkpoints_per_layer=3, microbatch_tokens=4e6 / 8960)
     book_v5p = dataclasses.replace(ak.chips.get("v5p"), hbm_bytes=96e9)
     t = training.estimate(chip=book_v5p, n_chips=8960, **kwargs)
     assert t.total_memory_bytes == pytest.approx(16.5e12, rel=0.01)
     assert t.memory_bytes_per_chip == pytest.approx(1.8e9, rel=0.03)
-    assert t.min_chips_to_fit == pytest.approx(171, abs=2)
+    assert t.total_memory_bytes / 96e9 == pytest.approx(171, abs=2)  # the book's 171 chips
     assert t.fits
+    # At that per-chip micro-batch only the 700 GB of states shard: 8 chips would hold them.
+    assert t.min_chips_to_fit == math.ceil(70.55e9 * 10 / (96e9 - t.activation_bytes_per_chip))
+
+
+def test_activation_memory_is_the_micro_batch_in_flight() -> None:
+    # Gradient accumulation: a chip holds one micro-batch's checkpoints, 2 bytes x d_model x
+    # layers per token (bf16, one per layer), whatever the global batch.
+    m = ak.models.get("llama-3-8b")
+    one = training.estimate(model=m, tokens=1e9, chip="v6e", n_chips=8, batch_tokens=1e6)
+    assert one.microbatch_tokens == m.seq_len == 8192  # default: one sequence per chip
+    assert one.activation_bytes_per_chip == 2 * 4096 * 32 * 8192
+    bigger = training.estimate(model=m, tokens=1e9, chip="v6e", n_chips=8, batch_tokens=16e6)
+    assert bigger.activation_bytes_per_chip == one.activation_bytes_per_chip
+    four = training.estimate(model=m, tokens=1e9, chip="v6e", n_chips=8, batch_tokens=1e6,
+                             microbatch_tokens=4 * 8192)
+    assert four.activation_bytes_per_chip == pytest.approx(4 * one.activation_bytes_per_chip)
+    # The breakdown adds up; states are 16 bytes per parameter over 8 chips.
+    parts = one.memory_breakdown_bytes
+    assert sum(parts.values()) == pytest.approx(one.memory_bytes_per_chip)
+    assert parts["weights"] + parts["gradients"] + parts["optimizer state"] == \
+        pytest.approx(16 * m.params / 8)
+    # A small global batch caps the micro-batch at its share per chip.
+    small = training.estimate(model=m, tokens=1e9, chip="v6e", n_chips=8, batch_tokens=8 * 1024)
+    assert small.microbatch_tokens == 1024
+    with pytest.raises(ValueError, match="microbatch_tokens"):
+        training.estimate(model=m, tokens=1e9, chip="v6e", n_chips=8, batch_tokens=1e6,
+                          microbatch_tokens=2e6)
+    with pytest.raises(ValueError, match="microbatch_tokens"):
+        training.estimate(model=m, tokens=1e9, chip="v6e", microbatch_tokens=0)
+
+
+def test_fine_tuning_llama3_8b_fits_a_v6e_slice_and_needs_16_v5e() -> None:
+    # 8.03e9 params x 16 bytes = 128.5 GB of states; one 8,192-token sequence per chip adds
+    # 2.1 GB. Over 8 chips: 16.1 + 2.1 = 18.2 GB, inside a v6e's 32 GiB but over a v5e's 16 GiB.
+    # A v5e needs 128.5 / (17.18 - 2.15) = 8.6 -> 9 chips (16 as a power-of-two slice).
+    def run(chip: str, n: int) -> training.TrainingEstimate:
+        return training.estimate(model="llama-3-8b", tokens=1e9, chip=chip, n_chips=n,
+                                 batch_tokens=1e6, mfu=0.3)
+    assert run("v6e", 8).fits and not run("v5e", 8).fits
+    assert run("v5e", 8).min_chips_to_fit == 9
+    assert run("v5e", 16).fits
 
 
 def test_default_memory_is_16_bytes_per_param_sharded() -> None:
@@ -78,7 +122,9 @@ def test_model_that_does_not_fit_says_so() -> None:
     t = training.estimate(model="llama-3.1-405b", tokens=1e12, chip="H100", n_chips=8)
     assert not t.fits
     assert any("needs" in note for note in t.notes)
-    assert t.min_chips_to_fit == pytest.approx(405.85e9 * 16 / 80 / 2**30, abs=1)
+    # states shard, one 8,192-token sequence of checkpoints (2 x 16384 x 126 x 8192 B) does not
+    states, act = t.params * 16, 2 * 16384 * 126 * 8192
+    assert t.min_chips_to_fit == math.ceil(states / (80 * 2**30 - act))
 
 
 def test_joules_from_published_power_or_none() -> None:
@@ -124,26 +170,118 @@ def test_time_scales_inversely_with_chips_and_mfu(n: int, mfu: float, tokens: fl
 
 # -- network choice, the all-reduce sweep and published runs ---------------------------------------
 
-def test_network_bandwidth_uses_infiniband_only_for_gpus_beyond_their_nvlink_node() -> None:
+def test_network_bandwidth_choices() -> None:
     h100, v5p = ak.chips.get("H100"), ak.chips.get("v5p")
-    assert h100.max_domain_chips == 8
-    assert training.network_bandwidth(h100, 8, "infiniband") is None  # inside the node
-    assert training.network_bandwidth(h100, 9, "infiniband") == 100e9  # 400 Gb/s NDR, both ways
-    assert training.network_bandwidth(h100, 9, "catalog") is None
-    assert training.network_bandwidth(v5p, 16384, "infiniband") is None  # TPUs keep ICI
+    assert h100.scaleup_domain_chips == 8
+    for network in training.NETWORKS:  # inside the node, and on TPUs: the collectives
+        assert training.network_bandwidth(h100, 8, network) is None
+        assert training.network_bandwidth(v5p, 16384, network) is None
+    assert training.network_bandwidth(h100, 16, "infiniband") is None  # hierarchical default
+    assert training.network_bandwidth(h100, 16, "catalog") == 450e9    # NVLink everywhere
+    assert training.network_bandwidth(h100, 16, "flat_ring") == 50e9   # one 400 Gb/s NIC each
 
 
-def test_communication_ratios_match_the_ring_all_reduce_closed_form() -> None:
+def test_communication_ratios_match_the_ring_closed_form_and_the_collectives() -> None:
+    # Simple ring at W (network="catalog" beyond the node: NVLink egress 450 GB/s):
     # allreduce / backward = [2(n−1)/n · P · g / W] / [4 · P · (B/n) / (peak · MFU)]
     #                      = (n − 1) · g · peak · MFU / (2 · W · B), g = 2 bytes (bf16 gradients)
     h100 = ak.chips.get("H100")
-    ratios = training.communication_ratios("llama-3-70b", h100, [1, 8, 64, 1024],
-                                           batch_tokens=4e6, mfu=0.4, network="infiniband")
-    assert ratios[1] == 0.0  # one chip: no all-reduce
-    for n in (8, 64, 1024):
-        bandwidth = h100.interconnect_bytes_per_second if n <= 8 else 100e9
-        expected = (n - 1) * 2 * h100.peak_flops("bf16") * 0.4 / (2 * bandwidth * 4e6)
-        assert ratios[n] == pytest.approx(expected, rel=1e-12)
+    ring = training.communication_ratios("llama-3-70b", h100, [1, 64, 1024], batch_tokens=4e6,
+                                         mfu=0.4, network="catalog")
+    assert ring[1] == 0.0  # one chip: no all-reduce
+    for n in (64, 1024):
+        expected = (n - 1) * 2 * h100.peak_flops("bf16") * 0.4 / (2 * 450e9 * 4e6)
+        assert ring[n] == pytest.approx(expected, rel=1e-12)
+    # The default runs estimate's collectives; the ratio is tokens-per-chip against critical.
+    hier = training.communication_ratios("llama-3-70b", h100, [8, 1024], batch_tokens=4e6)
+    for n in (8, 1024):
+        est = training.estimate(model="llama-3-70b", tokens=4e6, chip=h100, n_chips=n,
+                                batch_tokens=4e6)
+        assert hier[n] == pytest.approx(est.critical_tokens_per_chip / est.tokens_per_chip)
+    flat = training.communication_ratios("llama-3-70b", h100, [1024], batch_tokens=4e6,
+                                         network="flat_ring")
+    assert flat[1024] / hier[1024] == pytest.approx(8, rel=0.02)  # the node's 8 NICs
+
+
+def test_gradient_reduction_comes_from_the_collectives() -> None:
+    # training.md (v5p, one wrapped ICI axis, bf16 gradients, MFU 1): C / W_ici =
+    # 4.59e14 / (2 * 9e10) = 2550 tokens per chip, times the ring's (n-1)/n for n = 16.
+    t = training.estimate(params=70e9, tokens=1e12, chip="v5p", n_chips=16, mfu=1.0,
+                          batch_tokens=16 * 4096, sharded=False)
+    assert t.gradient_network == "ICI"
+    assert t.critical_tokens_per_chip == pytest.approx(2550 * 15 / 16, rel=0.01)
+    assert t.critical_tokens_per_chip == pytest.approx(ak.collectives.dp_critical_tokens_per_chip(
+        "v5p", over=16, params=70e9))
+    assert t.allreduce_seconds_per_step == pytest.approx(
+        ak.collectives.all_reduce("v5p", array_bytes=140e9, over=16).seconds)
+    # gpus.md: beyond the node the gradients leave through all 8 NICs of each node:
+    # C / W_node = 990e12 / 400e9 = 2475 tokens per GPU at 16,384 GPUs.
+    g = training.estimate(params=70e9, tokens=1e12, chip="H100", n_chips=16384, mfu=1.0,
+                          batch_tokens=16384 * 4096)
+    assert g.gradient_network == "NVLink+scale-out"
+    bandwidth_only = ak.collectives.dp_critical_tokens_per_chip("H100", over=16384,
+                                                               strategy="fsdp")
+    assert bandwidth_only == pytest.approx(2475, rel=0.01)
+    # ... plus the latency of 2,047 ring steps between nodes, twice (reduce-scatter, all-gather)
+    assert bandwidth_only < g.critical_tokens_per_chip < 1.02 * bandwidth_only
+    assert any(n.kind == "beyond_domain" and "NVLink+scale-out" in n for n in g.notes)
+    # MFU scales the critical number: the backward pass is slower by 1 / MFU.
+    slow = training.estimate(params=70e9, tokens=1e12, chip="H100", n_chips=16384, mfu=0.4,
+                             batch_tokens=16384 * 4096)
+    assert slow.critical_tokens_per_chip == pytest.approx(0.4 * g.critical_tokens_per_chip)
+    # 8,960 v5p chips are laid out as slices joined by DCN, no longer refused.
+    pod = training.estimate(params=70e9, tokens=1e12, chip="v5p", n_chips=8960,
+                            batch_tokens=4e6)
+    assert pod.gradient_network == "ICI+DCN" and pod.communication_bound is not None
+
+
+def test_gpu_jobs_the_collectives_cannot_lay_out_are_refused_by_n_chips() -> None:
+    with pytest.raises(ValueError, match="n_chips=12"):
+        training.estimate(params=7e9, tokens=1e9, chip="H100", n_chips=12, batch_tokens=1e6)
+    with pytest.raises(ak.chips.MissingFigureError):
+        training.estimate(params=7e9, tokens=1e9, chip="L4", n_chips=4, batch_tokens=1e6)
+    ring = training.estimate(params=7e9, tokens=1e9, chip="L4", n_chips=4, batch_tokens=1e6,
+                             interconnect_bytes_per_second=8e9)
+    assert ring.allreduce_seconds_per_step == pytest.approx(2 * 3 / 4 * 14e9 / 8e9)
+
+
+def test_model_flops_counts_attention_as_palm_and_maxtext_do() -> None:
+    # PaLM appendix B: 6N + 12·L·H·Q·T per token. Llama-3-8B: L=32, H=32, Q=128, T=8192:
+    # 12 * 32 * 32 * 128 * 8192 = 1.288e10 attention FLOPs per token.
+    m = ak.models.get("llama-3-8b")
+    kw = dict(model=m, tokens=1e9, chip="H100")
+    six = training.estimate(**kw)
+    palm = training.estimate(**kw, flops_count="palm")
+    causal = training.estimate(**kw, flops_count="causal")
+    assert six.flops_count == "6nd" and six.attention_flops == 0
+    assert six.flops == 6 * m.params * 1e9
+    assert palm.attention_flops == pytest.approx(12 * 32 * 32 * 128 * 8192 * 1e9)
+    assert palm.flops == pytest.approx(six.flops + palm.attention_flops)
+    # causal: T(T+1)/2 pairs instead of T^2
+    assert causal.attention_flops == pytest.approx(palm.attention_flops * 8193 / (2 * 8192))
+    # ... which is 3x the library's forward attention matmuls (4·Q per pair per head, the
+    # softmax's 5 per pair left out) of one 8,192-token sequence, per token
+    fwd = next(op for op in m.operations(batch=1, seq_len=8192, phase="forward")
+               if op.kind == "attention")
+    pairs = 8192 * 8193 / 2
+    assert fwd.flops == pytest.approx(32 * (4 * 128 + 5) * 32 * pairs)
+    assert causal.attention_flops / 1e9 == pytest.approx(3 * 32 * 4 * 128 * 32 * pairs / 8192)
+    # a shorter sequence: attention shrinks linearly in T per token
+    short = training.estimate(**kw, flops_count="palm", seq_len=2048)
+    assert short.attention_flops == pytest.approx(palm.attention_flops / 4)
+    assert palm.days > six.days  # same MFU, more model FLOPs
+    with pytest.raises(ValueError, match="flops_count"):
+        training.estimate(**kw, flops_count="hfu")
+    # Recomputation separates HFU from MFU (PaLM appendix B): full recomputation runs the
+    # forward pass twice, 8 of every 6 model FLOPs, at the same step time.
+    remat = training.estimate(**kw, flops_count="palm", recompute="full")
+    assert remat.seconds == palm.seconds and remat.flops == palm.flops
+    assert remat.hardware_flops == pytest.approx(palm.flops * 8 / 6)
+    assert remat.hfu == pytest.approx(palm.mfu * 4 / 3) and palm.hfu == palm.mfu
+    with pytest.raises(ValueError, match="recompute"):
+        training.estimate(**kw, recompute="selective")
+    with pytest.raises(ValueError, match="flops_count"):
+        training.estimate(params=1e9, tokens=1e9, chip="H100", flops_count="palm")
 
 
 def test_compare_published_uses_the_most_direct_reported_unit() -> None:

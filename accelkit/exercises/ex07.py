@@ -53,18 +53,18 @@ q3 = FunctionQuestion(
 
 q4 = ChoiceQuestion(
     "q4",
-    "Train llama-3-70b with a 4M-token global batch on 16,384 H100s at 40% MFU, gradients all-reduced "
-    "over InfiniBand beyond the node (interconnect_bytes_per_second=100e9). Does the all-reduce hide "
-    "behind the backward pass ('compute' sets the pace) or not ('communication')?",
+    "Train llama-3-70b with a 4M-token global batch on 16,384 H100s at 40% MFU, gradients reduced "
+    "hierarchically: NVLink inside each node, InfiniBand between nodes (estimate's default). Does the "
+    "reduction hide behind the backward pass ('compute' sets the pace) or not ('communication')?",
     options=["compute", "communication"],
     expected=lambda: ("communication" if training.estimate(
-        model="llama-3-70b", tokens=4e6, chip="H100", n_chips=16384, mfu=0.4, batch_tokens=4e6,
-        interconnect_bytes_per_second=100e9).communication_bound else "compute"),
+        model="llama-3-70b", tokens=4e6, chip="H100", n_chips=16384, mfu=0.4,
+        batch_tokens=4e6).communication_bound else "compute"),
     hints=["Compare tokens per chip per step (batch / chips) with critical_tokens_per_chip.",
-           "ak.training.estimate(..., batch_tokens=4e6, interconnect_bytes_per_second=100e9)"],
+           "ak.training.estimate(..., batch_tokens=4e6) and its critical_tokens_per_chip"],
     solution="import accelkit as ak\n"
              "est = ak.training.estimate(model='llama-3-70b', tokens=4e6, chip='H100', n_chips=16384,\n"
-             "                           mfu=0.4, batch_tokens=4e6, interconnect_bytes_per_second=100e9)\n"
+             "                           mfu=0.4, batch_tokens=4e6)\n"
              "q4_answer = 'communication' if est.communication_bound else 'compute'",
     nudges={"compute": "How many tokens does each chip get per step, and how many would it need?"})
 

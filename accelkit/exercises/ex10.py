@@ -27,8 +27,8 @@ q2 = NumberQuestion(
     "Full fine-tuning keeps 16 bytes per parameter (bf16 weights and gradients, fp32 Adam "
     "state). Ignoring activations, at least how many H100s must pool their HBM to fine-tune "
     "Llama-3-8B? (a whole number)",
-    expected=lambda: training.estimate(model="llama-3-8b", tokens=1e9, chip="H100",
-                                       n_chips=1).min_chips_to_fit,
+    expected=lambda: training.estimate(model="llama-3-8b", tokens=1e9, chip="H100", n_chips=1,
+                                       activation_checkpoints_per_layer=0).min_chips_to_fit,
     rel_tol=1e-9,
     hints=["Bytes needed = params × 16; ak.models.get('llama-3-8b').params.",
            "Divide by one H100's HBM (ak.chips.get('H100').hbm_bytes) and round up."],

@@ -282,7 +282,12 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
         for name in priced:
             chip = chips.get(name)
             n = scenarios.replica_chips(v["model"], chip, headroom=1.5)
-            sweep = inference.decode_sweep(v["model"], [chip], BATCHES, n, v["context"])
+            try:
+                sweep = inference.decode_sweep(v["model"], [chip], BATCHES, n, v["context"])
+            except ValueError as why:  # a TP group the model cannot cost (no NVLink, too wide)
+                lines[name].set_data([], [])
+                rows.append((f"{n} x {chip.name}", f"not shown: {why}"))
+                continue
             hourly = min(p.usd_per_hour for p in price.price_points(chip)) \
                 if v["price"] == "lowest" else chip.usd_per_hour
             fits = sweep.fits[0]

@@ -60,14 +60,16 @@ def training_planner() -> Explorer:
         "batch": W.SelectionSlider(options=[(f"{b / 1e6:g}M", b) for b in (1e6, 4e6, 16e6, 64e6)],
                                    value=4e6, description="global batch (tokens)",
                                    continuous_update=False, style=_STYLE),
-        "network": W.ToggleButtons(options=[("catalog interconnect", "catalog"),
-                                            ("GPUs: InfiniBand beyond the node", "infiniband")],
-                                   value="infiniband", description="all-reduce over",
+        "network": W.ToggleButtons(options=[("NVLink node + InfiniBand (hierarchical)",
+                                             "infiniband"),
+                                            ("NVLink everywhere (hypothetical)", "catalog"),
+                                            ("flat ring, one NIC per GPU (naive)", "flat_ring")],
+                                   value="infiniband", description="GPU gradients beyond the node",
                                    style=_STYLE),
     }
     figure = _frame(6.4, 2.4, left=0.3)
     ax = figure.add_subplot()
-    bars = ax.barh(["compute (6·N·D)", "exposed all-reduce"], [1.0, 1.0],
+    bars = ax.barh(["compute (6·N·D)", "exposed gradient reduction"], [1.0, 1.0],
                    color=["#2e7d32", "#c62828"])
     labels = [ax.text(1, i, "", va="center", fontsize=8) for i in range(2)]
     ax.invert_yaxis()
@@ -103,13 +105,15 @@ def training_planner() -> Explorer:
         if est.critical_tokens_per_chip is not None:
             rows.append(("tokens per chip per step / critical",
                          f"{est.tokens_per_chip:,.0f} / {est.critical_tokens_per_chip:,.0f}"))
-        bandwidth = training.network_bandwidth(chip, n, values["network"])
-        shown = [note for note in est.notes if note.kind == "does_not_fit"
-                 or (note.kind == "beyond_domain" and bandwidth is None)]
-        if bandwidth is not None:
-            shown.append(f"beyond the {chip.max_domain_chips}-GPU NVLink node the all-reduce runs "
-                         f"over InfiniBand at {bandwidth / 1e9:g} GB/s per GPU (400 Gb/s NDR, "
-                         "bidirectional)")
+        if est.gradient_network is not None:
+            rows.append(("gradients reduced over", "a simple ring at "
+                         f"{training.network_bandwidth(chip, n, values['network']) / 1e9:g} GB/s "
+                         "per GPU" if est.gradient_network == "override"
+                         else est.gradient_network))
+        shown = [note for note in est.notes if note.kind in ("does_not_fit", "beyond_domain")]
+        if chip.kind == "tpu" and values["network"] != "infiniband":
+            shown.append("the network choice is for GPUs beyond their NVLink node; a TPU job "
+                         "always uses its ICI torus (and DCN between slices)")
         notes = "".join(f"<br><small>⚠ {note}</small>" for note in shown)
         return View(figure=figure, text=table_html(rows) + notes, result=est)
 
@@ -120,8 +124,9 @@ def training_planner() -> Explorer:
 
 def communication_explorer() -> Explorer:
     """Per optimizer step, the data-parallel gradient all-reduce over the backward pass, as the
-    chip count grows at a fixed global batch: a TPU v5p pod (ICI torus up to 8,960 chips) against
-    H100s (NVLink inside an 8-GPU node, InfiniBand beyond). Above 1, communication sets the pace."""
+    chip count grows at a fixed global batch: a TPU v5p pod (ICI torus rings; slices joined by DCN
+    beyond 6,144 chips) against H100s (NVLink inside an 8-GPU node, hierarchical over InfiniBand
+    beyond). Above 1, communication sets the pace."""
     controls = {
         "model": W.Dropdown(options=_TRANSFORMERS, value="llama-3-70b", description="model",
                             style=_STYLE),
