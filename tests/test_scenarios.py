@@ -408,3 +408,29 @@ def test_select_knobs_keeps_what_the_scenario_uses():
         sc.select_knobs("chatbot", [("batch", 2)])
     with pytest.raises(ValueError, match="scenario"):
         sc.knobs_for("serve-fast")
+
+
+def test_a_serving_replica_stops_at_the_scale_up_domain():
+    """Tensor parallelism stops at the NVLink node / ICI slice: compare marks bigger replicas
+    unavailable (by type, ReplicaTooLarge), and a replica's TP all-reduces are reported."""
+    rows = {r.chip: r for r in sc.compare("chatbot", n_chips=16)}
+    h100 = rows["NVIDIA H100 (SXM)"]
+    assert isinstance(h100, sc.Unavailable) and "8-chip scale-up domain" in h100.reason
+    assert isinstance(rows["TPU v5e"], sc.Outcome)
+    with pytest.raises(sc.ReplicaTooLarge, match="n_chips=16"):
+        sc.evaluate("chatbot", "H100", n_chips=16)
+    o = sc.evaluate("chatbot", "H100", n_chips=8)
+    s = sc.SCENARIOS["chatbot"]
+    dec = ak.inference.decode_step(s.model, "H100", 8, s.batch,
+                                   s.prompt_tokens + s.output_tokens // 2)
+    assert o.communication_seconds == dec.communication_seconds > 0
+    assert f"{dec.communication_seconds / dec.seconds:.0%} of a decode step" in o.note
+
+
+def test_serving_batch_zero_with_a_target_is_the_best_batch_under_it():
+    o = sc.evaluate("chatbot", "H100", batch=0)
+    s = sc.SCENARIOS["chatbot"]
+    best = ak.inference.best_batch(s.model, "H100", o.n_chips, s.prompt_tokens
+                                   + s.output_tokens // 2, 0.050)
+    assert o.batch == best.batch and o.meets_latency
+    assert o.replicas == -(-1000 // o.batch)

@@ -63,6 +63,15 @@ def test_table_columns_line_up():
         assert len(rows) == 1 + len(w.view.result)
         assert all(len(re.findall(r"<t[dh] ", row)) == len(head) for row in rows)
         assert "text-align:right" in rows[1]
+    # a chip that cannot take the knobs spans the rest of its row
+    w = decision_explorer("chatbot")
+    w.controls["n_chips"].value = 16
+    rows = re.findall(r"<tr>(.*?)</tr>", w.html.value)
+    spans = [row for row in rows if "colspan" in row]
+    assert len(spans) == 4 and "scale-up domain" in spans[0]
+    head = w.view.extras["head"]
+    for row in spans:
+        assert 1 + int(re.search(r"colspan='(\d+)'", row).group(1)) == len(head)
 
 
 def test_serving_table_shows_replicas_fleet_price_and_cost_per_million():
