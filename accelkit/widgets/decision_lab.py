@@ -186,6 +186,11 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
     controls["scenario"].observe(lambda change: explorer.update(), names="value")
     load(first.key)
     explorer.update()
+    # First visits: the training scenarios' layout searches (0.1-0.5 s cold) are done once here
+    # and kept by the library's cache, so switching scenario later only re-renders.
+    for key, s in scenarios.SCENARIOS.items():
+        if s.kind == "train" and key != first.key:
+            scenarios.compare(s)
 
     # Recording: a chip, a reason that cites the table, a button; Save / Load as JSON.
     choice = W.Dropdown(options=[_short(c) for c in scenarios.DEFAULT_CHIPS],
