@@ -66,6 +66,16 @@ def main() -> None:
           f"({best / points * 1e9:.0f} ns per point; {decode * 1e-6 * points / best:,.0f}x "
           f"faster than {points:,} decode_step calls)")
 
+    if "mixtral-8x7b" in ak.models.names():  # a mixture of experts: exact per-batch evaluation
+        moe = per_call_microseconds(lambda: ak.inference.decode_step(
+            model="mixtral-8x7b", chip="H100", n_chips=8, batch=32, context_tokens=8192), 200)
+        start = time.perf_counter()
+        ak.inference.decode_sweep("mixtral-8x7b", ["H100"], np.arange(1, 1001), n_chips=8,
+                                  context_tokens=8192)
+        print(f"inference.decode_step    {moe:8.1f} us per call (Mixtral 8x7B on 8 H100)")
+        print(f"inference.decode_sweep   1,000 Mixtral batches in "
+              f"{(time.perf_counter() - start) * 1e3:.0f} ms (one evaluation per batch)")
+
 
 if __name__ == "__main__":
     main()

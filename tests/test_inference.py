@@ -300,3 +300,63 @@ def test_tp_all_reduces_turn_latency_bound_below_the_books_buffer_size() -> None
     d = inference.decode_step("llama-3-8b", "v5e", n_chips=8, batch=16, context_tokens=1024)
     per = ak.collectives.all_reduce("v5e", array_bytes=16 * 4096 * 2, over=8).seconds
     assert d.communication_seconds == pytest.approx(2 * 32 * per)
+
+
+# -- mixtures of experts ---------------------------------------------------------------------
+
+@pytest.mark.skipif("mixtral-8x7b" not in ak.models.names(),
+                    reason="the MoE catalog models arrive with accelkit.parallel's branch")
+def test_moe_decode_reads_all_experts_but_computes_with_the_active_ones() -> None:
+    # Mixtral 8x7B (46.7e9 total, 12.9e9 active; Jiang et al. 2024, arXiv:2401.04088): memory
+    # holds every expert, a token's FLOPs follow the two it is routed to. At batch 1 a step
+    # reads the two routed experts per layer; by batch 32 every expert (1 - (6/8)^32 ~ 1).
+    m = ak.models.get("mixtral-8x7b")
+    one = inference.decode_step(m, "H100", n_chips=2, batch=1, context_tokens=0)
+    full = inference.decode_step(m, "H100", n_chips=2, batch=32, context_tokens=0)
+    assert one.weight_bytes == full.weight_bytes == pytest.approx(2 * m.params)
+    assert one.flops == pytest.approx(2 * m.active_params, rel=0.02)
+    assert one.bytes < 0.4 * one.weight_bytes < full.bytes
+    assert full.bytes == pytest.approx(2 * m.params, rel=0.03)
+    # the decode step is exact at every batch, not a line through batch 1 and 2
+    for b in (1, 7, 32, 300):
+        ops = m.operations(batch=b, phase="decode", context_tokens=0)
+        assert inference.decode_step(m, "H100", 2, b, 0).bytes == pytest.approx(
+            sum(op.bytes for op in ops))
+    sweep = inference.decode_sweep(m, ["H100"], [1, 7, 32, 300], n_chips=2, context_tokens=0)
+    for j, b in enumerate((1, 7, 32, 300)):
+        assert sweep.seconds[0, j] == pytest.approx(
+            inference.decode_step(m, "H100", 2, b, 0).seconds, rel=1e-12)
+
+
+@pytest.mark.skipif("mixtral-8x7b" not in ak.models.names(),
+                    reason="the MoE catalog models arrive with accelkit.parallel's branch")
+def test_moe_matmuls_turn_compute_bound_at_ridge_times_experts_over_k() -> None:
+    # inference.md, worked problem 5 (an MoE with E experts, k per token): the expert weights
+    # are read once for the whole batch but each token uses k of E, so the batch must be about
+    # E/k times the dense one, ridge x E / k = 295 x 8 / 2 ~ 1,180 on H100 for Mixtral.
+    m = ak.models.get("mixtral-8x7b")
+    ridge = ak.chips.get("H100").ridge_flops_per_byte()
+    b = inference.compute_bound_batch(m, "H100", kinds=("matmul",))
+    assert b == pytest.approx(ridge * 8 / 2, rel=0.05)
+    dense = inference.compute_bound_batch("llama-3-70b", "H100", kinds=("matmul",))
+    assert b > 3 * dense
+
+
+@pytest.mark.skipif("mixtral-8x7b" not in ak.models.names(),
+                    reason="the MoE catalog models arrive with accelkit.parallel's branch")
+def test_moe_serving_pays_expert_parallel_all_to_alls() -> None:
+    # Routed experts spread over the group: per MoE layer a dispatch and a combine all-to-all of
+    # tokens x k x d_model activations; attention's all-reduce stays (Mixtral: no shared
+    # experts, every layer MoE).
+    m = ak.models.get("mixtral-8x7b")
+    d = inference.decode_step(m, "H100", n_chips=8, batch=64, context_tokens=1024)
+    act = 64 * m.d_model * 2
+    a2a = ak.collectives.all_to_all("H100", array_bytes=act * m.experts_per_token, over=8)
+    ar = ak.collectives.all_reduce("H100", array_bytes=act, over=8)
+    assert d.communication_seconds == pytest.approx(m.layers * (2 * a2a.seconds + ar.seconds))
+    # DeepSeek-V3 on a v5p slice: 671e9 parameters in memory, 37e9 active per token
+    ds = ak.models.get("deepseek-v3")
+    v = inference.decode_step(ds, "v5p", n_chips=64, batch=1, context_tokens=0)
+    assert v.weight_bytes == pytest.approx(2 * ds.params) and v.fits
+    assert v.flops == pytest.approx(2 * ds.active_params, rel=0.05)
+    assert v.communication_network == "ICI"

@@ -315,3 +315,21 @@ def test_compare_published_uses_the_most_direct_reported_unit() -> None:
 def test_bad_input_to_the_run_helpers_is_refused_by_name(call, error, match) -> None:
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.skipif("mixtral-8x7b" not in ak.models.names(),
+                    reason="the MoE catalog models arrive with accelkit.parallel's branch")
+def test_moe_training_flops_follow_active_params_memory_all_params() -> None:
+    # Mixtral 8x7B: 12.9e9 active of 46.7e9 (arXiv:2401.04088). 6 x active x D FLOPs; 16 bytes
+    # per parameter of every expert; gradients of every expert reduced, backward of the active
+    # ones, so the critical batch per chip is params / active (3.6x) a dense model's.
+    m = ak.models.get("mixtral-8x7b")
+    t = training.estimate(model=m, tokens=1e12, chip="H100", n_chips=1024, batch_tokens=4e6)
+    assert t.flops == pytest.approx(6 * m.active_params * 1e12)
+    assert t.params == m.params and t.active_params == m.active_params
+    assert t.weight_bytes_per_chip + t.gradient_bytes_per_chip + t.optimizer_bytes_per_chip == \
+        pytest.approx(16 * m.params / 1024)
+    dense = training.estimate(params=m.params, tokens=1e12, chip="H100", n_chips=1024,
+                              batch_tokens=4e6)
+    assert t.critical_tokens_per_chip == pytest.approx(
+        dense.critical_tokens_per_chip * m.params / m.active_params)
