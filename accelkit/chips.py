@@ -57,6 +57,7 @@ from importlib import resources
 from typing import Any
 
 from accelkit import _validate, dtypes
+from accelkit import dtypes as _dtypes
 from accelkit.dtypes import DType
 
 class MissingFigureError(ValueError):
@@ -491,3 +492,60 @@ def all() -> tuple[Chip, ...]:  # noqa: A001 - the contract name is ak.chips.all
 def names() -> tuple[str, ...]:
     """The canonical name of every chip, in catalog order."""
     return tuple(chip.name for chip in _load())
+
+
+@dataclass(frozen=True)
+class PeakRow:
+    """One chip's published peaks for the formats of a :func:`peak_table`.
+
+    ``flops_per_second[i]`` is the peak for ``dtypes[i]`` (int8 and int4: OP/s), or ``None``
+    where the chip publishes none. ``sparse`` says whether they are 2:4 structured-sparsity
+    peaks (only a matrix with two zeros in every four weights reaches them) or dense ones; a
+    table holds one kind only, never both.
+    """
+
+    chip: str
+    kind: str
+    dtypes: tuple[str, ...]
+    flops_per_second: tuple[float | None, ...]
+    sparse: bool
+
+    def peak(self, dtype: str) -> float | None:
+        """The peak for ``dtype`` (``None`` if unpublished). ValueError for a format not in
+        the table's ``dtypes``."""
+        name = _validate.choice("dtype", dtype, self.dtypes)
+        return self.flops_per_second[self.dtypes.index(name)]
+
+
+def peak_table(dtypes: tuple[str, ...] = ("bf16", "fp8", "int8", "fp4"), *,
+               sparse: bool = False) -> tuple[PeakRow, ...]:
+    """Every catalog chip's peak per format, dense by default, in catalog order.
+
+    With ``sparse=True`` the rows hold 2:4 structured-sparsity peaks instead, ``None`` on
+    chips that publish none (every TPU): a sparse and a dense peak never share a table.
+
+        >>> rows = peak_table(("bf16", "fp8"))
+        >>> h100 = next(r for r in rows if r.chip == "NVIDIA H100 (SXM)")
+        >>> h100.peak("fp8") / 1e12, next(r for r in peak_table(("fp8",), sparse=True)
+        ...                               if r.chip == h100.chip).peak("fp8") / 1e12
+        (1979.0, 3958.0)
+
+    Raises:
+        TypeError: ``dtypes`` is not a tuple or list of str; ``sparse`` is not a bool.
+        ValueError: an empty or repeated format, or one no chip publishes a peak for
+            (one of :data:`accelkit.dtypes.PEAK_DTYPES` is needed).
+    """
+    if isinstance(dtypes, str) or not isinstance(dtypes, (tuple, list)):
+        raise TypeError(f"dtypes must be a tuple of format names, got "
+                        f"{type(dtypes).__name__} {dtypes!r}")
+    names_ = tuple(_dtypes.check(d, "dtypes", allowed=_dtypes.PEAK_DTYPES) for d in dtypes)
+    if not names_ or len(set(names_)) != len(names_):
+        raise ValueError(f"dtypes must name one or more distinct formats, got {dtypes!r}")
+    if not isinstance(sparse, bool):
+        raise TypeError(f"sparse must be True or False, got {type(sparse).__name__} {sparse!r}")
+    rows = []
+    for chip in all():
+        have = dict(chip._sparse_peaks if sparse else chip._peaks)
+        rows.append(PeakRow(chip=chip.name, kind=chip.kind, dtypes=names_,
+                            flops_per_second=tuple(have.get(d) for d in names_), sparse=sparse))
+    return tuple(rows)

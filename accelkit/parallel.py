@@ -186,6 +186,11 @@ class TrainStep:
     mfu: float
     tokens_per_second_per_chip: float
     collectives: tuple[CollectiveCost, ...] = field(default=(), repr=False)
+    # The state's parts: weight_bytes_per_chip + gradient_bytes_per_chip +
+    # optimizer_bytes_per_chip == state_bytes_per_chip (weights include FSDP's gathered layers).
+    weight_bytes_per_chip: float = field(default=0.0, repr=False)
+    gradient_bytes_per_chip: float = field(default=0.0, repr=False)
+    optimizer_bytes_per_chip: float = field(default=0.0, repr=False)
 
     @property
     def collective_seconds(self) -> dict[str, float]:
@@ -458,8 +463,11 @@ def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.
     chips_n = replicas * tp * pp
 
     # -- memory per chip -------------------------------------------------------------------
-    state = stage_params * ((WEIGHT_BYTES + GRAD_BYTES) / fsdp + OPTIMIZER_BYTES / (fsdp * dp))
-    state = state + np.where(fsdp > 1, 2.0 * spec.layer_params / tp * WEIGHT_BYTES, 0.0)
+    weights_b = (stage_params * WEIGHT_BYTES / fsdp
+                 + np.where(fsdp > 1, 2.0 * spec.layer_params / tp * WEIGHT_BYTES, 0.0))
+    grads_b = stage_params * GRAD_BYTES / fsdp
+    optimizer_b = stage_params * OPTIMIZER_BYTES / (fsdp * dp)
+    state = weights_b + grads_b + optimizer_b
     linear = spec.act_linear
     score = spec.act_score_coeff * spec.heads * spec.seq_len
     per_token_layer = np.where(rc == 0, linear + score,
@@ -476,6 +484,7 @@ def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.
         "seconds": seconds, "compute": compute, "comm": comm_total, "exposed": exposed,
         "bubble": bubble, "bubble_fraction": fill / (m + fill), "memory": memory,
         "state": state, "activations": activations, "m": m,
+        "weights_b": weights_b, "grads_b": grads_b, "optimizer_b": optimizer_b,
         "mfu": model_flops / (seconds * chips_n * chip.peak_flops(dtypes.check(dtype))),
         "tps": batch_tokens / seconds / chips_n, "model_flops": np.full_like(seconds, model_flops),
         # breakdown
@@ -670,7 +679,9 @@ def _result(model: models.Model, chip: chips.Chip, layout: Layout, batch: int, s
         bubble_fraction=r["bubble_fraction"], memory_bytes_per_chip=r["memory"],
         state_bytes_per_chip=r["state"], activation_bytes_per_chip=r["activations"],
         hbm_bytes=hbm, fits=r["memory"] <= hbm, model_flops_per_step=r["model_flops"],
-        mfu=r["mfu"], tokens_per_second_per_chip=r["tps"], collectives=tuple(rows))
+        mfu=r["mfu"], tokens_per_second_per_chip=r["tps"], collectives=tuple(rows),
+        weight_bytes_per_chip=r["weights_b"], gradient_bytes_per_chip=r["grads_b"],
+        optimizer_bytes_per_chip=r["optimizer_b"])
 
 
 def _divisors(n: int) -> list[int]:

@@ -445,3 +445,38 @@ def test_gb200_nvl72_is_a_72_gpu_domain_of_b200s() -> None:
     node = ak.collectives.all_reduce("B200", array_bytes=1e9, over=72)
     assert rack.domains == 1 and rack.network == "NVLink" and node.domains == 9
     assert rack.seconds < node.seconds
+
+
+def test_peak_table_matches_peak_flops_and_keeps_sparse_apart() -> None:
+    """peak_table is peak_flops laid out per chip: dense and sparse never share a table."""
+    dense = ak.chips.peak_table(("bf16", "fp8", "int8", "fp4"))
+    sparse = ak.chips.peak_table(("bf16", "fp8", "int8", "fp4"), sparse=True)
+    assert [r.chip for r in dense] == [c.name for c in ak.chips.all()] == [r.chip for r in sparse]
+    for row, srow in zip(dense, sparse):
+        chip = ak.chips.get(row.chip)
+        assert not row.sparse and srow.sparse
+        for d in row.dtypes:
+            want = chip.peak_flops(d) if d in chip.dtypes else None
+            assert row.peak(d) == want, (row.chip, d)
+            swant = chip.peak_flops(d, sparse=True) if d in chip.sparse_dtypes else None
+            assert srow.peak(d) == swant, (row.chip, d)
+            if swant is not None:
+                assert chip.is_sparse_peak(d, swant) and swant != row.peak(d)
+    h100 = next(r for r in dense if r.chip == "NVIDIA H100 (SXM)")
+    assert h100.peak("fp8") == 1979e12 and h100.peak("fp4") is None  # NVIDIA H100 datasheet
+    assert all(r.peak(d) is None for r in sparse if r.kind == "tpu" for d in r.dtypes)
+
+
+def test_peak_table_refuses_bad_input() -> None:
+    with pytest.raises(ValueError, match="dtypes"):
+        ak.chips.peak_table(("bf16", "fp64"))
+    with pytest.raises(ValueError, match="dtypes"):
+        ak.chips.peak_table(())
+    with pytest.raises(ValueError, match="distinct"):
+        ak.chips.peak_table(("bf16", "bf16"))
+    with pytest.raises(TypeError, match="dtypes"):
+        ak.chips.peak_table("bf16")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="sparse"):
+        ak.chips.peak_table(sparse=1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="dtype"):
+        ak.chips.peak_table(("bf16",))[0].peak("fp8")

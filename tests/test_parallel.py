@@ -371,3 +371,16 @@ def test_palm_540b_on_tpu_v4() -> None:
     step = _fastest("palm-540b", "TPU v4", dict(dp=2, fsdp=256, tp=12), 2048 * 2048,
                     (2048, 4096, 8192), (1,), ("none", "selective", "full"))
     assert 0.5 <= 0.462 / step.mfu <= 0.9, step
+
+
+def test_state_splits_into_weights_gradients_and_optimizer() -> None:
+    """2 + 2 + 12 bytes per parameter: weights and gradients over fsdp (weights also hold two
+    gathered layers under FSDP), the optimizer state over fsdp·dp (ZeRO-1 over dp)."""
+    n = ak.models.get("llama-3-8b").params
+    step = train_step("llama-3-8b", "H100", Layout(dp=2, fsdp=4), batch_tokens=8 * 8192)
+    assert (step.weight_bytes_per_chip + step.gradient_bytes_per_chip
+            + step.optimizer_bytes_per_chip) == pytest.approx(step.state_bytes_per_chip)
+    assert step.gradient_bytes_per_chip == pytest.approx(2 * n / 4)
+    assert step.optimizer_bytes_per_chip == pytest.approx(12 * n / 8)
+    gathered = 2 * ak.models.get("llama-3-8b").layer_params * 2
+    assert step.weight_bytes_per_chip == pytest.approx(2 * n / 4 + gathered)

@@ -23,23 +23,80 @@ def test_every_scenario_prices_every_default_chip():
             assert r.bound in ("compute", "memory", "communication")
 
 
-def test_training_outcome_is_the_training_estimate():
+def test_training_outcome_with_an_assumed_mfu_is_the_training_estimate():
     o = sc.evaluate("pretrain", "TPU v5p", n_chips=8960, mfu=0.4)
     t = ak.training.estimate(model="llama-3-70b", tokens=15e12, chip="TPU v5p", n_chips=8960,
-                             mfu=0.4, batch_tokens=16e6)
+                             mfu=0.4, batch_tokens=2**24)
     assert o.seconds == pytest.approx(t.seconds)
     assert o.usd == pytest.approx(t.usd)
+    assert o.mfu_basis == "assumed"
     # the scaling book's LLaMA-3-70B example: about 44 days (applied-training.md)
     assert o.days == pytest.approx(44, rel=0.05)
 
 
+def test_training_outcome_is_the_best_layouts_step():
+    """The modelled MFU, layout, step and memory are parallel.best_layouts' own."""
+    o = sc.evaluate("pretrain", "H100")
+    (step,) = ak.parallel.best_layouts("llama-3-70b", "H100", 4096, 2**24, top=1,
+                                       compute_efficiency=sc.COMPUTE_EFFICIENCY)
+    assert o.layout == str(step.layout) and o.utilization == pytest.approx(step.mfu)
+    assert o.step_seconds == pytest.approx(step.seconds)
+    assert o.seconds == pytest.approx(step.seconds * 15e12 / 2**24)
+    assert o.memory_bytes_per_chip == pytest.approx(step.memory_bytes_per_chip)
+    assert o.mfu_basis.startswith("modelled")
+    # MFU differs from chip to chip once modelled (it was a flat 0.4 before)
+    mfus = {r.chip: round(r.utilization, 3) for r in sc.compare("pretrain")}
+    assert len(set(mfus.values())) > 3
+    # and an assumed MFU is the same on every chip that is not communication-bound
+    assert {round(r.utilization, 3) for r in sc.compare("pretrain", mfu=0.4)
+            if r.bound == "compute"} == {0.4}
+
+
+def test_memory_breakdown_adds_up_and_holds_the_microbatch_not_the_batch():
+    """weights + gradients + optimizer + activations = memory per chip; the activations are
+    those of the micro-batch in flight (one 8K sequence here), not of the 1M-token batch."""
+    n = ak.models.get("llama-3-8b").params
+    for chip in ("TPU v6e", "H100"):
+        o = sc.evaluate("finetune", chip)
+        parts = (o.weight_bytes_per_chip + o.gradient_bytes_per_chip
+                 + o.optimizer_bytes_per_chip + o.activation_bytes_per_chip)
+        assert parts == pytest.approx(o.memory_bytes_per_chip)
+        step = sc.layout_step("finetune", chip)
+        assert step.microbatch_tokens == 8192 and step.layout.fsdp == 8
+        per_token = ak.parallel.activation_bytes_per_token_per_layer(
+            "llama-3-8b", step.layout.recompute, tp=step.layout.tp)
+        assert o.activation_bytes_per_chip >= per_token * 32 * 8192
+        # the replica's whole share of the batch (131,072 tokens), stored without
+        # recomputation, would need over ten times as much
+        whole = ak.parallel.activation_bytes_per_token_per_layer("llama-3-8b", "none")
+        assert o.activation_bytes_per_chip < whole * 32 * 2**20 / 8 / 10
+        # Adam: 2 + 2 + 12 bytes per parameter, fully sharded over the 8 chips
+        assert o.gradient_bytes_per_chip == pytest.approx(2 * n / 8)
+        assert o.optimizer_bytes_per_chip == pytest.approx(12 * n / 8)
+
+
+def test_finetune_fits_a_v6e_slice_and_a_v5e_slice_needs_sixteen():
+    assert sc.evaluate("finetune", "TPU v6e").fits
+    small = sc.evaluate("finetune", "TPU v5e")
+    assert not small.fits and "does not fit" in small.note
+    assert small.memory_bytes_per_chip > small.hbm_bytes_per_chip
+    assert sc.fitting_chips("finetune", "TPU v5e") == 16
+    assert sc.evaluate("finetune", "TPU v5e", n_chips=16).fits
+
+
 def test_finetune_runs_multiply_time_and_cost():
-    one = ak.training.estimate(model="llama-3-8b", tokens=1e9, chip="H100", n_chips=8, mfu=0.3,
-                               batch_tokens=1e6)
+    step = sc.layout_step("finetune", "H100")
     o = sc.evaluate("finetune", "H100")
-    assert o.seconds == pytest.approx(50 * one.seconds)
-    assert o.usd == pytest.approx(50 * one.usd)
+    assert o.seconds == pytest.approx(50 * step.seconds * 1e9 / 2**20)
+    assert o.usd == pytest.approx(10.8 * 8 * o.seconds / 3600)
     assert o.joules == pytest.approx(700 * 8 * o.seconds)
+
+
+def test_layout_step_is_cached_and_refuses_serving():
+    a = sc.layout_step("pretrain", "TPU v5p")
+    assert sc.layout_step("pretrain", "TPU v5p") is a
+    with pytest.raises(ValueError, match="scenario"):
+        sc.layout_step("chatbot", "H100")
 
 
 def test_serving_outcome_matches_a_closed_form_on_published_figures():
@@ -145,16 +202,115 @@ def test_unknown_scenario_and_chip():
 def test_decision_lab_records_in_memory_and_summarises():
     lab = sc.DecisionLab()
     assert "no choice yet" in lab.summary()
-    lab.record("chatbot", "H100", "lowest latency", sc.evaluate("chatbot", "H100"))
-    lab.record("chatbot", "B200", "cheaper and faster")  # replaces
-    lab.record("pretrain", "v5p", "pods of thousands of chips")
+    h100 = sc.evaluate("chatbot", "H100")
+    lab.record("chatbot", "H100", f"lowest latency, {h100.latency_seconds * 1e3:.1f} ms", h100)
+    b200 = sc.evaluate("chatbot", "B200")
+    lab.record("chatbot", "B200", f"cheaper: ${b200.usd_per_million:.2f} per million")  # replaces
+    v5p = sc.evaluate("pretrain", "v5p")
+    lab.record("pretrain", "v5p", f"pods of thousands of chips: {v5p.n_chips:,} chips")
     assert [d.scenario for d in lab.decisions] == ["pretrain", "chatbot"]
     text = lab.summary()
-    assert "NVIDIA B200 (HGX) because cheaper and faster" in text and "H100" not in text
+    assert "NVIDIA B200 (HGX)" in text and "because cheaper" in text and "H100" not in text
+    assert lab.decisions[1].cited_column == "USD / M"
     with pytest.raises(ValueError, match="reason"):
         lab.record("chatbot", "H100", "   ")
     with pytest.raises(TypeError, match="reason"):
         lab.record("chatbot", "H100", 3)
+
+
+def test_a_reason_must_cite_a_number_from_the_table():
+    lab = sc.DecisionLab()
+    o = sc.evaluate("offline", "TPU v6e")
+    with pytest.raises(ValueError, match="cite a number"):
+        lab.record("offline", "TPU v6e", "it is the cheapest", o)
+    with pytest.raises(ValueError, match="cite a number"):   # a number, but not the table's
+        lab.record("offline", "TPU v6e", "it is 3 times cheaper", o)
+    d = lab.record("offline", "TPU v6e", f"${o.usd:,.0f} for the job", o)
+    assert d.cited_column == "USD"
+    # a figure of another row of the table counts when the table is given
+    h100 = sc.evaluate("offline", "H100")
+    rows = sc.compare("offline")
+    d = lab.record("offline", "TPU v6e", f"the H100 needs {h100.days:.2f} days", o, table=rows)
+    assert d.cited_column == "days"
+    # rounded as the table shows it: utilization to one decimal, as a percentage
+    d = lab.record("offline", "TPU v6e", f"{100 * o.utilization:.1f}% of peak", o)
+    assert d.cited_column == "utilization %"
+    with pytest.raises(ValueError, match="outcome is for"):
+        lab.record("offline", "H100", f"${o.usd:,.0f}", o)
+
+
+def test_cited_figure_reads_numbers_as_written():
+    o = sc.evaluate("pretrain", "H100")
+    assert sc.cited_figure(f"{o.days:,.2f} days", [o])[1] == "days"
+    assert sc.cited_figure(f"${o.usd:,.0f}", [o])[1] == "USD"
+    assert sc.cited_figure(f"{o.n_chips:,} chips", [o])[1] == "chips"
+    assert sc.cited_figure("version 2 of the plan", [o]) is None
+    figures = sc.table_figures(o)
+    assert figures["weights GB"] == pytest.approx(o.weight_bytes_per_chip / 1e9)
+    with pytest.raises(TypeError, match="outcome"):
+        sc.table_figures("H100")
+
+
+def _lab_with_choices() -> sc.DecisionLab:
+    lab = sc.DecisionLab()
+    for key, chip in (("pretrain", "TPU v6e"), ("chatbot", "H100"), ("recommender", "v5e")):
+        o = sc.evaluate(key, chip)
+        lab.record(key, chip, f"{o.days:,.2f} days and {o.n_chips} chips", o)
+    return lab
+
+
+def test_decisions_round_trip_through_a_json_file(tmp_path):
+    lab = _lab_with_choices()
+    path = lab.save(tmp_path / "decisions.json")
+    text = (tmp_path / "decisions.json").read_text()
+    data = __import__("json").loads(text)  # plain JSON, no pickles
+    assert data["format"] == "accelkit.decision_lab" and len(data["decisions"]) == 3
+    back = sc.DecisionLab.load(path)
+    assert back.decisions == lab.decisions
+    assert back.summary() == lab.summary()
+
+
+@pytest.mark.parametrize("mangle, match", [
+    (lambda d: "not json {", "not a decision file"),
+    (lambda d: [1, 2], "format"),
+    (lambda d: {**d, "format": "pickle"}, "format"),
+    (lambda d: {**d, "version": 2}, "version"),
+    (lambda d: {**d, "decisions": {}}, "decisions must be a list"),
+    (lambda d: {**d, "decisions": [{"scenario": "chatbot"}]}, "exactly"),
+    (lambda d: {**d, "decisions": [{**d["decisions"][0], "scenario": "mining"}]}, "scenario"),
+    (lambda d: {**d, "decisions": [{**d["decisions"][0], "chip": "H1000"}]}, "H1000"),
+    (lambda d: {**d, "decisions": [{**d["decisions"][0], "reason": 7}]}, "reason"),
+    (lambda d: {**d, "decisions": [{**d["decisions"][0], "reason": "no numbers"}]},
+     "cite a number"),
+    (lambda d: {**d, "decisions": [{**d["decisions"][0], "outcome": None}]}, "outcome"),
+    (lambda d: {**d, "decisions": [{**d["decisions"][0], "outcome": {
+        **d["decisions"][0]["outcome"], "seconds": "soon"}}]}, "seconds"),
+    (lambda d: {**d, "decisions": [{**d["decisions"][0], "outcome": {
+        **d["decisions"][0]["outcome"], "evil": 1}}]}, "unknown fields"),
+    (lambda d: {**d, "decisions": [{**d["decisions"][0], "outcome": {
+        k: v for k, v in d["decisions"][0]["outcome"].items() if k != "chip"}}]}, "lacks"),
+])
+def test_malformed_decision_files_are_refused(tmp_path, mangle, match):
+    import json
+    good = json.loads(_lab_with_choices().to_json())
+    bad = mangle(good)
+    text = bad if isinstance(bad, str) else json.dumps(bad)
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        sc.DecisionLab.load(path)
+
+
+def test_non_finite_numbers_and_huge_files_are_refused(tmp_path):
+    text = _lab_with_choices().to_json().replace('"seconds": ', '"seconds": NaN, "x": ', 1)
+    with pytest.raises(ValueError, match="NaN"):
+        sc.DecisionLab.from_json(text)
+    with pytest.raises(TypeError, match="text"):
+        sc.DecisionLab.from_json(b"{}")
+    big = tmp_path / "big.json"
+    big.write_text(" " * 1_000_001)
+    with pytest.raises(ValueError, match="bytes"):
+        sc.DecisionLab.load(big)
 
 
 @settings(max_examples=25, deadline=None)
@@ -210,7 +366,8 @@ def test_serving_cache_follows_the_one_precision_rule():
 # -- which knobs a scenario uses -------------------------------------------------------------------
 
 def test_knobs_for_each_kind_of_job():
-    assert sc.knobs_for("pretrain") == ("n_chips", "precision", "mfu", "price_source")
+    assert sc.knobs_for("pretrain") == ("n_chips", "precision", "mfu", "compute_efficiency",
+                                        "price_source")
     assert sc.knobs_for("chatbot") == ("n_chips", "batch", "precision", "latency_ms", "price_source")
     assert sc.knobs_for("offline") == ("n_chips", "batch", "precision", "price_source")
     assert sc.knobs_for("recommender") == ("n_chips", "batch", "precision", "price_source")
@@ -220,7 +377,7 @@ def test_knobs_for_each_kind_of_job():
 
 def test_knobs_a_kind_does_not_use_do_not_change_its_outcome():
     """What KNOBS_BY_KIND leaves out, evaluate ignores: moving it leaves the Outcome as it was."""
-    moves = {"mfu": 0.1, "batch": 2, "latency_ms": 5.0}
+    moves = {"mfu": 0.1, "compute_efficiency": 0.3, "batch": 2, "latency_ms": 5.0}
     for key in ("pretrain", "finetune", "chatbot", "offline", "recommender"):
         used = sc.KNOBS_BY_KIND[sc.get(key).kind]
         base = sc.evaluate(key, "H100")
@@ -240,8 +397,9 @@ def test_a_latency_knob_would_add_a_target_the_offline_scenario_does_not_set():
 
 def test_select_knobs_keeps_what_the_scenario_uses():
     values = {"n_chips": 16, "batch": 8, "precision": "fp8", "mfu": 0.5, "latency_ms": 20.0,
-              "price_source": "lowest"}
+              "price_source": "lowest", "compute_efficiency": 0.5}
     assert sc.select_knobs("pretrain", values) == {"n_chips": 16, "precision": "fp8", "mfu": 0.5,
+                                                   "compute_efficiency": 0.5,
                                                    "price_source": "lowest"}
     assert sc.select_knobs("chatbot", {"mfu": 0.5, "batch": 2}) == {"batch": 2}
     with pytest.raises(ValueError, match="knob"):
@@ -250,3 +408,29 @@ def test_select_knobs_keeps_what_the_scenario_uses():
         sc.select_knobs("chatbot", [("batch", 2)])
     with pytest.raises(ValueError, match="scenario"):
         sc.knobs_for("serve-fast")
+
+
+def test_a_serving_replica_stops_at_the_scale_up_domain():
+    """Tensor parallelism stops at the NVLink node / ICI slice: compare marks bigger replicas
+    unavailable (by type, ReplicaTooLarge), and a replica's TP all-reduces are reported."""
+    rows = {r.chip: r for r in sc.compare("chatbot", n_chips=16)}
+    h100 = rows["NVIDIA H100 (SXM)"]
+    assert isinstance(h100, sc.Unavailable) and "8-chip scale-up domain" in h100.reason
+    assert isinstance(rows["TPU v5e"], sc.Outcome)
+    with pytest.raises(sc.ReplicaTooLarge, match="n_chips=16"):
+        sc.evaluate("chatbot", "H100", n_chips=16)
+    o = sc.evaluate("chatbot", "H100", n_chips=8)
+    s = sc.SCENARIOS["chatbot"]
+    dec = ak.inference.decode_step(s.model, "H100", 8, s.batch,
+                                   s.prompt_tokens + s.output_tokens // 2)
+    assert o.communication_seconds == dec.communication_seconds > 0
+    assert f"{dec.communication_seconds / dec.seconds:.0%} of a decode step" in o.note
+
+
+def test_serving_batch_zero_with_a_target_is_the_best_batch_under_it():
+    o = sc.evaluate("chatbot", "H100", batch=0)
+    s = sc.SCENARIOS["chatbot"]
+    best = ak.inference.best_batch(s.model, "H100", o.n_chips, s.prompt_tokens
+                                   + s.output_tokens // 2, 0.050)
+    assert o.batch == best.batch and o.meets_latency
+    assert o.replicas == -(-1000 // o.batch)

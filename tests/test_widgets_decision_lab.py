@@ -25,13 +25,62 @@ def test_changing_scenario_loads_its_knobs_with_one_render():
     before = w.renders
     w.controls["scenario"].value = "pretrain"
     assert w.renders == before + 1
-    assert w.controls["n_chips"].value == 4096 and w.controls["mfu"].value == 0.4
+    assert w.controls["n_chips"].value == 4096 and w.controls["mfu"].value == "modelled"
     assert w.view.result == scenarios.compare("pretrain", n_chips=4096, precision="bf16",
-                                              mfu=0.4, price_source="list")
+                                              compute_efficiency=0.6, price_source="list")
     w.controls["mfu"].value = 0.2
     doubled = {r.chip: r.days for r in w.view.result}
     w.controls["mfu"].value = 0.4
     assert all(doubled[r.chip] == pytest.approx(2 * r.days, rel=0.01) for r in w.view.result)
+
+
+def test_training_table_shows_each_chips_layout_mfu_and_memory():
+    """The per-chip MFU is on screen, with whether it is modelled or assumed."""
+    w = decision_explorer("finetune")
+    text = w.html.value
+    for r in w.view.result:
+        assert f"{r.utilization:.1%}" in text and r.layout in text
+        assert f"{r.memory_bytes_per_chip / 1e9:,.1f}" in text
+    assert "(assumed)" not in text
+    w.controls["mfu"].value = 0.3
+    assert "30.0% (assumed)" in w.html.value
+    w.controls["mfu"].value = "modelled"
+    w.controls["compute_efficiency"].value = 1.0
+    assert w.view.result == scenarios.compare("finetune", n_chips=8, precision="bf16",
+                                              compute_efficiency=1.0, price_source="list")
+
+
+def test_table_columns_line_up():
+    """Every row has the header's cell count; numbers are right-aligned in a fixed-width font."""
+    import re
+
+    for key in scenarios.SCENARIOS:
+        w = decision_explorer(key)
+        text = w.html.value
+        assert "monospace" in text
+        head = w.view.extras["head"]
+        rows = re.findall(r"<tr>(.*?)</tr>", text)
+        assert len(rows) == 1 + len(w.view.result)
+        assert all(len(re.findall(r"<t[dh] ", row)) == len(head) for row in rows)
+        assert "text-align:right" in rows[1]
+    # a chip that cannot take the knobs spans the rest of its row
+    w = decision_explorer("chatbot")
+    w.controls["n_chips"].value = 16
+    rows = re.findall(r"<tr>(.*?)</tr>", w.html.value)
+    spans = [row for row in rows if "colspan" in row]
+    assert len(spans) == 4 and "scale-up domain" in spans[0]
+    head = w.view.extras["head"]
+    for row in spans:
+        assert 1 + int(re.search(r"colspan='(\d+)'", row).group(1)) == len(head)
+
+
+def test_serving_table_shows_replicas_fleet_price_and_cost_per_million():
+    w = decision_explorer("chatbot")
+    text = w.html.value
+    assert "replicas" in text and "fleet USD/h" in text
+    h100 = next(r for r in w.view.result if "H100" in r.chip)
+    assert h100.replicas == 250  # 1,000 users, 4 per replica
+    assert f"{h100.fleet_usd_per_hour:,.0f}" in text and f"{h100.usd_per_million:,.2f}" in text
 
 
 def test_chart_metric_and_precision_without_support():
@@ -45,18 +94,40 @@ def test_chart_metric_and_precision_without_support():
     assert any(isinstance(r, scenarios.Unavailable) for r in w.view.result)
 
 
-def test_recording_a_choice_keeps_it_in_memory():
+def test_recording_a_choice_needs_a_reason_citing_the_table():
     lab = scenarios.DecisionLab()
     w = decision_explorer("offline", lab=lab)
     w.choice.value = "v6e"
     w.reason.value = ""
     assert "reason" in w.record() and not lab.decisions
     w.reason.value = "lowest cost per million tokens at full batch"
+    assert "cite a number" in w.record() and not lab.decisions
+    v6e = next(r for r in w.view.result if "v6e" in r.chip)
+    w.reason.value = f"lowest cost: ${v6e.usd_per_million:,.2f} per million tokens"
     w.record()
     (d,) = lab.decisions
-    assert d.chip == "TPU v6e (Trillium)" and d.outcome is not None
-    assert d.outcome.scenario == "offline"
+    assert d.chip == "TPU v6e (Trillium)" and d.outcome == v6e
+    assert d.outcome.scenario == "offline" and d.cited_column == "USD / M"
     assert "TPU v6e (Trillium)" in w.summary.value and "no choice yet" in w.summary.value
+
+
+def test_save_and_load_buttons_round_trip(tmp_path):
+    w = decision_explorer("offline")
+    v6e = next(r for r in w.view.result if "v6e" in r.chip)
+    w.choice.value = "v6e"
+    w.reason.value = f"{v6e.days:,.2f} days"
+    w.record()
+    w.path.value = str(tmp_path / "mine.json")
+    assert "Saved 1 choices" in w.save()
+    other = decision_explorer("chatbot")
+    other.path.value = w.path.value
+    assert "Loaded 1 choices" in other.load()
+    assert other.lab.decisions == w.lab.decisions
+    (tmp_path / "bad.json").write_text('{"format": "pickle"}')
+    other.path.value = str(tmp_path / "bad.json")
+    assert "not a decision file" in other.load()
+    other.path.value = str(tmp_path / "missing.json")
+    assert "⚠" in other.load()
 
 
 def test_decision_quiz():
@@ -86,6 +157,7 @@ def test_knobs_a_scenario_ignores_are_greyed_out():
     lab = decision_explorer("chatbot")
     controls = lab.controls
     assert controls["mfu"].disabled and not controls["latency_ms"].disabled
+    assert controls["compute_efficiency"].disabled
     assert not controls["batch"].disabled
     renders = lab.renders
     controls["scenario"].value = "pretrain"

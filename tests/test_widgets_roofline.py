@@ -103,3 +103,32 @@ def test_quiz():
     assert q.check()[0]
     q.select(q.position(0))
     assert not q.check()[0]
+
+
+def test_crowded_roofline_labels_are_nudged_apart_in_order():
+    from accelkit.widgets.roofline import _spread_labels
+
+    ys = [100.0, 101.0, 5.0, 100.5, 1000.0]
+    placed = _spread_labels(ys)
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    assert [placed[i] for i in order] == sorted(placed)  # the order of the peaks is kept
+    for low, high in zip(order, order[1:]):
+        assert placed[high] >= 2.0 * placed[low] - 1e-9  # no two labels overlap on the log axis
+    assert placed[2] == 5.0  # the lowest stays at its line
+
+
+def test_roofline_with_every_chip_labels_each_line_once_in_its_kinds_colour():
+    from matplotlib.colors import to_hex
+
+    from accelkit import chips
+    from accelkit.widgets import roofline_explorer
+    from accelkit.widgets._base import _SHADES
+
+    w = roofline_explorer()
+    w.controls["chips"].value = tuple(c.name for c in chips.all())
+    shown = [t for t in w.view.figure.axes[0].texts if t.get_visible()]
+    names = {c.name.replace("NVIDIA ", "").split(" (")[0]: c for c in chips.all()
+             if "bf16" in c.dtypes}
+    assert sorted(t.get_text() for t in shown) == sorted(names)
+    for text in shown:
+        assert to_hex(text.get_color()) in _SHADES[names[text.get_text()].kind]

@@ -46,6 +46,19 @@ def test_fold_explorer_follows_its_controls():
     assert w.view.result.rows == 8 and w.view.extras["shares"] == cell_cycles(w.view.result)
 
 
+def test_fold_explorer_axes_rescale_to_the_padded_problem():
+    w = fold_explorer()  # 300 × 200 on a 128 array, ws: K × N mapped, padded to 256 × 256
+    ax = w.view.figure.axes[0]
+    assert w.view.extras["axis_limit"] == 256 and ax.get_xlim() == (0, 256)
+    for name, value in (("M", 5), ("N", 6), ("K", 7)):
+        w.controls[name].value = value
+    w.controls["side"].value = 8  # one 8 × 8 fold: the axes shrink to it
+    assert w.view.extras["axis_limit"] == 8 and ax.get_xlim() == (0, 8)
+    assert ax.get_ylim() == (8, 0)
+    w.controls["K"].value = 1000  # ws maps K on the rows: 125 folds of 8 → 1000 rows padded
+    assert w.view.extras["axis_limit"] == 1024 and ax.get_ylim() == (1024, 0)
+
+
 def test_utilization_map_grid_and_line_come_from_estimate():
     w = utilization_map()
     sa = SystolicArray(128, 128, "ws")

@@ -17,9 +17,13 @@ def _steps(flow, M=4, N=4, K=4, double_buffer=False, seed=0):
 
 def test_animation_shows_the_engines_step_for_the_chosen_cycle():
     w = systolic_animation()
-    assert w.image.value and w.view.result.cycle == w.controls["cycle"].value
+    # The slider counts cycles from 1, as the figure's title and the table do.
+    assert w.image.value and w.view.result.cycle + 1 == w.controls["cycle"].value
+    assert w.controls["cycle"].min == 1 == w.play.min
     steps, A, B = _steps("ws")
-    w.controls["cycle"].value = 9
+    w.controls["cycle"].value = 10
+    assert any(f"cycle 10 of {len(steps)}" in t.get_text() for t in w.view.figure.texts)
+    assert f"<b>10 of {len(steps)}</b>" in w.html.value
     shown = w.view.result
     assert shown.cycle == steps[9].cycle and shown.phase == steps[9].phase
     np.testing.assert_array_equal(shown.active, steps[9].active)
@@ -32,12 +36,12 @@ def test_animation_shows_the_engines_step_for_the_chosen_cycle():
 
 def test_dataflow_change_resizes_the_cycle_range_without_an_extra_render():
     w = systolic_animation()
-    w.controls["cycle"].value = 13  # ws: 2R + C + K - 2 = 14 cycles, the last one
+    w.controls["cycle"].value = 14  # ws: 2R + C + K - 2 = 14 cycles, the last one
     before = w.renders
     w.controls["dataflow"].value = "os"  # os: K + R + C - 2 = 10 cycles
     assert w.renders == before + 1
     run = SystolicArray(4, 4, "os").estimate(M=4, N=4, K=4)
-    assert w.controls["cycle"].max == run.cycles - 1 == w.play.max
+    assert w.controls["cycle"].max == run.cycles == w.play.max
     assert w.view.result.cycle == run.cycles - 1  # clamped to the last cycle, not an error
     assert w.view.extras["run"].cycles == run.cycles
 
@@ -55,11 +59,11 @@ def test_folds_and_double_buffering_follow_the_engine():
 
 def test_step_buttons_move_one_cycle_and_stop_at_the_ends():
     w = systolic_animation()
-    w.controls["cycle"].value = 0
+    w.controls["cycle"].value = 1
     w.back.click()
-    assert w.controls["cycle"].value == 0
+    assert w.controls["cycle"].value == 1
     w.forward.click()
-    assert w.view.result.cycle == 1
+    assert w.view.result.cycle + 1 == 2
     w.controls["cycle"].value = w.controls["cycle"].max
     w.forward.click()
     assert w.controls["cycle"].value == w.controls["cycle"].max
@@ -77,7 +81,7 @@ def test_cell_labels_name_the_operands_they_hold():
     from accelkit.widgets.systolic import _cell_lines, _value
 
     w = systolic_animation()
-    w.controls["cycle"].value = 9
+    w.controls["cycle"].value = 10
     step = w.view.result
     r, c = map(int, np.argwhere(step.active)[0])
     ai, bi = step.a_index[r, c], step.b_index[r, c]

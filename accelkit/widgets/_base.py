@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import io
 import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -58,13 +59,63 @@ def new_figure(width: float = 7.0, height: float = 3.6, *,
     return figure
 
 
+# --------------------------------------------------------------------------------------------
+# One colour code for the two kinds of chip, used by every widget (and keyed on each figure)
+# --------------------------------------------------------------------------------------------
+
+#: TPUs are blue and GPUs green in every widget; several chips of one kind get shades of it.
+TPU_COLOUR, GPU_COLOUR = "#1565c0", "#2e7d32"
+_SHADES = {"tpu": ("#1565c0", "#0d47a1", "#42a5f5", "#1e88e5", "#01579b", "#64b5f6", "#283593"),
+           "gpu": ("#2e7d32", "#1b5e20", "#66bb6a", "#43a047", "#33691e", "#9ccc65", "#004d40")}
+#: An HTML key of the code, for a widget's text.
+VENDOR_KEY_HTML = (f"<span style='color:{TPU_COLOUR}'>■ TPU</span> "
+                   f"<span style='color:{GPU_COLOUR}'>■ GPU</span>")
+
+
+def vendor_colour(chip: Any, shade: int = 0) -> str:
+    """The colour of a chip (a :class:`accelkit.chips.Chip`, or its name): blue for a TPU,
+    green for a GPU; ``shade`` picks a distinguishable variant when several of a kind share
+    a figure."""
+    if isinstance(chip, str):
+        from accelkit import chips
+
+        chip = chips.get(chip)
+    kind = getattr(chip, "kind", None)
+    if kind not in _SHADES:
+        raise ValueError(f"chip kind must be 'tpu' or 'gpu', got {kind!r}")
+    shades = _SHADES[kind]
+    return shades[shade % len(shades)]
+
+
+def vendor_key(figure: Figure, x: float = 0.99, y: float = 0.99,
+               ha: Literal["left", "right"] = "right") -> list[Artist]:
+    """Put the TPU / GPU colour key on ``figure`` (top right by default, figure coordinates)."""
+    tpu = figure.text(x, y, "■ TPU", color=TPU_COLOUR, ha=ha, va="top", fontsize=8,
+                      fontweight="bold")
+    gpu = figure.text(x, y - 0.055, "■ GPU", color=GPU_COLOUR, ha=ha, va="top",
+                      fontsize=8, fontweight="bold")
+    return [tpu, gpu]
+
+
 _MARGINS = {"left": 0.1, "right": 0.97, "bottom": 0.17, "top": 0.88, "wspace": 0.3, "hspace": 0.45}
 
 
+_PNG_CACHE: "weakref.WeakKeyDictionary[Figure, bytes]" = weakref.WeakKeyDictionary()
+
+
 def figure_png(figure: Figure) -> bytes:
-    """Draw with Agg and encode as PNG (fast zlib level: these images are small and short-lived)."""
+    """Draw with Agg and encode as PNG (fast zlib level: these images are small and short-lived).
+
+    A figure unchanged since its last encoding (no artist touched: matplotlib's ``stale`` flag
+    is clear) is not drawn again: its PNG is reused, so a widget that switches between figures
+    drawn once (one per precision, say) only swaps images.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
+
+    cached = _PNG_CACHE.get(figure)
+    if cached is not None and not figure.stale:
+        return cached
 
     # Reuse the figure's Agg canvas: its renderer persists between draws, and matplotlib caches
     # text layout per renderer, so a widget's unchanged labels are not laid out again.
@@ -73,7 +124,10 @@ def figure_png(figure: Figure) -> bytes:
     image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buffer = io.BytesIO()
     image.save(buffer, format="png", compress_level=1)
-    return buffer.getvalue()
+    png = buffer.getvalue()
+    if not figure.stale:
+        _PNG_CACHE[figure] = png
+    return png
 
 
 def freeze_background(figure: Figure, dynamic: Sequence[Artist]) -> FigureImage:

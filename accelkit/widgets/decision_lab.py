@@ -1,9 +1,11 @@
 """Lesson 10's widgets: the decision lab and its check-yourself question.
 
 The scenarios, their default knobs and every number come from :mod:`accelkit.scenarios`
-(which calls the training, inference, model and price cost models); this module only gathers
-the knobs, draws the comparison and keeps the learner's choices in a
-:class:`~accelkit.scenarios.DecisionLab` (in memory: nothing is written to disk).
+(which calls the parallel-layout, inference, model and price cost models); this module only
+gathers the knobs, draws the comparison as an aligned table and a chart, and keeps the
+learner's choices in a :class:`~accelkit.scenarios.DecisionLab`. A choice is recorded only with
+a reason that cites a number of the table; **Save** writes the choices to a JSON file (which a
+Binder user can download) and **Load** reads one back.
 """
 
 from __future__ import annotations
@@ -22,9 +24,16 @@ __all__ = ["decision_explorer", "decision_quiz", "decision_worked_problem"]
 
 _STYLE = {"description_width": "initial"}
 _AUTO = "auto"
+_MODELLED = "modelled"
+#: Cell styles: numbers right-aligned in a fixed-width font so columns line up.
+_TABLE = ("<table style='border-collapse:collapse;font-size:90%;"
+          "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace'>")
+_TH = "<th style='text-align:{align};padding:1px 6px;border-bottom:1px solid #999'>{text}</th>"
+_TD = "<td style='text-align:{align};padding:1px 6px;white-space:nowrap'>{text}</td>"
 #: What the bar chart can show, and how to read it off an Outcome.
 METRICS = {
     "cost (USD)": lambda o: o.usd,
+    "cost per million (USD)": lambda o: o.usd_per_million,
     "time (days)": lambda o: o.days,
     "energy at TDP (kWh)": lambda o: o.kilowatt_hours,
     "utilization (% of peak)": lambda o: 100 * o.utilization,
@@ -81,8 +90,13 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             description="batch", style=_STYLE),
         "precision": W.Dropdown(options=["bf16", "fp8", "int8", "fp32"], description="precision",
                                 style=_STYLE),
-        "mfu": W.FloatSlider(value=0.4, min=0.05, max=0.8, step=0.05, description="MFU (train)",
-                             continuous_update=False, style=_STYLE),
+        "mfu": W.Dropdown(options=[("modelled per chip (best layout)", _MODELLED)]
+                          + [(f"assumed {m:.0%} on every chip", m)
+                             for m in (0.2, 0.3, 0.4, 0.5, 0.6)],
+                          value=_MODELLED, description="MFU (train)", style=_STYLE),
+        "compute_efficiency": W.Dropdown(
+            options=[(f"{e:.0%} of peak", e) for e in (0.4, 0.5, 0.6, 0.7, 0.8, 1.0)],
+            value=scenarios.COMPUTE_EFFICIENCY, description="kernels (train)", style=_STYLE),
         "latency_ms": W.Dropdown(options=[10, 20, 30, 50, 100, 200], value=50,
                                  description="latency target (ms)", style=_STYLE),
         "price": W.Dropdown(options=[("catalog list price", "list"),
@@ -98,12 +112,13 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             batches = [b for _, b in controls["batch"].options]
             controls["batch"].value = s.batch if s.batch in batches else 0
             controls["precision"].value = s.precision
-            controls["mfu"].value = s.mfu
+            controls["mfu"].value = _MODELLED if s.mfu is None else s.mfu
+            controls["compute_efficiency"].value = s.compute_efficiency
             if s.latency_ms is not None:
                 controls["latency_ms"].value = s.latency_ms
         # Knobs a scenario ignores are greyed out (scenarios.knobs_for says which it uses).
         used = scenarios.knobs_for(s)
-        for name in ("mfu", "latency_ms", "batch"):
+        for name in ("mfu", "compute_efficiency", "latency_ms", "batch"):
             controls[name].disabled = name not in used
 
     # One bar chart, built once; renders only change heights (new axes cost ~30 ms).
@@ -120,8 +135,10 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
         s = scenarios.get(v["scenario"])
         knobs = scenarios.select_knobs(s, {
             "n_chips": None if v["n_chips"] == _AUTO else v["n_chips"], "batch": v["batch"],
-            "precision": v["precision"], "mfu": v["mfu"], "latency_ms": v["latency_ms"],
+            "precision": v["precision"], "mfu": None if v["mfu"] == _MODELLED else v["mfu"],
+            "compute_efficiency": v["compute_efficiency"], "latency_ms": v["latency_ms"],
             "price_source": v["price"]})
+        knobs = {k: x for k, x in knobs.items() if x is not None}
         rows = scenarios.compare(s, **knobs)
         done = [r for r in rows if isinstance(r, scenarios.Outcome)]
         read = METRICS[v["metric"]]
@@ -139,34 +156,29 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
         ax.set_ylabel(v["metric"])
         ax.set_title(f"{s.title}\nblue: TPU, green: GPU; faded: n/a, misses the target or "
                      "does not fit", fontsize=8)
-        head = ["chip", "chips", "batch", "days", "USD", "USD / M " + s.work_unit.split()[-1],
-                "kWh (TDP)", "util.", "bound", "fits"]
-        if s.kind == "serve":
-            head[4:4] = ["ms / token", "first token (s)"]
+        head, cells_of = _columns(s)
         lines = []
         for r in rows:
             if isinstance(r, scenarios.Unavailable):
-                lines.append(f"<tr><td>{html.escape(_short(r.chip))}</td>"
-                             f"<td colspan='{len(head) - 1}'>{html.escape(r.reason)}</td></tr>")
+                lines.append("<tr>" + _TD.format(align="left", text=html.escape(_short(r.chip)))
+                             + f"<td colspan='{len(head) - 1}' style='padding:1px 6px'>"
+                             f"{html.escape(r.reason)}</td></tr>")
                 continue
-            cells = [_short(r.chip), f"{r.n_chips:,}", f"{r.batch:,}", f"{r.days:,.2f}",
-                     _fmt(r.usd, "{:,.0f}"), _fmt(r.usd_per_million, "{:,.3g}"),
-                     _fmt(r.kilowatt_hours, "{:,.0f}"), f"{r.utilization:.1%}", r.bound,
-                     "yes" if r.fits else "<b style='color:#b00020'>no</b>"]
-            if s.kind == "serve":
-                ok = "" if r.meets_latency is not False else " ✘"
-                cells[4:4] = [f"{r.latency_seconds * 1e3:,.1f}{ok}",
-                              f"{r.first_token_seconds:,.2f}"]
-            lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        notes = [f"{_short(r.chip)}: {r.note}" for r in done if r.note][:3]
+            lines.append("<tr>" + "".join(
+                _TD.format(align="left" if i == 0 or not _numeric(c) else "right", text=c)
+                for i, c in enumerate(cells_of(r))) + "</tr>")
+        notes = [f"{_short(r.chip)}: {r.note}" for r in done if r.note][:4]
         text = (f"<p><b>{html.escape(s.title)}.</b> {html.escape(s.description)}<br>"
                 f"<i>{html.escape(s.question)}</i></p>"
-                "<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"
+                + _TABLE + "<tr>" + "".join(
+                    _TH.format(align="left" if i == 0 else "right", text=h)
+                    for i, h in enumerate(head)) + "</tr>"
                 + "".join(lines) + "</table>"
                 + "".join(f"<div style='font-size:85%'>• {html.escape(n)}</div>"
-                          for n in notes[:4]))
+                          for n in notes))
         return View(figure=figure, text=text, result=rows,
-                    extras={"scenario": s, "metric": dict(zip(names, values))})
+                    extras={"scenario": s, "metric": dict(zip(names, values)),
+                            "head": head})
 
     explorer = _Lab(controls, render, title="Decision lab: choose hardware and defend it",
                     columns=2)
@@ -174,35 +186,128 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
     controls["scenario"].observe(lambda change: explorer.update(), names="value")
     load(first.key)
     explorer.update()
+    # First visits: the training scenarios' layout searches (0.1-0.5 s cold) are done once here
+    # and kept by the library's cache, so switching scenario later only re-renders.
+    for key, s in scenarios.SCENARIOS.items():
+        if s.kind == "train" and key != first.key:
+            scenarios.compare(s)
 
-    # Recording: a chip, a reason, a button; choices stay in memory in explorer.lab.
+    # Recording: a chip, a reason that cites the table, a button; Save / Load as JSON.
     choice = W.Dropdown(options=[_short(c) for c in scenarios.DEFAULT_CHIPS],
                         description="my choice", style=_STYLE)
-    reason = W.Textarea(placeholder="why, with a number from the table", description="reason",
+    reason = W.Textarea(placeholder="why, citing a number from the table as it is shown "
+                        "(e.g. the USD or days column)", description="reason",
                         layout=W.Layout(width="420px", height="60px"))
     button = W.Button(description="Record", button_style="success")
+    path = W.Text(value="my_decisions.json", description="file", style=_STYLE)
+    save_button = W.Button(description="Save")
+    load_button = W.Button(description="Load")
     summary = W.HTML()
     full_names = dict(zip([_short(c) for c in scenarios.DEFAULT_CHIPS], scenarios.DEFAULT_CHIPS))
 
-    def record(_: object = None) -> str:
-        key = controls["scenario"].value
-        outcome = next((r for r in explorer.view.result or ()
-                        if isinstance(r, scenarios.Outcome)
-                        and _short(r.chip) == choice.value), None)
-        try:
-            record_into.record(key, full_names[choice.value], reason.value, outcome)
-        except (ValueError, TypeError) as error:
-            summary.value = f"<span style='color:#b00020'>⚠ {html.escape(str(error))}</span>"
-            return summary.value
-        summary.value = "<pre>" + html.escape(record_into.summary()) + "</pre>"
+    def _error(error: Exception) -> str:
+        summary.value = f"<span style='color:#b00020'>⚠ {html.escape(str(error))}</span>"
         return summary.value
 
+    def _show(extra: str = "") -> str:
+        summary.value = extra + "<pre>" + html.escape(explorer.lab.summary()) + "</pre>"
+        return summary.value
+
+    def record(_: object = None) -> str:
+        key = controls["scenario"].value
+        table = tuple(explorer.view.result or ())
+        outcome = next((r for r in table if isinstance(r, scenarios.Outcome)
+                        and _short(r.chip) == choice.value), None)
+        if outcome is None:
+            return _error(ValueError(f"{choice.value} has no row in this table (its "
+                                     "precision is unavailable): choose another chip"))
+        try:
+            d = explorer.lab.record(key, full_names[choice.value], reason.value, outcome,
+                                    table=table)
+        except (ValueError, TypeError) as error:
+            return _error(error)
+        return _show(f"<div>Recorded; your reason cites {html.escape(d.cited)} "
+                     f"({html.escape(d.cited_column)}).</div>")
+
+    def save(_: object = None) -> str:
+        try:
+            written = explorer.lab.save(path.value)
+        except (OSError, ValueError, TypeError) as error:
+            return _error(error)
+        return _show(f"<div>Saved {len(explorer.lab.decisions)} choices to "
+                     f"<code>{html.escape(written)}</code> (JSON; download it from the file "
+                     "browser to keep it).</div>")
+
+    def load_file(_: object = None) -> str:
+        try:
+            loaded = scenarios.DecisionLab.load(path.value)
+        except (OSError, ValueError, TypeError) as error:
+            return _error(error)
+        for d in loaded.decisions:  # into the same lab (replacing a scenario's choice)
+            explorer.lab.record(d.scenario, d.chip, d.reason, d.outcome)
+        return _show(f"<div>Loaded {len(loaded.decisions)} choices from "
+                     f"<code>{html.escape(path.value)}</code>.</div>")
+
     button.on_click(record)
+    save_button.on_click(save)
+    load_button.on_click(load_file)
     explorer.lab = record_into
     explorer.choice, explorer.reason, explorer.summary = choice, reason, summary
-    explorer.record = record
-    explorer.widget = W.VBox([explorer.widget, W.HBox([choice, button]), reason, summary])
+    explorer.path = path
+    explorer.record, explorer.save, explorer.load = record, save, load_file
+    explorer.widget = W.VBox([explorer.widget, W.HBox([choice, button]), reason,
+                              W.HBox([path, save_button, load_button]), summary])
     return explorer
+
+
+def _numeric(text: str) -> bool:
+    return bool(text) and (text[0].isdigit() or text[0] in "$-" or text == "n/a")
+
+
+def _gb(value: float | None) -> str:
+    return "n/a" if value is None else f"{value / 1e9:,.1f}"
+
+
+def _columns(s: scenarios.Scenario):
+    """The table's header and a function giving one row's cells, for this kind of job."""
+    unit = s.work_unit.split()[-1]
+    fits = lambda r: "yes" if r.fits else "<b style='color:#b00020'>no</b>"  # noqa: E731
+    if s.kind == "train":
+        head = ["chip", "chips", "layout (best that fits)", "MFU", "GB/chip", "of which act.",
+                "HBM GB", "fits", "days", "USD", f"USD/M {unit}", "kWh (TDP)"]
+
+        def cells(r: scenarios.Outcome) -> list[str]:
+            mfu = f"{r.utilization:.1%}" + ("" if r.mfu_basis.startswith("modelled")
+                                            else " (assumed)")
+            return [_short(r.chip), f"{r.n_chips:,}", html.escape(r.layout), mfu,
+                    _gb(r.memory_bytes_per_chip), _gb(r.activation_bytes_per_chip),
+                    _gb(r.hbm_bytes_per_chip), fits(r), f"{r.days:,.2f}",
+                    _fmt(r.usd, "{:,.0f}"), _fmt(r.usd_per_million, "{:,.3g}"),
+                    _fmt(r.kilowatt_hours, "{:,.0f}")]
+        return head, cells
+    if s.kind == "serve":
+        head = ["chip", "chips/replica", "batch", "ms/token", "first token (s)"]
+        if s.concurrent_users is not None:
+            head += ["replicas", "fleet USD/h"]
+        head += [f"USD/M {unit}", "util.", "bound", "fits", "days", "USD"]
+
+        def cells(r: scenarios.Outcome) -> list[str]:
+            ok = "" if r.meets_latency is not False else " ✘"
+            row = [_short(r.chip), f"{r.n_chips:,}", f"{r.batch:,}",
+                   f"{r.latency_seconds * 1e3:,.1f}{ok}", f"{r.first_token_seconds:,.2f}"]
+            if s.concurrent_users is not None:
+                row += [f"{r.replicas:,}", _fmt(r.fleet_usd_per_hour, "{:,.0f}")]
+            return row + [_fmt(r.usd_per_million, "{:,.2f}"), f"{r.utilization:.1%}", r.bound,
+                          fits(r), f"{r.days:,.2f}", _fmt(r.usd, "{:,.0f}")]
+        return head, cells
+    head = ["chip", "chips", "lookups run on", "gathers", "util.", "bound", "fits", "days",
+            "USD", f"USD/M {unit}"]
+
+    def cells(r: scenarios.Outcome) -> list[str]:
+        return [_short(r.chip), f"{r.n_chips:,}", html.escape(r.gather_unit),
+                f"{r.gather_share:.0%}", f"{r.utilization:.1%}", r.bound, fits(r),
+                f"{r.days:,.2f}", _fmt(r.usd, "{:,.0f}"), _fmt(r.usd_per_million, "{:,.3g}")]
+    return head, cells
 
 
 def decision_quiz() -> MultipleChoice:
@@ -219,7 +324,8 @@ def decision_quiz() -> MultipleChoice:
                   "Yes: at small batch decode is memory-bound, so bytes per second per "
                   "replica set the latency, and you pay for idle FLOPs.",
                   "Replicas serve different users and do not talk to each other; within one "
-                  "replica tensor parallelism does communicate, but the lab does not model it.",
+                  "replica tensor parallelism does communicate (see the notes under the "
+                  "table for its share of a decode step).",
                   "The prompt is processed once (prefill, the time to first token). Each later "
                   "token does read the prompt's KV cache, but at batch 4 that is small beside "
                   "the weights every decode step reads."])

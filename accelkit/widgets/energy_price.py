@@ -17,7 +17,8 @@ from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray
-from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._base import (Explorer, View, figure_png, new_figure, si, table_html,
+                                    vendor_colour, vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["energy_costs", "reuse_energy", "perf_per_watt", "flops_per_dollar_explorer",
@@ -29,6 +30,8 @@ _LEVEL_LABELS = {"sram_8kb": "SRAM 8 KB read", "sram_32kb": "SRAM 32 KB read",
                  "sram_1mb": "SRAM 1 MB read", "dram": "DRAM read"}
 _PRICE_DTYPES: tuple[DType, ...] = ("bf16", "fp8")
 _PRICE_CHOICES = ("catalog list price", "cheapest sourced price", "dearest sourced price")
+# Where energy goes (not chip colours: blue and green mean TPU and GPU in every widget).
+_ARITHMETIC, _ARITHMETIC_PALE, _SRAM, _DRAM = "#ef6c00", "#ffcc80", "#6a1b9a", "#c62828"
 
 
 def _short(name: str) -> str:
@@ -72,7 +75,7 @@ def energy_costs() -> Explorer:
     figure, ax = _frame(6.2, 2.6, 0.26)
     labels = [f"{d} MAC" for d in _MAC_DTYPES] + [_LEVEL_LABELS[lv] for lv in sram] + ["DRAM read"]
     values = list(macs.values()) + list(sram.values()) + [dram["mid"]]
-    bars = ax.barh(labels, values, color=["#a5d6a7"] * 3 + ["#1565c0"] * 3 + ["#c62828"])
+    bars = ax.barh(labels, values, color=[_ARITHMETIC_PALE] * 3 + [_SRAM] * 3 + [_DRAM])
     # Only the two bars the controls change carry a label (text is the costliest thing to draw);
     # the table under the chart gives every value.
     mac_note = ax.text(1, labels[1], "", va="center", fontsize=8)
@@ -86,7 +89,7 @@ def energy_costs() -> Explorer:
     def render(values: dict) -> View:
         dtype, estimate = values["dtype"], values["dram"]
         for index, d in enumerate(_MAC_DTYPES):
-            bars[index].set_color("#2e7d32" if d == dtype else "#a5d6a7")
+            bars[index].set_color(_ARITHMETIC if d == dtype else _ARITHMETIC_PALE)
         bars[-1].set_width(dram[estimate])
         dram_note.set_x(dram[estimate])
         dram_note.set_text(f" {dram[estimate]:g} pJ ({estimate})")
@@ -137,17 +140,24 @@ def reuse_energy() -> Explorer:
     simd = {n: {name: energy.of_run(m.estimate(M=n, N=n, K=n)) for name, m in machines.items()}
             for n in sizes}
 
-    parts = (("arithmetic", "compute_joules", "#2e7d32"), ("SRAM", "sram_joules", "#1565c0"),
-             ("DRAM", "dram_joules", "#c62828"))
+    parts = (("arithmetic", "compute_joules", _ARITHMETIC), ("SRAM", "sram_joules", _SRAM),
+             ("DRAM", "dram_joules", _DRAM))
+    # Shares on a LINEAR axis (a stacked bar on a log axis misstates each segment's share);
+    # the total per MAC, which spans orders of magnitude, is written at each bar's end.
     figure, ax = _frame(6.8, 2.8, 0.37)
+    figure.subplots_adjust(right=0.8)
     rows = ["systolic", *_SIMD_LABELS]
     segments = [ax.barh(rows, [1.0] * 4, left=[0.0] * 4, color=colour, label=part)
                 for part, _, colour in parts]
-    totals = [ax.text(1, row, "", va="center", fontsize=8) for row in rows]
+    totals = [ax.text(1.01, row, "", va="center", fontsize=8, transform=ax.get_yaxis_transform())
+              for row in rows]
     ax.invert_yaxis()
-    _log_axis(ax, 1, 5e3, [1, 10, 100, 1000], ["1", "10", "100", "1,000"])
-    ax.set_xlabel("picojoules per useful bf16 MAC (log scale; segments stacked)")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.xaxis.set_major_locator(FixedLocator([0, 0.25, 0.5, 0.75, 1.0]))
+    ax.xaxis.set_major_formatter(FixedFormatter(["0", "25%", "50%", "75%", "100%"]))
+    ax.set_xlabel("share of the energy per useful bf16 MAC  (right: total, pJ per MAC)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=8, frameon=False)
+    figure.subplots_adjust(bottom=0.3)
     title = ax.set_title("")
 
     def render(values: dict) -> View:
@@ -155,17 +165,17 @@ def reuse_energy() -> Explorer:
         run = SystolicArray(side, side, dataflow).estimate(M=n, N=n, K=n)
         costed = energy.of_run(energy.with_dram_floor(run) if values["dram_floor"] else run)
         bars = [costed, *(simd[n][name] for name in _SIMD_LABELS)]
+        per_mac = [[getattr(costs, field) * 1e12 / costs.macs for _, field, _ in parts]
+                   for costs in bars]
         left = [0.0] * len(bars)
-        for (_, field, _), segment in zip(parts, segments):
-            for index, (patch, costs) in enumerate(zip(segment, bars)):
-                width = getattr(costs, field) * 1e12 / costs.macs
-                # A zero-width segment would sit at x = 0, off a log axis: park it at the left edge.
-                patch.set_x(max(left[index], 1e-3))
-                patch.set_width(width)
-                left[index] += width
-        for text, total, row in zip(totals, left, rows):
-            text.set_x(total)
-            text.set_text(f" {total:,.3g}")
+        for part, segment in enumerate(segments):
+            for index, patch in enumerate(segment):
+                share = per_mac[index][part] / sum(per_mac[index])
+                patch.set_x(left[index])
+                patch.set_width(share)
+                left[index] += share
+        for text, pj in zip(totals, per_mac):
+            text.set_text(f" {sum(pj):,.3g} pJ")
         ax.set_yticks(range(4), [f"systolic {side}×{side} {dataflow.upper()}", *_SIMD_LABELS])
         title.set_text(f"One {n}×{n}×{n} GEMM, four ways")
         sys_pj = costed.picojoules_per_useful_mac
@@ -178,7 +188,8 @@ def reuse_energy() -> Explorer:
             ("SIMD naive: pJ per MAC", f"{naive_pj:,.3g}"),
             ("share of the systolic run spent moving data", f"{costed.data_movement_fraction:.0%}"),
         ])
-        result = SimpleNamespace(systolic_run=run, systolic=costed, simd=simd[n], n=n)
+        result = SimpleNamespace(systolic_run=run, systolic=costed, simd=simd[n], n=n,
+                                 picojoules_per_mac=[sum(pj) for pj in per_mac])
         return View(figure=figure, text=text, result=result)
 
     return Explorer(controls, render, title="Why reuse saves energy: one GEMM on each machine")
@@ -199,10 +210,13 @@ def perf_per_watt() -> Explorer:
         rated = sorted(((c, c.peak_flops(dtype) / c.watts) for c in catalog
                         if c.watts is not None and dtype in c.dtypes), key=lambda item: item[1])
         figure, ax = _frame(6.4, 2.8, 0.2)
+        figure.subplots_adjust(right=0.86)
         ax.barh([_short(c.name) for c, _ in rated], [v / 1e12 for _, v in rated],
-                color=["#1565c0" if c.kind == "tpu" else "#2e7d32" for c, _ in rated])
-        ax.set_xlabel(f"peak dense {dtype} TFLOP/s per watt of TDP")
-        ax.set_title("Perf per watt (blue: TPU, green: GPU); TDP makes it an upper bound")
+                color=[vendor_colour(c) for c, _ in rated])
+        ax.set_xlabel(f"peak dense {dtype} TFLOP/s per watt of TDP (an upper bound)")
+        ax.set_title("Perf per watt", fontsize=10)
+        vendor_key(figure)
+        figure_png(figure)  # drawn once at build: a later switch only swaps the cached image
         charts[dtype] = (figure, rated)
     no_power = [_short(c.name) for c in catalog if c.watts is None]
 
@@ -268,8 +282,9 @@ def flops_per_dollar_explorer() -> Explorer:
                            c, dtype, usd_per_hour=points[c.name][0].usd_per_hour))
         figure, ax = _frame(6.8, 3.0, 0.17)
         labels = [_short(c.name) for c in shown]
-        bars = ax.barh(labels, [1.0] * len(shown),
-                       color=["#1565c0" if c.kind == "tpu" else "#2e7d32" for c in shown])
+        figure.subplots_adjust(right=0.88)
+        bars = ax.barh(labels, [1.0] * len(shown), color=[vendor_colour(c) for c in shown])
+        vendor_key(figure)
         ticks = ax.plot([], [], "k|", markersize=12)[0]
         _log_axis(ax, 5e15, 3e18, [1e16, 1e17, 1e18], ["10¹⁶", "10¹⁷", "10¹⁸"])
         title = ax.set_title("")

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.ticker import FuncFormatter, NullLocator
+from matplotlib.ticker import NullLocator
 
 from accelkit import roofline
 from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
                                   recurrent_batch_sweep, roofline_pair, with_side_instructions)
 from accelkit.workloads import WORKLOADS, Comparison
-from accelkit.widgets._base import Explorer, View, new_figure, table_html
+from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, figure_png, legend_lines,
+                                    new_figure, table_html, vendor_colour, vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
@@ -24,6 +25,8 @@ __all__ = ["flexibility_lab", "mix_builder", "gather_vs_matmul_roofline", "flexi
 
 _STYLE = {"description_width": "initial"}
 _SIDES = (4, 16, 64, 256)
+#: The TPU's vector unit (its systolic array takes the TPU colour).
+_VECTOR_UNIT = "#e65100"
 
 
 class _RatioBars:
@@ -47,7 +50,7 @@ class _RatioBars:
         ratios = [r.tpu_over_gpu_per_area for r in rows]
         for bar, row, ratio in zip(self.bars, rows, ratios):
             bar.set_width(np.log2(ratio))
-            bar.set_color("#1565c0" if row.tpu_unit == "matrix" else "#e65100")
+            bar.set_color(TPU_COLOUR if row.tpu_unit == "matrix" else _VECTOR_UNIT)
         labels = [r.label + (f" ×{r.count}" if r.count > 1 else "") for r in rows]
         if labels != self.labels:
             self.ax.set_yticks(self.y, labels, fontsize=8)
@@ -110,9 +113,24 @@ def flexibility_lab(workload: str = "transformer_layer", tensor_core: str = "non
                              values["double_buffer"])
         figure, bars = panel(values["workload"], len(ops))
         bars.update(result)
-        note = ("<br><span style='color:#1565c0'>■</span> runs on the TPU's systolic array "
-                "&nbsp;<span style='color:#e65100'>■</span> runs on its vector unit")
+        note = (f"<br><span style='color:{TPU_COLOUR}'>■</span> runs on the TPU's systolic array "
+                f"&nbsp;<span style='color:{_VECTOR_UNIT}'>■</span> runs on its vector unit")
         return View(figure=figure, text=table_html(_totals(result)) + note, result=result)
+
+    # Work done once at build (well inside a lesson's 10 s), so that a learner's first move of
+    # any knob only redraws: every workload's panel is built and drawn once (its labels laid
+    # out), and every setting one knob away from the start is simulated (memoised).
+    start = {name: control.value for name, control in controls.items()}
+    for name in WORKLOADS:
+        figure_png(render({**start, "workload": name}).figure)  # type: ignore[arg-type]
+    for knob, control in controls.items():
+        if knob == "workload":
+            continue
+        for option in (control.options if hasattr(control, "options") else (True, False)):
+            values = {**start, knob: option}
+            lab_compare(with_side_instructions(WORKLOADS[values["workload"]],
+                                               values["side_instructions"]),
+                        values["workload"], values["tensor_core"], values["double_buffer"])
 
     return Explorer(controls, render, title="The same work on both toy machines")
 
@@ -171,13 +189,13 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
         batch_sweep = list(recurrent_batch_sweep(_BATCHES, values["tensor_core"], warps).values())
         return result, batch_sweep
 
-    # Run now every setting one knob away from the start, and the lesson's 16×8×16 + generous
-    # memory, so that the first move of a knob only draws (about 100 ms of simulation; the runs
-    # are memoised). Not the densities: at ~20 ms of GPU sparse matmul each they would push
-    # construction past ~300 ms, and a first move there costs one such run.
+    # Run now every setting one knob away from the start (the densities included, about 20 ms
+    # of GPU sparse matmul each), and the lesson's 16×8×16 + generous memory, so that the first
+    # move of a knob only draws: a few hundred ms at build, well inside a lesson's 10 s; the
+    # runs are memoised.
     start = {name: control.value for name, control in controls.items()}
     for name, control in controls.items():
-        for option in control.options if name != "density" else ():
+        for option in control.options:
             compute({**start, name: option})
     compute({**start, "tensor_core": "16×8×16", "memory": "generous (256 in flight)"})
 
@@ -212,25 +230,47 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
     }
     x = np.logspace(-1, 4, 60)
     curves = {c: roofline.curve(c, "bf16", x) for c in _CHIPS}
+    # One figure, built once with fixed ticks (automatic log tick locators cost more than the
+    # whole budget); a render only moves data and swaps the legend's names.
+    figure = new_figure(7.0, 3.2, margins={"left": 0.11, "bottom": 0.17, "top": 0.86})
+    ax = figure.add_subplot()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(x[0], x[-1])
+    peaks = [float(curves[c].max()) / 1e12 for c in _CHIPS]
+    lows = [float(curves[c].min()) / 1e12 for c in _CHIPS]
+    ax.set_ylim(min(lows) / 3, max(peaks) * 2)
+    xticks = [0.1, 1, 10, 100, 1000, 10000]
+    yticks = [t for t in (0.01, 0.1, 1, 10, 100, 1000, 10000)
+              if min(lows) / 3 <= t <= max(peaks) * 2]
+    ax.set_xticks(xticks, [f"{t:g}" for t in xticks])
+    ax.set_yticks(yticks, [f"{t:g}" for t in yticks])
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_minor_locator(NullLocator())
+    ax.set_xlabel("arithmetic intensity (FLOPs per byte); ■ gather, ● dense layer")
+    ax.set_ylabel("attainable TFLOP/s (bf16)")
+    styles = ("-", "--")  # chip A solid, chip B dashed (two chips of a kind share a hue)
+    artists = [(ax.plot([], [], ls=style)[0], ax.plot([], [], "s", markersize=8)[0],
+                ax.plot([], [], "o", markersize=8)[0]) for style in styles]
+    legend = ax.legend([group[0] for group in artists], ["A", "B"], loc="lower right",
+                       fontsize=8)
+    vendor_key(figure, x=0.99, y=0.99)
 
     def render(values: dict) -> View:
         pairs = {c: roofline_pair(c, values["batch"]) for c in (values["chip_a"], values["chip_b"])}
-        figure = new_figure(7.0, 3.0, margins={"left": 0.11, "bottom": 0.18, "top": 0.95})
-        ax = figure.add_subplot()
-        for (chip, (gather, dense)), colour in zip(pairs.items(), ("#1565c0", "#e65100")):
-            ax.plot(x, curves[chip] / 1e12, color=colour, label=chip)
-            ax.plot([gather.arithmetic_intensity], [gather.achieved_flops_per_second / 1e12], "s",
-                    color=colour, markersize=8)
-            ax.plot([dense.arithmetic_intensity], [dense.achieved_flops_per_second / 1e12], "o",
-                    color=colour, markersize=8)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        for axis in (ax.xaxis, ax.yaxis):
-            axis.set_minor_locator(NullLocator())
-            axis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-        ax.set_xlabel("arithmetic intensity (FLOPs per byte); ■ gather, ● dense layer")
-        ax.set_ylabel("attainable TFLOP/s (bf16)")
-        ax.legend(loc="lower right", fontsize=8)
+        chosen = (values["chip_a"], values["chip_b"])
+        for slot, (chip, group) in enumerate(zip(chosen, artists)):
+            gather, dense = pairs[chip]
+            colour = vendor_colour(chip, slot if chosen[0] != chosen[1] else 0)
+            line, square, dot = group
+            line.set_data(x, curves[chip] / 1e12)
+            square.set_data([gather.arithmetic_intensity],
+                            [gather.achieved_flops_per_second / 1e12])
+            dot.set_data([dense.arithmetic_intensity], [dense.achieved_flops_per_second / 1e12])
+            for artist in group:
+                artist.set_color(colour)
+            legend_lines(legend)[slot].set_color(colour)
+            legend.get_texts()[slot].set_text(("chip A: ", "chip B: ")[slot] + chip)
         rows = []
         for chip, (gather, dense) in pairs.items():
             rows.append((f"{chip}: gather", f"{gather.seconds * 1e6:,.1f} µs, {gather.bound}-bound, "

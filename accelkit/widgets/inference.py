@@ -13,7 +13,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from accelkit import chips, inference, models, price, roofline, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._base import (Explorer, View, new_figure, si, table_html, vendor_colour,
+                                    vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["batch_latency_explorer", "inference_quiz", "inference_worked_problem",
@@ -25,7 +26,6 @@ SERVING_CHIPS = ("TPU v5e", "TPU v6e (Trillium)", "TPU v5p", "NVIDIA L4", "NVIDI
 #: Batches swept by the plots: powers of two and the steps between them.
 BATCHES = np.unique(np.round(np.logspace(0, 11, 45, base=2)).astype(int))
 _STYLE = {"description_width": "initial"}
-_TPU, _GPU = "#1565c0", "#2e7d32"
 _KEY = ("<span style='color:#6a1b9a'>━ latency (left axis)</span> · "
         "<span style='color:#00838f'>━ throughput (right axis)</span> · "
         "<span style='color:#b00020'>╌ latency target, ● best batch under it</span> · "
@@ -34,7 +34,7 @@ _KEY = ("<span style='color:#6a1b9a'>━ latency (left axis)</span> · "
 
 
 def _colour(chip_name: str) -> str:
-    return _TPU if chips.get(chip_name).kind == "tpu" else _GPU
+    return vendor_colour(chip_name)
 
 
 def _short(x: float, _pos: object = None) -> str:
@@ -151,7 +151,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
         kv_bar.set_width(d.kv_cache_bytes / 1e9)
         hbm_line.set_xdata([d.hbm_bytes / 1e9] * 2)
         ax.set_xlim(0, 1.1 * max(d.memory_bytes, d.hbm_bytes) / 1e9)
-        ax.set_title("fits" if d.fits else "does NOT fit", color="#1b5e20" if d.fits else "#b00020")
+        ax.set_title("fits" if d.fits else "does NOT fit", color="#212121" if d.fits else "#b00020")
         text = table_html([
             ("KV cache per token",
              f"{inference.kv_cache_bytes(m, 1, 1, v['kv_dtype']) / 1024:,.0f} KiB"),
@@ -279,19 +279,26 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
     figure = new_figure(6.6, 3.2)
     ax = figure.add_subplot()
     _log(ax)
-    palette = ("#1565c0", "#00838f", "#6a1b9a", "#9e9d24", "#2e7d32", "#e65100", "#c62828",
-               "#4e342e")
-    lines = {name: ax.plot([], [], color=colour, label=_label(name),
-                           linestyle="-" if chips.get(name).kind == "tpu" else "--")[0]
-             for name, colour in zip(priced, palette)}
+    shade = {"tpu": 0, "gpu": 0}
+    lines, ends = {}, {}
+    for name in priced:
+        kind = chips.get(name).kind
+        colour = vendor_colour(name, shade[kind])
+        shade[kind] += 1
+        lines[name] = ax.plot([], [], color=colour, label=_label(name),
+                              linestyle="-" if kind == "tpu" else "--")[0]
+        # Labelled at the line's end (a legend of eight entries crowded the plot).
+        ends[name] = ax.text(1, 1, " " + _label(name), color=colour, fontsize=7, va="center")
+    figure.subplots_adjust(right=0.8)
+    vendor_key(figure)
     ax.set_xlim(BATCHES[0], BATCHES[-1])
     ax.set_xlabel("batch")
     ax.set_ylabel("USD per million tokens")
     ax.set_title("solid: TPU, dashed: GPU", fontsize=9)
-    ax.legend(fontsize=7, ncol=2, loc="lower left")
 
     def render(v: dict) -> View:
         rows, result, low, high = [], {}, np.inf, 0.0
+        last: dict[str, tuple[float, float]] = {}
         for name in priced:
             chip = chips.get(name)
             n = scenarios.replica_chips(v["model"], chip, headroom=1.5)
@@ -308,15 +315,27 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
             fits = sweep.fits[0]
             if not fits.any():
                 lines[name].set_data([], [])
+                ends[name].set_visible(False)
                 continue
             usd = np.array([price.usd_per_million_tokens(chip, r, n, usd_per_hour=hourly)
                             for r in sweep.tokens_per_second[0][fits]])
             lines[name].set_data(BATCHES[fits], usd)
+            last[name] = (BATCHES[fits][-1], usd[-1])
             low, high = min(low, usd.min()), max(high, usd.max())
             result[chip.name] = (n, hourly, BATCHES[fits], usd)
             rows.append((f"{n} x {chip.name} at ${hourly:g}/h ({point.basis_note})",
                          f"batch 1: ${usd[0]:,.2f}; batch {BATCHES[fits][-1]:,}: ${usd[-1]:,.3f}"))
         ax.set_ylim(low / 1.5, high * 1.5)
+        # Each label at its line's last point, nudged apart (log axis) so none overlap.
+        order = sorted(last, key=lambda k: last[k][1])
+        placed: list[float] = []
+        for name in order:
+            y = last[name][1]
+            if placed:
+                y = max(y, placed[-1] * 1.5)
+            placed.append(y)
+            ends[name].set_position((BATCHES[-1], y))
+            ends[name].set_visible(True)
         return View(figure=figure, text=table_html(rows, caption="cost per million generated "
                                                    "tokens, batch 1 and the largest batch that "
                                                    "fits"), result=result)

@@ -26,8 +26,9 @@ _PP = (1, 2, 4, 5, 7, 8, 16, 32, 35)
 _EP = (1, 2, 4, 8, 16, 32, 64)
 _MICRO = (("auto", None), ("256", 256), ("512", 512), ("1,024", 1024), ("2,048", 2048),
           ("4,096", 4096), ("8,192", 8192), ("16,384", 16384))
-_COLOURS = {"compute": "#2e7d32", "exposed communication": "#c62828", "pipeline bubble": "#f9a825",
-            "weights + grads + optimizer": "#1565c0", "activations": "#90caf9"}
+# Categories, not vendors: kept clear of the TPU blue and GPU green (widgets/_base.py).
+_COLOURS = {"compute": "#455a64", "exposed communication": "#c62828", "pipeline bubble": "#f9a825",
+            "weights + grads + optimizer": "#6a1b9a", "activations": "#ce93d8"}
 
 
 @lru_cache(maxsize=64)

@@ -15,7 +15,8 @@ import accelkit.models as models
 from accelkit import chips, roofline
 from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._base import (GPU_COLOUR, TPU_COLOUR, VENDOR_KEY_HTML, Explorer, View,
+                                    new_figure, si, table_html, vendor_colour, vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["roofline_explorer", "batch_intensity", "ridge_points", "roofline_worked_problem",
@@ -31,8 +32,6 @@ DTYPES = ("bf16", "fp8", "int8")
 ATTENTION_MODEL = "llama-3-8b"
 # Intensities spanned by the x axis, FLOPs per byte.
 _X_MIN, _X_MAX = 0.1, 1e4
-_PALETTE = ["#1b5e20", "#2e7d32", "#388e3c", "#0277bd", "#0288d1", "#00838f", "#4527a0",
-            "#e65100", "#ef6c00", "#f57c00", "#c62828", "#ad1457", "#6d4c41", "#f9a825"]
 
 
 def _short(name: str) -> str:
@@ -41,7 +40,19 @@ def _short(name: str) -> str:
 
 
 def _colour(chip: chips.Chip) -> str:
-    return _PALETTE[chips.names().index(chip.name) % len(_PALETTE)]
+    """The course's TPU / GPU colour, a different shade per chip of the same kind."""
+    same_kind = [c.name for c in chips.all() if c.kind == chip.kind]
+    return vendor_colour(chip, same_kind.index(chip.name))
+
+
+def _spread_labels(ys: list[float], min_ratio: float = 2.0) -> list[float]:
+    """Label heights (log axis) nudged apart so that no two overlap: each at least
+    ``min_ratio`` times the one below it, keeping their order."""
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    placed = list(ys)
+    for previous, current in zip(order, order[1:]):
+        placed[current] = max(placed[current], placed[previous] * min_ratio)
+    return placed
 
 
 def _log_axes(ax, xticks: list[float], yticks: list[float]) -> None:
@@ -104,6 +115,7 @@ class _RooflinePlot:
         ax.set_xlabel("arithmetic intensity (FLOPs per byte)   ○ ridge   ★ your operation")
         self.ylabel = ax.set_ylabel("")
         self.marker = ax.axvline(1.0, color="black", ls="--", lw=1)
+        vendor_key(self.figure, x=0.01, y=0.99, ha="left")
         self.artists: dict[str, tuple] = {}
         self.curves: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
 
@@ -119,7 +131,7 @@ class _RooflinePlot:
         if chip.name not in self.artists:
             colour, ax = _colour(chip), self.ax
             self.artists[chip.name] = (
-                ax.plot([], [], color=colour, lw=2)[0],
+                ax.plot([], [], color=colour, lw=2, ls="-" if chip.kind == "tpu" else "--")[0],
                 ax.plot([], [], "o", color=colour, mfc="white", ms=6)[0],
                 ax.plot([], [], "*", color=colour, ms=13, mec="black", mew=0.5)[0],
                 ax.text(_X_MAX / 1.3, 1.0, _short(chip.name), color=colour, ha="right",
@@ -139,9 +151,12 @@ class _RooflinePlot:
             ridge.set_data([xs[1]], [ys[1]])
             star.set_data([result.arithmetic_intensity],
                           [result.achieved_flops_per_second / 1e12])
-            label.set_y(ys[-1] * 1.05)
             for artist in (roof, ridge, star, label):
                 artist.set_visible(True)
+        # Labelled directly at the lines' right ends, nudged apart where peaks are close.
+        tops = [self._curve(chip, dtype)[1][-1] * 1.05 for chip in usable]
+        for chip, y in zip(usable, _spread_labels(tops)):
+            self.artists[chip.name][3].set_y(y)
         self.marker.set_xdata([results[0].arithmetic_intensity] * 2)
         self.ylabel.set_text(f"attainable {dtype} TFLOP/s")
         self.ax.set_title(title, fontsize=9)
@@ -292,7 +307,7 @@ def ridge_points(dtype: str = "bf16") -> Explorer:
         top = max(ridges.values())
         rows = []
         for chip in catalog:
-            colour = "#2e7d32" if chip.kind == "tpu" else "#e65100"
+            colour = TPU_COLOUR if chip.kind == "tpu" else GPU_COLOUR
             if chip.name in ridges:
                 width = 100 * ridges[chip.name] / top
                 bar = (f"<div style='background:{colour};width:{width:.1f}%;height:0.9em;"
@@ -307,8 +322,7 @@ def ridge_points(dtype: str = "bf16") -> Explorer:
         high = max(have, key=lambda c: ridges[c.name])
         chart = (f"<table><caption style='text-align:left'><b>Ridge point, {dt}</b> "
                  "(FLOPs per byte of HBM traffic = peak FLOP/s ÷ HBM bytes/s). "
-                 "<span style='color:#2e7d32'>■ TPU</span> "
-                 f"<span style='color:#e65100'>■ GPU</span></caption>{''.join(rows)}</table>")
+                 f"{VENDOR_KEY_HTML}</caption>{''.join(rows)}</table>")
         summary = table_html([
             ("lowest ridge", f"{_short(low.name)}: {ridges[low.name]:,.0f} FLOPs/byte"),
             ("highest ridge", f"{_short(high.name)}: {ridges[high.name]:,.0f} FLOPs/byte"),

@@ -73,18 +73,24 @@ def fold_explorer() -> Explorer:
     right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=3,
                  frameon=False)
     right.set_title("where the array's time goes", fontsize=9)
-    # Fixed axes (every side offered divides 1024, so a padded dimension never exceeds it): the
-    # axes are drawn once and only the shapes, lines and labels are redrawn per frame.
-    limit = controls["M"].max
-    left.set_xlim(0, limit)
-    left.set_ylim(limit, 0)
+    # The axes rescale to the problem (the padded extent, rounded up to a power of two); the
+    # frame is drawn once and frozen, so its tick labels are a few texts moved per render.
+    left.set_xlim(0, 1)
+    left.set_ylim(1, 0)
     left.set_aspect("equal")
-    x_label = left.text(0.5, -0.13, "", transform=left.transAxes, ha="center", va="top")
+    left.set_xticks([])
+    left.set_yticks([])
+    fractions = (0.0, 0.5, 1.0)  # few tick texts: each is redrawn every render
+    x_ticks = [left.text(f, -0.015, "", transform=left.transAxes, ha="center", va="top",
+                         fontsize=8) for f in fractions]
+    y_ticks = [left.text(-0.015, f, "", transform=left.transAxes, ha="right", va="center",
+                         fontsize=8) for f in fractions]
+    x_label = left.text(0.5, -0.1, "", transform=left.transAxes, ha="center", va="top")
     y_label = left.text(-0.2, 0.5, "", transform=left.transAxes, ha="right", va="center",
                         rotation=90)
     title = figure.text(0.28, 0.93, "", ha="center", fontsize=9)
     freeze_background(figure, [padded_patch, problem_patch, fold_lines, x_label, y_label, title,
-                                *segments])
+                                *segments, *x_ticks, *y_ticks])
 
     def render(values: dict) -> View:
         M, N, K, side, flow = (values[k] for k in ("M", "N", "K", "side", "dataflow"))
@@ -93,6 +99,12 @@ def fold_explorer() -> Explorer:
         row_name, col_name = MAPPED[flow]
         rows_total, cols_total = dims[row_name], dims[col_name]
         padded_rows, padded_cols = run.row_folds * side, run.col_folds * side
+        limit = _axis_limit(max(padded_rows, padded_cols))
+        left.set_xlim(0, limit)
+        left.set_ylim(limit, 0)
+        for fraction, x_tick, y_tick in zip(fractions, x_ticks, y_ticks):
+            x_tick.set_text(f"{fraction * limit:g}")
+            y_tick.set_text(f"{fraction * limit:g}")
         padded_patch.set_bounds(0, 0, padded_cols, padded_rows)
         problem_patch.set_bounds(0, 0, cols_total, rows_total)
         lines = [[(c * side, 0), (c * side, padded_rows)] for c in range(1, run.col_folds)]
@@ -117,9 +129,15 @@ def fold_explorer() -> Explorer:
             ("utilization", f"{run.utilization:.1%}"),
             ("share lost to load, fill and drain", f"{shares['load, fill and drain']:.1%}"),
         ])
-        return View(figure=figure, text=text, result=run, extras={"shares": shares})
+        return View(figure=figure, text=text, result=run,
+                    extras={"shares": shares, "axis_limit": limit})
 
     return Explorer(controls, render, title="Folds, padding, fill and drain", columns=3)
+
+
+def _axis_limit(extent: int) -> int:
+    """The smallest power of two (at least 4) that holds ``extent``: the fold panel's axis."""
+    return max(4, 1 << max(0, int(extent) - 1).bit_length())
 
 
 # --------------------------------------------------------------------------------------------

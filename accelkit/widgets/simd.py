@@ -41,7 +41,8 @@ MATMUL_KERNELS = {
     "tensor core 16×8×16": (True, (16, 8, 16)),
 }
 _SIZES = (64, 128, 256, 512, 1024, 2048)
-_KERNEL_COLOURS = ("#9e9e9e", "#1565c0", "#2e7d32", "#e65100")
+# Not blue or green: those mean TPU and GPU in every widget (accelkit.widgets._base).
+_KERNEL_COLOURS = ("#9e9e9e", "#6a1b9a", "#00838f", "#e65100")
 
 
 _PLAIN = FuncFormatter(lambda value, _pos: si(value, digits=3))
@@ -109,7 +110,7 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
     ones = np.ones(len(_WARPS))
     (total,) = ax.plot(_WARPS, ones, "o-", color="#37474f", label="total cycles")
     (memory,) = ax.plot(_WARPS, ones, "--", color="#e65100", label="memory cycles")
-    (issue,) = ax.plot(_WARPS, ones, ":", color="#1565c0", label="issue cycles")
+    (issue,) = ax.plot(_WARPS, ones, ":", color="#6a1b9a", label="issue cycles")
     (choice,) = ax.plot([], [], "o", markersize=12, color="#e65100")
     _lean_log(ax, _WARPS)
     ax.set_xlabel("resident warps per core (memory requests in flight)")

@@ -48,6 +48,19 @@ class _Labels:
     frame (a value keeps its label as it moves), so their bitmaps are cached.
     """
 
+    @classmethod
+    def fitting(cls, cell_pixels: int, lines: int, widest: str,
+                largest: float = 12.0, smallest: float = 5.0) -> "_Labels":
+        """The largest size (points) at which ``lines`` lines as wide as ``widest`` fit a cell."""
+        points = largest
+        while points > smallest:
+            labels = cls(points)
+            if (labels.bitmap(widest).shape[1] <= cell_pixels - 6
+                    and lines * labels.line_pixels <= cell_pixels - 4):
+                return labels
+            points -= 0.5
+        return cls(smallest)
+
     def __init__(self, points: float):
         from matplotlib.font_manager import FontProperties, findfont
         from matplotlib.ft2font import FT2Font
@@ -127,6 +140,7 @@ class _Movie:
     labels: _Labels
     title: Text
     operands: tuple
+    tick_labels: _Labels
 
 
 def _grid_axes(ax, rows: int, cols: int) -> None:
@@ -139,33 +153,52 @@ def _grid_axes(ax, rows: int, cols: int) -> None:
 
 @dataclass
 class _Canvas:
-    """The figure for one output shape (M×N): built once, shared by every dataflow and K."""
+    """The one figure every choice redraws: the array panel drawn once and frozen; the C panel
+    (whose shape, M×N, changes) is painted straight into the frame's pixels."""
 
     figure: Figure
     frame_image: FigureImage
     background: np.ndarray
     array_boxes: np.ndarray
-    output_boxes: np.ndarray
+    panel: tuple[int, int, int, int]  # the C panel's pixel box: row0, row1, col0, col1
     title: Text
+    ticks: _Labels
 
 
-def _build_canvas(rows: int, cols: int, M: int, N: int) -> _Canvas:
-    figure = new_figure(8.2, 3.6)
-    left = figure.add_axes((0.08, 0.14, 0.5, 0.72))
-    right = figure.add_axes((0.66, 0.14, 0.31, 0.72))
+def _build_canvas(rows: int, cols: int) -> _Canvas:
+    figure = new_figure(8.2, 4.6)
+    left = figure.add_axes((0.08, 0.12, 0.5, 0.74))
+    right_box = (0.68, 0.12, 0.29, 0.66)
     _grid_axes(left, rows, cols)
     left.set_xlabel("array column (cell)")
     left.set_ylabel("array row (cell)")
-    _grid_axes(right, M, N)
-    right.set_xlabel("n (column of C)")
-    right.set_ylabel("m (row of C)")
-    right.set_title("C = A·B: green = written to the buffer,\norange = written this cycle",
-                    fontsize=8)
-    title = figure.text(0.33, 0.92, "", ha="center", fontsize=9)
+    x0, y0, w, h = right_box
+    figure.text(x0 + w / 2, 0.04, "n (column of C)", ha="center", fontsize=10)
+    figure.text(x0 - 0.04, y0 + h / 2, "m (row of C)", ha="center", va="center", rotation=90,
+                fontsize=10)
+    figure.text(x0 + w / 2, 0.86, "C = A·B: green = written to the buffer,\norange = written "
+                "this cycle", ha="center", va="bottom", fontsize=9)
+    title = figure.text(0.33, 0.93, "", ha="center", fontsize=10)
     frame_image = freeze_background(figure, [title])
     background = np.asarray(frame_image.get_array()).copy()
+    width, height = figure.bbox.width, figure.bbox.height
+    panel = (int(round(height * (1 - y0 - h))), int(round(height * (1 - y0))),
+             int(round(width * x0)), int(round(width * (x0 + w))))
     return _Canvas(figure, frame_image, background, _cell_boxes(left, rows, cols, figure),
-                   _cell_boxes(right, M, N, figure), title)
+                   panel, title, _Labels(9))
+
+
+def _output_boxes(panel: tuple[int, int, int, int], M: int, N: int) -> np.ndarray:
+    """Pixel boxes of an M×N grid of square cells filling the C panel from its top left,
+    1 pixel inset so neighbouring cells keep a white gap."""
+    row0, row1, col0, col1 = panel
+    cell = min((row1 - row0) // M, (col1 - col0) // N)
+    boxes = np.empty((M, N, 4), dtype=int)
+    for m in range(M):
+        for n in range(N):
+            boxes[m, n] = (row0 + m * cell + 1, row0 + (m + 1) * cell - 1,
+                           col0 + n * cell + 1, col0 + (n + 1) * cell - 1)
+    return boxes
 
 
 def _build_movie(rows: int, cols: int, flow: str, M: int, N: int, K: int, double_buffer: bool,
@@ -176,7 +209,8 @@ def _build_movie(rows: int, cols: int, flow: str, M: int, N: int, K: int, double
     run = array.matmul(A, B)
     macs_so_far = np.cumsum([s.active_macs for s in steps])
     return _Movie(steps, run, macs_so_far, canvas.figure, canvas.frame_image, canvas.background,
-                  canvas.array_boxes, canvas.output_boxes, labels, canvas.title, (A, B))
+                  canvas.array_boxes, _output_boxes(canvas.panel, M, N), labels, canvas.title,
+                  (A, B), canvas.ticks)
 
 
 def _cell_lines(step, r: int, c: int) -> list[str]:
@@ -207,6 +241,13 @@ def _draw_step(movie: _Movie, index: int, flow: str) -> None:
         colour = (_ACTIVE if written[m, n] and not before[m, n] else _WRITTEN if written[m, n]
                   else _PENDING)
         _fill(frame, movie.output_boxes[m, n], colour)
+    # Index labels of C's rows (left of the panel) and columns (under it).
+    ticks = movie.tick_labels
+    boxes = movie.output_boxes
+    for m in range(boxes.shape[0]):
+        ticks.paint(frame, [str(m)], ((boxes[m, 0, 0] + boxes[m, 0, 1]) // 2, boxes[m, 0, 2] - 8))
+    for n in range(boxes.shape[1]):
+        ticks.paint(frame, [str(n)], (boxes[-1, n, 1] + 8, (boxes[-1, n, 2] + boxes[-1, n, 3]) // 2))
     movie.frame_image.set_data(frame)
     phase = "loading the stationary tile" if step.phase == "load" else "computing"
     movie.title.set_text(
@@ -237,18 +278,17 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> _SteppedE
         seed: seeds the random small-integer operands.
     """
     movies: OrderedDict[tuple, _Movie] = OrderedDict()
-    canvases: dict[tuple[int, int], _Canvas] = {}  # at most 8×8 output shapes, each a figure
-    labels = _Labels(7 if max(rows, cols) <= 4 else 5)
+    canvas = _build_canvas(rows, cols)  # one figure for every shape and dataflow
+    cell = int(min(canvas.array_boxes[0, 0, 1] - canvas.array_boxes[0, 0, 0],
+                   canvas.array_boxes[0, 0, 3] - canvas.array_boxes[0, 0, 2]))
+    labels = _Labels.fitting(cell, 3, "a[7,7]=9")
 
     def movie_for(values: dict) -> _Movie:
         key = (values["dataflow"], values["M"], values["N"], values["K"], values["double_buffer"])
         if key in movies:
             movies.move_to_end(key)
         else:
-            shape = (values["M"], values["N"])
-            if shape not in canvases:
-                canvases[shape] = _build_canvas(rows, cols, *shape)
-            movies[key] = _build_movie(rows, cols, *key, seed=seed, canvas=canvases[shape],
+            movies[key] = _build_movie(rows, cols, *key, seed=seed, canvas=canvas,
                                        labels=labels)
             if len(movies) > _MOVIES_KEPT:
                 movies.popitem(last=False)
@@ -263,14 +303,15 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> _SteppedE
         "M": W.Dropdown(options=sizes, value=4, description="M", style=_STYLE, layout=W.Layout(width="7em")),
         "N": W.Dropdown(options=sizes, value=4, description="N", style=_STYLE, layout=W.Layout(width="7em")),
         "K": W.Dropdown(options=sizes, value=4, description="K", style=_STYLE, layout=W.Layout(width="7em")),
-        "cycle": W.IntSlider(value=0, min=0, max=1, description="cycle", continuous_update=True,
+        # Counts cycles from 1, as the figure's and the table's text do.
+        "cycle": W.IntSlider(value=1, min=1, max=2, description="cycle", continuous_update=True,
                              style=_STYLE, layout=W.Layout(width="28em")),
     }
     slider = controls["cycle"]
     first = movie_for({name: c.value for name, c in controls.items()})
-    slider.max = len(first.steps) - 1
-    slider.value = min(len(first.steps) - 1, 5)
-    play = W.Play(value=slider.value, min=0, max=slider.max, interval=500, description="play")
+    slider.max = len(first.steps)
+    slider.value = min(len(first.steps), 6)
+    play = W.Play(value=slider.value, min=1, max=slider.max, interval=500, description="play")
     W.jslink((play, "value"), (slider, "value"))
     holder: dict[str, Explorer] = {}
 
@@ -285,8 +326,8 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> _SteppedE
 
     def render(values: dict) -> View:
         movie = movie_for(values)
-        set_last_cycle(len(movie.steps) - 1)
-        index = min(values["cycle"], len(movie.steps) - 1)
+        set_last_cycle(len(movie.steps))
+        index = min(values["cycle"], len(movie.steps)) - 1
         _draw_step(movie, index, values["dataflow"])
         step, run = movie.steps[index], movie.run
         M, N, K = run.M, run.N, run.K

@@ -17,7 +17,8 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 from accelkit import chips, models, parallel, price, training
 from accelkit.training import PUBLISHED_RUNS
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import Explorer, View, freeze_background, new_figure, si, table_html
+from accelkit.widgets._base import (Explorer, View, freeze_background, new_figure, si, table_html,
+                                    vendor_colour)
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["training_planner", "communication_explorer", "published_runs", "training_quiz",
@@ -62,7 +63,7 @@ def training_planner() -> Explorer:
     }
     figure = _frame(6.4, 1.6, left=0.3, bottom=0.3)
     ax = figure.add_subplot()
-    bar = ax.barh(["days, compute only"], [1.0], color="#2e7d32")[0]
+    bar = ax.barh(["days, compute only"], [1.0], color="#455a64")[0]
     label = ax.text(1, 0, "", va="center", fontsize=8)
     ax.set_xlabel("days")
     title = ax.set_title("")
@@ -108,8 +109,8 @@ def communication_explorer() -> Explorer:
                                    continuous_update=False, style=_STYLE),
     }
     counts = [8, 16, 64, 256, 1024, 4096, 8960, 16384]
-    systems = {"TPU v5p (ICI, DCN between slices)": (chips.get("v5p"), "#1565c0"),
-               "H100 (NVLink node, then 8 NICs per node)": (chips.get("H100"), "#2e7d32")}
+    systems = {"TPU v5p (ICI, DCN between slices)": (chips.get("v5p"), vendor_colour("v5p")),
+               "H100 (NVLink node, then 8 NICs per node)": (chips.get("H100"), vendor_colour("H100"))}
     figure = _frame(6.2, 2.8, left=0.12)
     ax = figure.add_subplot()
     lines = {name: ax.plot(counts, [1.0] * len(counts), "o-", color=colour, label=name,
@@ -160,7 +161,7 @@ def published_runs() -> Explorer:
     comparisons = [training.compare_published(r) for r in PUBLISHED_RUNS]
     figure = _frame(6.4, 2.4, left=0.3)
     ax = figure.add_subplot()
-    bars = ax.barh(["ours: compute only", "reported"], [1.0, 1.0], color=["#1565c0", "#ef6c00"])
+    bars = ax.barh(["ours: compute only", "reported"], [1.0, 1.0], color=["#455a64", "#ef6c00"])
     labels = [ax.text(1, i, "", va="center", fontsize=8) for i in range(2)]
     ax.invert_yaxis()
     title = ax.set_title("")
