@@ -72,7 +72,7 @@ import math
 import os
 import re
 from dataclasses import MISSING, asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
@@ -274,7 +274,7 @@ def get(name: str | Scenario) -> Scenario:
     if isinstance(name, Scenario):
         return name
     return _validate.lookup("scenario", name, {_validate.normalise_name(k): v
-                                               for k, v in SCENARIOS.items()})  # type: ignore
+                                               for k, v in SCENARIOS.items()})
 
 
 def replica_chips(model: str | models.Model, chip: str | chips.Chip, dtype: dtypes.DType = "bf16",
@@ -463,6 +463,7 @@ def _train(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
                                                            "does_not_fit")]
     usd, per_million = _money(the_chip, seconds, n, usd_per_hour, s.work * s.runs)
     hbm = float(the_chip.require("hbm_bytes"))
+    parts: tuple[float | None, float | None, float | None, float | None]
     if step is None:
         fits, per_chip, parts = False, 0.0, (None, None, None, None)
         layout = "no layout divides the batch"
@@ -635,8 +636,20 @@ class Unavailable:
     reason: str
 
 
+class Knobs(TypedDict, total=False):
+    """The keyword arguments :func:`compare` passes on to :func:`evaluate` (names: :data:`KNOBS`)."""
+
+    n_chips: int | None
+    batch: int | None
+    precision: str | None
+    mfu: float | None
+    compute_efficiency: float | None
+    latency_ms: float | None
+    price_source: str
+
+
 def compare(scenario: str | Scenario, chip_names: tuple[str, ...] | list[str] | None = None,
-            **knobs: object) -> tuple[Outcome | Unavailable, ...]:
+            **knobs: Unpack[Knobs]) -> tuple[Outcome | Unavailable, ...]:
     """:func:`evaluate` on each chip (default :data:`DEFAULT_CHIPS`), same knobs.
 
     A chip that cannot take the knobs (a precision it lacks: a
@@ -652,7 +665,7 @@ def compare(scenario: str | Scenario, chip_names: tuple[str, ...] | list[str] | 
     for name in names:
         the_chip = chips.get(name)
         try:
-            rows.append(evaluate(s, the_chip, **knobs))  # type: ignore[arg-type]
+            rows.append(evaluate(s, the_chip, **knobs))
         except (chips.MissingFigureError, ReplicaTooLarge) as error:
             rows.append(Unavailable(s.key, the_chip.name, str(error)))
     return tuple(rows)
@@ -994,7 +1007,7 @@ def select_knobs(scenario: str | Scenario, values: dict[str, object]) -> dict[st
 
 
 __all__ = ["COMPUTE_EFFICIENCY", "DEFAULT_CHIPS", "Decision", "DecisionLab", "FILE_FORMAT",
-           "FILE_VERSION", "KNOBS", "KNOBS_BY_KIND", "Outcome", "ReplicaTooLarge", "SCENARIOS",
-           "Scenario",
+           "FILE_VERSION", "KNOBS", "KNOBS_BY_KIND", "Knobs", "Outcome", "ReplicaTooLarge",
+           "SCENARIOS", "Scenario",
            "Unavailable", "cited_figure", "compare", "evaluate", "fitting_chips", "get",
            "knobs_for", "layout_step", "replica_chips", "select_knobs", "table_figures"]

@@ -24,12 +24,12 @@ test says by how much and why; nothing is tuned to match):
 from __future__ import annotations
 
 import dataclasses
-import itertools
 
 import pytest
 
 import accelkit as ak
 from accelkit import collectives, models
+from accelkit.published import MEGATRON_SC21, MegatronRun, fastest_fitting_step, megatron_gpt
 from accelkit.parallel import (Layout, TrainStep, activation_bytes_per_token_per_layer,
                                best_layouts, candidate_layouts, dp_critical_tokens_per_chip,
                                train_step)
@@ -287,44 +287,13 @@ def test_best_layouts_for_moe_use_expert_parallelism() -> None:
 
 # Megatron-LM SC'21 (arXiv:2104.04473) Table 1: params (B), heads, hidden, layers, TP, PP, GPUs,
 # global batch (sequences of 2048 tokens), achieved teraFLOP/s per A100.
-MEGATRON = [
-    (1.7, 24, 2304, 24, 1, 1, 32, 512, 137), (3.6, 32, 3072, 30, 2, 1, 64, 512, 138),
-    (7.5, 32, 4096, 36, 4, 1, 128, 512, 142), (18.4, 48, 6144, 40, 8, 1, 256, 1024, 135),
-    (39.1, 64, 8192, 48, 8, 2, 512, 1536, 138), (76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140),
-    (145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148), (310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155),
-    (529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163), (1008.0, 160, 25600, 128, 8, 64, 3072, 3072,
-                                                       163),
-]
+# The published runs and the knob search live in accelkit.published, shared with the benchmarks.
+MEGATRON = MEGATRON_SC21
+_fastest = fastest_fitting_step
 
 
-def _gpt(params: float, heads: int, hidden: int, layers: int) -> models.Transformer:
-    # The paper's GPT: d_ff = 4h, vocabulary 51,200, sequence 2048, learned positions, biases.
-    return models.Transformer(
-        name=f"megatron-gpt-{params}b", display_name="", family="transformer", aliases=(),
-        published_params=params * 1e9, source="arXiv:2104.04473 Table 1", layers=layers,
-        d_model=hidden, heads=heads, kv_heads=heads, head_dim=hidden // heads, d_ff=4 * hidden,
-        vocab=51200, gated_mlp=False, tied_embeddings=True, norm="layernorm", biases=True,
-        position="learned", seq_len=2048)
-
-
-def _fastest(model: object, chip: str, degrees: dict, batch: int, microbatches: tuple,
-             interleaves: tuple, recomputes: tuple) -> TrainStep:
-    """The fastest fitting step over the knobs a paper leaves unstated."""
-    best = None
-    for mb, v, rc in itertools.product(microbatches, interleaves, recomputes):
-        try:
-            layout = Layout(**degrees, microbatch_tokens=mb, interleave=v, recompute=rc)
-            step = train_step(model, chip, layout, batch)  # type: ignore[arg-type]
-        except ValueError:
-            continue
-        if step.fits and (best is None or step.seconds < best.seconds):
-            best = step
-    assert best is not None
-    return best
-
-
-@pytest.mark.parametrize("row", MEGATRON, ids=lambda r: f"{r[0]}B")
-def test_megatron_sc21_table1(row: tuple) -> None:
+@pytest.mark.parametrize("row", MEGATRON, ids=lambda r: f"{r.params_billion}B")
+def test_megatron_sc21_table1(row: MegatronRun) -> None:
     """Published TFLOP/s per GPU land at 40-70% of ours, and ours never falls below them.
 
     Ours assumes every FLOP at the A100's 312 TFLOP/s peak (compute_efficiency 1.0) and times
@@ -334,8 +303,9 @@ def test_megatron_sc21_table1(row: tuple) -> None:
     530B-1T models. Megatron used full activation recomputation (§3.5) and counts its FLOPs
     as 96·B·s·l·h²(1 + s/6h + V/16lh) (Appendix), which we use on our step time. Micro-batch
     size and interleaving per row are not in Table 1: ours takes the fastest fitting choice."""
-    params, heads, hidden, layers, tp, pp, gpus, batch, published = row
-    model = _gpt(params, heads, hidden, layers)
+    params, heads, hidden, layers = row.params_billion, row.heads, row.hidden, row.layers
+    tp, pp, gpus, batch, published = row.tp, row.pp, row.gpus, row.batch_sequences, row.tflops_per_gpu
+    model = megatron_gpt(row)
     assert model.params == pytest.approx(params * 1e9, rel=0.04)  # the table rounds
     s = 2048
     step = _fastest(model, "A100", dict(dp=gpus // (tp * pp), tp=tp, pp=pp), batch * s,

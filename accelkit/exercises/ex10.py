@@ -5,11 +5,19 @@ from __future__ import annotations
 from accelkit import scenarios, training
 from accelkit.exercises._core import ChoiceQuestion, ExplainQuestion, FunctionQuestion, NumberQuestion
 
+
+def _pretrain_usd() -> float:
+    usd = scenarios.evaluate("pretrain", "TPU v5p", n_chips=4096, mfu=0.4).usd
+    if usd is None:
+        raise ValueError("the TPU v5p has no list price in the catalog: q1 has no expected USD")
+    return usd
+
+
 q1 = NumberQuestion(
     "q1",
     "What does the pre-training scenario cost on 4,096 TPU v5p at 40% MFU and the catalog list "
     "price (Llama-3-70B, 15e12 tokens)? Answer in USD. (±3%)",
-    expected=lambda: scenarios.evaluate("pretrain", "TPU v5p", n_chips=4096, mfu=0.4).usd,
+    expected=_pretrain_usd,
     rel_tol=0.03,
     hints=["FLOPs = 6 × params × tokens; seconds = FLOPs / (chips × peak × MFU).",
            "Dollars = chips × seconds / 3600 × price per chip-hour "
@@ -79,7 +87,15 @@ q3 = FunctionQuestion(
 def _cheaper_offline() -> str:
     rows = {o.chip: o for o in scenarios.compare("offline", ["TPU v6e", "H100"],
                                                  price_source="lowest")}
-    return "TPU v6e" if rows["TPU v6e (Trillium)"].usd < rows["NVIDIA H100 (SXM)"].usd else "H100"
+    usd: dict[str, float] = {}
+    for name in ("TPU v6e (Trillium)", "NVIDIA H100 (SXM)"):
+        row = rows[name]
+        if not isinstance(row, scenarios.Outcome):
+            raise ValueError(f"offline scenario unavailable on {name}: {row.reason}")
+        if row.usd is None:
+            raise ValueError(f"offline scenario on {name} has no USD (no sourced price)")
+        usd[name] = row.usd
+    return "TPU v6e" if usd["TPU v6e (Trillium)"] < usd["NVIDIA H100 (SXM)"] else "H100"
 
 
 q4 = ChoiceQuestion(

@@ -11,6 +11,7 @@ Binder user can download) and **Load** reads one back.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 import ipywidgets as W
 from matplotlib.ticker import FuncFormatter
@@ -57,7 +58,19 @@ def _fmt(value: float | None, pattern: str) -> str:
 
 
 class _Lab(Explorer):
-    """An Explorer whose scenario dropdown loads that scenario's knobs with a single render."""
+    """An Explorer whose scenario dropdown loads that scenario's knobs with a single render.
+
+    :func:`decision_explorer` sets the recording attributes declared here.
+    """
+
+    lab: scenarios.DecisionLab
+    choice: W.Dropdown
+    reason: W.Textarea
+    summary: W.HTML
+    path: W.Text
+    record: Callable[..., str]
+    save: Callable[..., str]
+    load: Callable[..., str]
 
     def _changed(self, change: dict) -> None:
         # a scenario change is rendered by decision_explorer's own observer, after its knobs load
@@ -133,13 +146,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
 
     def render(v: dict) -> View:
         s = scenarios.get(v["scenario"])
-        knobs = scenarios.select_knobs(s, {
-            "n_chips": None if v["n_chips"] == _AUTO else v["n_chips"], "batch": v["batch"],
-            "precision": v["precision"], "mfu": None if v["mfu"] == _MODELLED else v["mfu"],
-            "compute_efficiency": v["compute_efficiency"], "latency_ms": v["latency_ms"],
-            "price_source": v["price"]})
-        knobs = {k: x for k, x in knobs.items() if x is not None}
-        rows = scenarios.compare(s, **knobs)
+        rows = scenarios.compare(s, **_knobs(s, v))
         done = [r for r in rows if isinstance(r, scenarios.Outcome)]
         read = METRICS[v["metric"]]
         names = [_short(r.chip) for r in done]
@@ -147,9 +154,10 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
         by_chip = {r.chip: (r, x) for r, x in zip(done, values)}
         top = max([x for x in values if x is not None] or [1.0])
         for bar, chip in zip(bars, scenarios.DEFAULT_CHIPS):
-            r, x = by_chip.get(chips.get(chip).name, (None, None))
+            hit = by_chip.get(chips.get(chip).name)
+            r, x = (None, None) if hit is None else hit
             bar.set_height(0.0 if x is None else x)
-            faded = x is None or not r.fits or r.meets_latency is False
+            faded = r is None or x is None or not r.fits or r.meets_latency is False
             bar.set_hatch("//" if faded else "")
             bar.set_alpha(0.45 if faded else 1.0)
         ax.set_ylim(0, top * 1.1)
@@ -158,15 +166,15 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
                      "does not fit", fontsize=8)
         head, cells_of = _columns(s)
         lines = []
-        for r in rows:
-            if isinstance(r, scenarios.Unavailable):
-                lines.append("<tr>" + _TD.format(align="left", text=html.escape(_short(r.chip)))
+        for row in rows:
+            if isinstance(row, scenarios.Unavailable):
+                lines.append("<tr>" + _TD.format(align="left", text=html.escape(_short(row.chip)))
                              + f"<td colspan='{len(head) - 1}' style='padding:1px 6px'>"
-                             f"{html.escape(r.reason)}</td></tr>")
+                             f"{html.escape(row.reason)}</td></tr>")
                 continue
             lines.append("<tr>" + "".join(
                 _TD.format(align="left" if i == 0 or not _numeric(c) else "right", text=c)
-                for i, c in enumerate(cells_of(r))) + "</tr>")
+                for i, c in enumerate(cells_of(row))) + "</tr>")
         notes = [f"{_short(r.chip)}: {r.note}" for r in done if r.note][:4]
         text = (f"<p><b>{html.escape(s.title)}.</b> {html.escape(s.description)}<br>"
                 f"<i>{html.escape(s.question)}</i></p>"
@@ -260,6 +268,41 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
     return explorer
 
 
+def _knobs(s: scenarios.Scenario, v: dict) -> scenarios.Knobs:
+    """The knobs ``s`` uses (:func:`accelkit.scenarios.select_knobs`) from the controls' values.
+
+    "auto" chips and "modelled" MFU are left out, so the scenario's defaults apply.
+    """
+    used = scenarios.select_knobs(s, {
+        "n_chips": None if v["n_chips"] == _AUTO else v["n_chips"], "batch": v["batch"],
+        "precision": v["precision"], "mfu": None if v["mfu"] == _MODELLED else v["mfu"],
+        "compute_efficiency": v["compute_efficiency"], "latency_ms": v["latency_ms"],
+        "price_source": v["price"]})
+    knobs: scenarios.Knobs = {}
+    if used.get("n_chips") is not None:
+        knobs["n_chips"] = v["n_chips"]
+    if used.get("batch") is not None:
+        knobs["batch"] = v["batch"]
+    if used.get("precision") is not None:
+        knobs["precision"] = v["precision"]
+    if used.get("mfu") is not None:
+        knobs["mfu"] = v["mfu"]
+    if used.get("compute_efficiency") is not None:
+        knobs["compute_efficiency"] = v["compute_efficiency"]
+    if used.get("latency_ms") is not None:
+        knobs["latency_ms"] = v["latency_ms"]
+    if used.get("price_source") is not None:
+        knobs["price_source"] = v["price"]
+    return knobs
+
+
+def _required(value: float | None, what: str) -> float:
+    """``value``, or a ValueError naming ``what`` the outcome lacks."""
+    if value is None:
+        raise ValueError(f"the outcome has no {what}")
+    return value
+
+
 def _numeric(text: str) -> bool:
     return bool(text) and (text[0].isdigit() or text[0] in "$-" or text == "n/a")
 
@@ -268,7 +311,7 @@ def _gb(value: float | None) -> str:
     return "n/a" if value is None else f"{value / 1e9:,.1f}"
 
 
-def _columns(s: scenarios.Scenario):
+def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[scenarios.Outcome], list[str]]]:
     """The table's header and a function giving one row's cells, for this kind of job."""
     unit = s.work_unit.split()[-1]
     fits = lambda r: "yes" if r.fits else "<b style='color:#b00020'>no</b>"  # noqa: E731
@@ -276,7 +319,7 @@ def _columns(s: scenarios.Scenario):
         head = ["chip", "chips", "layout (best that fits)", "MFU", "GB/chip", "of which act.",
                 "HBM GB", "fits", "days", "USD", f"USD/M {unit}", "kWh (TDP)"]
 
-        def cells(r: scenarios.Outcome) -> list[str]:
+        def train_cells(r: scenarios.Outcome) -> list[str]:
             mfu = f"{r.utilization:.1%}" + ("" if r.mfu_basis.startswith("modelled")
                                             else " (assumed)")
             return [_short(r.chip), f"{r.n_chips:,}", html.escape(r.layout), mfu,
@@ -284,30 +327,31 @@ def _columns(s: scenarios.Scenario):
                     _gb(r.hbm_bytes_per_chip), fits(r), f"{r.days:,.2f}",
                     _fmt(r.usd, "{:,.0f}"), _fmt(r.usd_per_million, "{:,.3g}"),
                     _fmt(r.kilowatt_hours, "{:,.0f}")]
-        return head, cells
+        return head, train_cells
     if s.kind == "serve":
         head = ["chip", "chips/replica", "batch", "ms/token", "first token (s)"]
         if s.concurrent_users is not None:
             head += ["replicas", "fleet USD/h"]
         head += [f"USD/M {unit}", "util.", "bound", "fits", "days", "USD"]
 
-        def cells(r: scenarios.Outcome) -> list[str]:
+        def serve_cells(r: scenarios.Outcome) -> list[str]:
             ok = "" if r.meets_latency is not False else " ✘"
             row = [_short(r.chip), f"{r.n_chips:,}", f"{r.batch:,}",
-                   f"{r.latency_seconds * 1e3:,.1f}{ok}", f"{r.first_token_seconds:,.2f}"]
+                   f"{_required(r.latency_seconds, 'latency_seconds') * 1e3:,.1f}{ok}",
+                   f"{r.first_token_seconds:,.2f}"]
             if s.concurrent_users is not None:
                 row += [f"{r.replicas:,}", _fmt(r.fleet_usd_per_hour, "{:,.0f}")]
             return row + [_fmt(r.usd_per_million, "{:,.2f}"), f"{r.utilization:.1%}", r.bound,
                           fits(r), f"{r.days:,.2f}", _fmt(r.usd, "{:,.0f}")]
-        return head, cells
+        return head, serve_cells
     head = ["chip", "chips", "lookups run on", "gathers", "util.", "bound", "fits", "days",
             "USD", f"USD/M {unit}"]
 
-    def cells(r: scenarios.Outcome) -> list[str]:
+    def recommender_cells(r: scenarios.Outcome) -> list[str]:
         return [_short(r.chip), f"{r.n_chips:,}", html.escape(r.gather_unit),
                 f"{r.gather_share:.0%}", f"{r.utilization:.1%}", r.bound, fits(r),
                 f"{r.days:,.2f}", _fmt(r.usd, "{:,.0f}"), _fmt(r.usd_per_million, "{:,.3g}")]
-    return head, cells
+    return head, recommender_cells
 
 
 def decision_quiz() -> MultipleChoice:
@@ -342,12 +386,14 @@ def decision_worked_problem() -> WorkedProblem:
             s = scenarios.get("chatbot")
             per_replica = s.work / o.seconds                  # tokens/s of one replica
             replicas = int(-(-daily_tokens / 86_400 // per_replica))
+            latency = _required(o.latency_seconds, f"latency_seconds on {o.chip}")
+            per_million = _required(o.usd_per_million, f"usd_per_million (price) on {o.chip}")
             items.append(
-                f"<li>{o.n_chips} × {o.chip} per replica: {o.latency_seconds * 1e3:.1f} ms per "
+                f"<li>{o.n_chips} × {o.chip} per replica: {latency * 1e3:.1f} ms per "
                 f"token (target {s.latency_ms:g} ms), {per_replica:,.0f} tokens/s per replica, "
                 f"so <b>{replicas} replicas</b> ({replicas * o.n_chips} chips) for "
-                f"{daily_tokens / 86_400:,.0f} tokens/s; at ${o.usd_per_million:,.2f} per million "
-                f"tokens, <b>${o.usd_per_million * daily_tokens / 1e6:,.0f} per day</b>.</li>")
+                f"{daily_tokens / 86_400:,.0f} tokens/s; at ${per_million:,.2f} per million "
+                f"tokens, <b>${per_million * daily_tokens / 1e6:,.0f} per day</b>.</li>")
         return ("<ol>" + "".join(items) + "</ol>The cost per token does not depend on the "
                 "number of replicas, only on the chip, its price and the batch; the replica "
                 "count is what you must be able to rent. At batch 4 both chips sit mostly idle "
