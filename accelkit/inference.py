@@ -60,13 +60,25 @@ Conventions:
   ``min_chips`` what would fit; its times are what it would take if it did fit. Functions
   that pick a configuration (:func:`best_batch`, :func:`max_batch`) only consider ones that fit,
   and ``require_fit=True`` turns a misfit into a ValueError.
+* **Fixed per-operation cost** (``overhead=True`` on :func:`prefill`, :func:`decode_step`,
+  :func:`best_batch` and :func:`capacity`; off by default): each kernel of the step (one per
+  operation occurrence, eager execution, as :func:`accelkit.roofline.operations_time` counts)
+  takes at least :data:`accelkit.roofline.OVERHEAD_SECONDS` of launch and dispatch time.
+  ``overhead_seconds`` on the result is what that added; ``bound="overhead"`` when the step's
+  fixed cost (``n_operations × OVERHEAD_SECONDS``) exceeds both its compute and memory
+  times, as batch-1 decode of an 8B model on a B200 does. Fused graphs (XLA, CUDA graphs)
+  launch fewer kernels, so this is an upper view of the cost; the collectives carry their own
+  latencies and pay no extra.
+* **Capacity planning** (:func:`capacity`): the cheapest replicas × tensor-parallel group
+  that serves ``concurrent_users`` streams under ``max_seconds_per_token``, searched exactly
+  over the allowed group sizes (:func:`tensor_parallel_sizes`) and whole batches.
 * Prices: chip list price × n_chips × seconds; None where the chip has no list price.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -117,6 +129,9 @@ class InferenceResult:
     attention_flops: float = 0.0           # the attention operations' FLOPs, under the options
     attention_mask: str = "causal"         # how attention pairs were counted
     kv_write: bool = True                  # whether the KV-cache write is in ``bytes``
+    # what the fixed per-operation cost added to ``seconds`` (0 unless ``overhead=True``)
+    overhead_seconds: float = 0.0
+    n_operations: int = 0                  # kernels in the step (one per operation occurrence)
 
     @property
     def arithmetic_intensity(self) -> float:
@@ -255,6 +270,29 @@ def _attention_ops(model: models.Transformer) -> np.ndarray:
     return flags
 
 
+@lru_cache(maxsize=256)
+def _operation_counts(model: models.Transformer, phase: str) -> np.ndarray:
+    """How many times each operation of a prefill or decode step runs (one kernel each)."""
+    if phase == "prefill":
+        ops = model.operations(batch=1, seq_len=1, phase="prefill")
+    else:
+        ops = model.operations(batch=1, phase="decode", context_tokens=1)
+    counts = np.array([op.count for op in ops], dtype=float)
+    counts.flags.writeable = False
+    return counts
+
+
+def _overhead_per_operation(overhead: object, overhead_seconds: object) -> float:
+    """The fixed cost per operation: 0 by default, :data:`accelkit.roofline.OVERHEAD_SECONDS`
+    with ``overhead=True``, or a checked ``overhead_seconds`` (as :func:`accelkit.roofline.estimate`)."""
+    if not isinstance(overhead, bool):
+        raise TypeError(f"overhead must be True or False, got {type(overhead).__name__} "
+                        f"{overhead!r}; pass overhead_seconds=<float> to set the per-operation cost")
+    if overhead_seconds is not None:
+        return roofline.per_step_overhead_seconds(1, overhead_seconds)  # type: ignore[arg-type]
+    return roofline.OVERHEAD_SECONDS if overhead else 0.0
+
+
 def _affine(model: models.Transformer) -> bool:
     """Whether a decode step's FLOPs and bytes are affine in the batch. A mixture of experts's
     are not: the experts whose weights a step reads grow with the batch as
@@ -351,13 +389,6 @@ def _tp_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int, tokens: f
     return c0 + c1 * tokens, network
 
 
-def _roofline_seconds(flops: np.ndarray, moved: np.ndarray, peak: float,
-                      bandwidth: float) -> tuple[float, float, float]:
-    """Sum over operations of each one's roofline time, and the total compute and memory times."""
-    compute, memory, seconds = roofline.times(flops, moved, peak, bandwidth)
-    return float(np.sum(seconds)), float(np.sum(compute)), float(np.sum(memory))
-
-
 def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[float, float, float]:
     bandwidth = chip.require("hbm_bytes_per_second")
     hbm = float(chip.require("hbm_bytes"))
@@ -367,9 +398,17 @@ def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[f
 def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, batch: int,
             tokens: int, context: int, weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
             flops: np.ndarray, moved: np.ndarray, require_fit: bool, is_attention: np.ndarray,
-            mask: str, kv_write: bool) -> InferenceResult:
+            mask: str, kv_write: bool, per_op_overhead: float = 0.0) -> InferenceResult:
     peak, bandwidth, hbm = _chip_rates(chip, n_chips, compute_dtype)
-    seconds, compute_s, memory_s = _roofline_seconds(flops, moved, peak, bandwidth)
+    compute, memory, per_op = roofline.times(flops, moved, peak, bandwidth)
+    compute_s, memory_s = float(np.sum(compute)), float(np.sum(memory))
+    counts = _operation_counts(m, phase)
+    # each occurrence of an operation costs max(its roofline time, the fixed per-operation cost)
+    # (roofline.operations_time's rule; on a TP group every chip launches every kernel)
+    device = float(np.sum(per_op))
+    seconds = float(np.sum(np.maximum(per_op, counts * per_op_overhead)))
+    overhead_added = seconds - device
+    fixed = float(counts.sum()) * per_op_overhead
     communication, network = _tp_seconds(m, chip, n_chips, batch * tokens, weight_dtype)
     seconds += communication
     weights = m.weight_bytes(weight_dtype)
@@ -398,11 +437,13 @@ def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, b
         compute_dtype=compute_dtype, flops=float(flops.sum()), bytes=float(moved.sum()),
         weight_bytes=weights, kv_cache_bytes=kv, compute_seconds=compute_s,
         memory_seconds=memory_s, seconds=seconds,
-        bound="compute" if compute_s >= memory_s else "memory", tokens_per_second=rate,
+        bound=("overhead" if fixed > max(compute_s, memory_s) else
+               "compute" if compute_s >= memory_s else "memory"), tokens_per_second=rate,
         usd_per_million_tokens=usd, memory_bytes=need, hbm_bytes=hbm, fits=fits,
         min_chips=min_chips, message=message, communication_seconds=communication,
         communication_network=network, attention_flops=float(flops[is_attention].sum()),
-        attention_mask=mask, kv_write=kv_write)
+        attention_mask=mask, kv_write=kv_write, overhead_seconds=overhead_added,
+        n_operations=int(counts.sum()))
 
 
 def _dtypes(weight_dtype: object, kv_dtype: object | None,
@@ -418,7 +459,8 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
             prompt_tokens: int = 2048, weight_dtype: DType = "bf16",
             kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
             require_fit: bool = False, attention_mask: str = "causal",
-            softmax_flops: bool = True, kv_write: bool = True) -> InferenceResult:
+            softmax_flops: bool = True, kv_write: bool = True, overhead: bool = False,
+            overhead_seconds: float | None = None) -> InferenceResult:
     """Process ``batch`` prompts of ``prompt_tokens`` tokens, writing the KV cache.
 
     Args:
@@ -430,6 +472,10 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
         compute_dtype: the arithmetic's format, whose peak applies (default bf16).
         require_fit: raise ValueError instead of returning ``fits=False``.
         attention_mask, softmax_flops, kv_write: how attention is counted (module docstring).
+        overhead: charge every operation at least the fixed per-operation cost
+            :data:`accelkit.roofline.OVERHEAD_SECONDS` (kernel launch and framework dispatch,
+            eager, one kernel per operation; module docstring); ``overhead_seconds`` overrides
+            the cost per operation. Off by default.
     Returns:
         An :class:`InferenceResult` (``tokens_per_second`` counts prompt tokens).
     Raises:
@@ -443,25 +489,29 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
     prompt_tokens = _validate.positive_int("prompt_tokens", prompt_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
     mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
+    per_op = _overhead_per_operation(overhead, overhead_seconds)
     _tensor_parallel_group(the_chip, n_chips)
     flops, moved, is_attention = _operation_arrays(m, batch, prompt_tokens, 0, "prefill",
                                                    weight_dtype, kv_dtype, mask, softmax, write)
     return _result("prefill", m, the_chip, n_chips, batch, prompt_tokens, prompt_tokens,
                    weight_dtype, kv_dtype, compute_dtype, flops, moved, require_fit,
-                   is_attention, mask, write)
+                   is_attention, mask, write, per_op)
 
 
 def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
                 batch: int = 1, context_tokens: int = 2048, weight_dtype: DType = "bf16",
                 kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
                 require_fit: bool = False, attention_mask: str = "causal",
-                softmax_flops: bool = True, kv_write: bool = True) -> InferenceResult:
+                softmax_flops: bool = True, kv_write: bool = True, overhead: bool = False,
+                overhead_seconds: float | None = None) -> InferenceResult:
     """Generate one token for each of ``batch`` sequences holding ``context_tokens`` in cache.
 
     Formats, ``n_chips`` (one tensor-parallel group inside the scale-up domain, whose two
     all-reduces per layer of ``batch · d_model`` activations are ``communication_seconds``) and
     the attention options as :func:`prefill`: ``kv_dtype=None`` follows
     :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``; the arithmetic is bf16.
+    ``overhead=True`` charges each of the step's kernels at least the fixed per-operation cost
+    (as :func:`prefill`): a small model's batch-1 decode then shows ``bound="overhead"``.
 
     Returns:
         An :class:`InferenceResult`; ``seconds`` is the time per generated token of one
@@ -478,12 +528,13 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
     mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
+    per_op = _overhead_per_operation(overhead, overhead_seconds)
     _tensor_parallel_group(the_chip, n_chips)
     flops, moved = _decode_arrays(m, batch, context, weight_dtype, kv_dtype, mask, softmax,
                                   write)
     return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, weight_dtype,
                    kv_dtype, compute_dtype, flops, moved, require_fit, _attention_ops(m), mask,
-                   write)
+                   write, per_op)
 
 
 def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
@@ -567,11 +618,13 @@ def max_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 
 def best_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
                context_tokens: int = 2048, max_seconds_per_token: float = 0.05,
                weight_dtype: DType = "bf16", kv_dtype: DType | None = None,
-               compute_dtype: DType = "bf16") -> InferenceResult:
+               compute_dtype: DType = "bf16", overhead: bool = False,
+               overhead_seconds: float | None = None) -> InferenceResult:
     """The highest-throughput decode step whose time per token stays under a latency target.
 
     Step time grows with batch, so this is the largest batch that both fits and meets
-    ``max_seconds_per_token``.
+    ``max_seconds_per_token`` (exact: a bisection over whole batches). ``overhead`` and
+    ``overhead_seconds`` as :func:`decode_step`.
 
     Raises:
         ValueError: even batch 1 does not fit or misses the target (the message says which).
@@ -583,7 +636,7 @@ def best_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int =
                     compute_dtype, require_fit=True)  # raises with the full message
     def step(b: int) -> InferenceResult:
         return decode_step(model, chip, n_chips, b, context_tokens, weight_dtype, kv_dtype,
-                           compute_dtype)
+                           compute_dtype, overhead=overhead, overhead_seconds=overhead_seconds)
     if step(1).seconds > target:
         raise ValueError(f"even batch 1 takes {step(1).seconds * 1e3:,.2f} ms per token, more "
                          f"than max_seconds_per_token={target * 1e3:,.2f} ms; add chips or "
@@ -655,12 +708,209 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
                        context_tokens=context, **arrays)
 
 
+#: What set a capacity plan's batch per replica (see :class:`CapacityPlan`).
+CAPACITY_BOUNDS = ("latency", "memory", "users")
+
+
+@dataclass(frozen=True)
+class CapacityPlan:
+    """The cheapest way to serve ``concurrent_users`` decoding streams under a latency target.
+
+    ``replicas`` independent copies of the model, each a tensor-parallel group of
+    ``chips_per_replica`` chips inside one scale-up domain, each decoding ``batch_per_replica``
+    sequences per step (the users spread as evenly as whole numbers allow; this is the fullest
+    replica). ``bound`` says what stopped the batch per replica growing: ``"latency"`` (one
+    more sequence would miss ``max_seconds_per_token``), ``"memory"`` (one more would not fit
+    in HBM beside the weights) or ``"users"`` (one replica already holds every user).
+    """
+
+    model: str
+    chip: str
+    concurrent_users: int
+    max_seconds_per_token: float
+    context_tokens: int
+    prompt_tokens: int
+    replicas: int
+    chips_per_replica: int
+    batch_per_replica: int
+    n_chips: int
+    seconds_per_token: float        # one decode step of the fullest replica
+    first_token_seconds: float      # prefill of a replica's whole batch of prompts at once
+    first_token_seconds_one_prompt: float  # prefill of one prompt alone on a replica
+    tokens_per_second: float        # all users together: concurrent_users / seconds_per_token
+    bound: str                      # "latency", "memory" or "users"
+    max_batch_per_replica: int      # the exact largest batch meeting latency and memory
+    usd_per_hour: float | None      # n_chips x the chip-hour price; None without a price
+    usd_per_million_tokens: float | None
+    decode_bound: str               # the step's own regime: "compute", "memory" or "overhead"
+    overhead_seconds: float         # what the per-operation cost added to a step (0 when off)
+    candidates: tuple[tuple[int, int, int], ...]  # (chips_per_replica, batch, n_chips) tried
+
+    def __repr__(self) -> str:
+        usd = ("no price" if self.usd_per_hour is None else
+               f"${self.usd_per_hour:,.2f}/h, ${self.usd_per_million_tokens:,.3f}/M tokens")
+        return (f"CapacityPlan({self.concurrent_users:,} users of {self.model} on {self.chip}: "
+                f"{self.replicas:,} replica{'' if self.replicas == 1 else 's'} x "
+                f"{self.chips_per_replica} chips = "
+                f"{self.n_chips:,} chips, batch {self.batch_per_replica} per replica "
+                f"({self.bound}-bound), {self.seconds_per_token * 1e3:,.1f} ms per token, "
+                f"first token {self.first_token_seconds:,.2f} s; {usd})")
+
+
+def tensor_parallel_sizes(model: str | models.Model, chip: str | chips.Chip) -> tuple[int, ...]:
+    """The tensor-parallel group sizes :func:`capacity` considers: powers of two that divide the
+    attention heads, up to the chip's scale-up domain (1 alone where the chip has no modelled
+    link between chips, as L4 and T4)."""
+    m = _transformer(model)
+    the_chip = chips.get(chip)
+    sizes = [1]
+    n = 2
+    while m.heads % n == 0:
+        try:
+            _tensor_parallel_group(the_chip, n)
+        except (ValueError, chips.MissingFigureError):
+            break
+        sizes.append(n)
+        n *= 2
+    return tuple(sizes)
+
+
+def _largest_batch(seconds: Callable[[int], float], limit: int, target: float) -> int:
+    """The largest batch in [1, limit] whose step meets ``target`` (0 if batch 1 misses it);
+    exact, since a step's time never falls as the batch grows."""
+    if limit < 1 or seconds(1) > target:
+        return 0
+    low, high = 1, limit  # invariant: seconds(low) meets the target
+    while low < high:
+        mid = (low + high + 1) // 2
+        if seconds(mid) <= target:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users: int,
+             max_seconds_per_token: float, context_tokens: int = 2048,
+             prompt_tokens: int | None = None, weight_dtype: DType = "bf16",
+             kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
+             usd_per_hour: float | None = None, overhead: bool = False,
+             overhead_seconds: float | None = None) -> CapacityPlan:
+    """The cheapest plan that serves ``concurrent_users`` streams at ``max_seconds_per_token``.
+
+    For every tensor-parallel size in :func:`tensor_parallel_sizes`, the exact largest batch
+    per replica whose decode step (at ``context_tokens`` of cache) both fits in HBM and meets
+    the latency target (the same rule as :func:`max_batch` and :func:`best_batch`), capped at
+    the users; ``replicas = ceil(users / batch)`` and the users are spread evenly over them.
+    The plan with the fewest chips wins (lowest $/h, the same thing for one chip type);
+    ties go to the faster step, then the smaller group.
+
+    Simplifications, said where used: the group shares the KV cache evenly even beyond the
+    model's KV heads (a real server replicates a KV head over the chips that share it, so
+    groups wider than ``kv_heads`` hold less cache than modelled); every user is mid-stream
+    at ``context_tokens`` (a steady state; real traffic mixes lengths); prefill is not
+    interleaved with decode (it would lengthen steps); and ``first_token_seconds`` is the
+    prefill of a replica's whole batch of ``prompt_tokens``-token prompts at once on its
+    group, the cold-start worst case (``first_token_seconds_one_prompt`` is one arriving
+    prompt prefilled alone).
+
+    Args:
+        concurrent_users: streams decoding at once, >= 1.
+        max_seconds_per_token: the latency target per generated token, > 0.
+        context_tokens: tokens in each stream's KV cache.
+        prompt_tokens: prompt length for the first-token time (default ``context_tokens``,
+            at least 1).
+        usd_per_hour: price per chip-hour (default the chip's list price; None where it has none).
+        weight_dtype, kv_dtype, compute_dtype, overhead, overhead_seconds: as :func:`decode_step`.
+    Raises:
+        ValueError: a bad argument (named); the weights fit at no allowed group size (the
+            message names the model and chip); no group size meets the latency target.
+    """
+    m = _transformer(model)
+    the_chip = chips.get(chip)
+    users = _validate.positive_int("concurrent_users", concurrent_users, maximum=10**9)
+    target = _validate.positive_float("max_seconds_per_token", max_seconds_per_token)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
+    prompt = (max(1, context) if prompt_tokens is None else
+              _validate.positive_int("prompt_tokens", prompt_tokens, maximum=_MAX_CONTEXT))
+    weight, kv, compute = _dtypes(weight_dtype, kv_dtype, compute_dtype)
+    per_op = _overhead_per_operation(overhead, overhead_seconds)
+    hourly = (the_chip.usd_per_hour if usd_per_hour is None else
+              _validate.positive_float("usd_per_hour", usd_per_hour))
+    sizes = tensor_parallel_sizes(m, the_chip)
+    fitting = 0
+    best: tuple[tuple[int, float, int], int, int, int] | None = None  # key, tp, batch, limit
+    tried: list[tuple[int, int, int]] = []
+    for tp in sizes:
+        memory_limit = max_batch(m, the_chip, tp, context, weight, kv)
+        if memory_limit < 1:
+            continue
+        fitting += 1
+
+        def seconds(b: int, tp: int = tp) -> float:
+            return decode_step(m, the_chip, tp, b, context, weight, kv, compute,
+                               overhead_seconds=per_op).seconds
+        limit = _largest_batch(seconds, memory_limit, target)
+        if limit < 1:
+            continue
+        batch = min(limit, users)
+        replicas = math.ceil(users / batch)
+        batch = math.ceil(users / replicas)  # spread the users evenly
+        tried.append((tp, batch, replicas * tp))
+        key = (replicas * tp, seconds(batch), tp)
+        if best is None or key < best[0]:
+            best = (key, tp, batch, limit)
+    if not fitting:
+        largest = sizes[-1]
+        need = m.weight_bytes(weight) + (context + 1) * m.kv_cache_bytes_per_token(kv)
+        raise ValueError(
+            f"{m.name}'s {weight} weights and one sequence's KV cache ({need / 1e9:,.1f} GB) fit "
+            f"on no tensor-parallel group of {the_chip.name} it allows (at most {largest} chips, "
+            f"{largest * float(the_chip.require('hbm_bytes')) / 1e9:,.1f} GB of HBM): use "
+            "narrower weight_dtype/kv_dtype, a shorter context or a chip with more HBM or a "
+            "larger scale-up domain")
+    if best is None:
+        fastest = min(decode_step(m, the_chip, tp, 1, context, weight, kv, compute,
+                                  overhead_seconds=per_op).seconds
+                      for tp in sizes if max_batch(m, the_chip, tp, context, weight, kv) >= 1)
+        raise ValueError(
+            f"max_seconds_per_token={target * 1e3:,.2f} ms is out of reach for {m.name} on "
+            f"{the_chip.name}: its fastest batch-1 step takes {fastest * 1e3:,.2f} ms; relax the "
+            "target, use narrower weights or a faster chip")
+    (n_total, _, _), tp, batch, limit = best
+    step = decode_step(m, the_chip, tp, batch, context, weight, kv, compute,
+                       overhead_seconds=per_op)
+    first = prefill(m, the_chip, tp, batch, prompt, weight, kv, compute,
+                    overhead_seconds=per_op)
+    alone = prefill(m, the_chip, tp, 1, prompt, weight, kv, compute, overhead_seconds=per_op)
+    memory_limit = max_batch(m, the_chip, tp, context, weight, kv)
+    if batch == users and limit >= users:
+        bound = "users"
+    elif limit == memory_limit:
+        bound = "memory"
+    else:
+        bound = "latency"
+    rate = users / step.seconds
+    usd_hour = None if hourly is None else hourly * n_total
+    usd_million = None if usd_hour is None else usd_hour / (rate * 3600.0) * 1e6
+    return CapacityPlan(
+        model=m.name, chip=the_chip.name, concurrent_users=users, max_seconds_per_token=target,
+        context_tokens=context, prompt_tokens=prompt, replicas=n_total // tp,
+        chips_per_replica=tp, batch_per_replica=batch, n_chips=n_total,
+        seconds_per_token=step.seconds, first_token_seconds=first.seconds,
+        first_token_seconds_one_prompt=alone.seconds,
+        tokens_per_second=rate, bound=bound, max_batch_per_replica=limit,
+        usd_per_hour=usd_hour, usd_per_million_tokens=usd_million, decode_bound=step.bound,
+        overhead_seconds=step.overhead_seconds, candidates=tuple(tried))
+
+
 def kv_cache_bytes(model: str | models.Model, batch: int, context_tokens: int,
                    dtype: DType = "bf16") -> float:
     """Bytes of KV cache for ``batch`` sequences of ``context_tokens`` (see Transformer)."""
     return _transformer(model).kv_cache_bytes(batch, context_tokens, dtype)
 
 
-__all__ = ["ATTENTION_MASKS", "DecodeSweep", "InferenceResult", "attention_matmul_flops_per_pair",
-           "best_batch", "compute_bound_batch", "decode_step", "decode_sweep", "kv_cache_bytes",
-           "max_batch", "prefill"]
+__all__ = ["ATTENTION_MASKS", "CAPACITY_BOUNDS", "CapacityPlan", "DecodeSweep", "InferenceResult",
+           "attention_matmul_flops_per_pair", "best_batch", "capacity", "compute_bound_batch",
+           "decode_step", "decode_sweep", "kv_cache_bytes", "max_batch", "prefill",
+           "tensor_parallel_sizes"]

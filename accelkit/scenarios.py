@@ -42,7 +42,11 @@ Conventions (on top of those of the cost models):
   ``n_chips``; ``fleet_usd_per_hour`` is what that fleet rents for. A replica of more than one
   chip is tensor-parallel: :mod:`accelkit.inference` charges its all-reduces per layer
   (``communication_seconds`` of a decode step, and in prefill), and a replica cannot be larger
-  than the chip's scale-up domain (:class:`ReplicaTooLarge`).
+  than the chip's scale-up domain (:class:`ReplicaTooLarge`). With ``concurrent_users`` and
+  a latency target, the ``plan_*`` fields are the cheapest plan that serves them,
+  :func:`accelkit.inference.capacity` at the last step's context (prompt + output - 1, the
+  longest cache): its replicas, chips per replica, batch (backed off until the target is met),
+  $/h and $ per million tokens; ``None``, with a note, where none meets the target.
 * **Recommender** training: every operation of a training step (forward and backward) on the
   roofline, the step's FLOPs and bytes shared perfectly by the chips; gathers (embedding
   lookups) move bytes without FLOPs, so they run at memory bandwidth. Tables must fit in the
@@ -206,6 +210,16 @@ class Outcome:
     replicas: int | None = None
     fleet_usd_per_hour: float | None = None
     communication_seconds: float | None = None  # serve: TP all-reduces per decode step
+    # serve with users and a latency target: the cheapest plan, :func:`accelkit.inference.capacity`
+    # (flat fields, so a saved lab reloads them; None where there is no plan)
+    plan_replicas: int | None = None
+    plan_chips_per_replica: int | None = None
+    plan_batch_per_replica: int | None = None
+    plan_n_chips: int | None = None
+    plan_seconds_per_token: float | None = None
+    plan_usd_per_hour: float | None = None      # the whole plan's chips
+    plan_usd_per_million: float | None = None   # per million generated tokens
+    plan_bound: str = ""                        # "latency", "memory" or "users"
     # recommender: where the lookups run
     sparsecores_per_chip: int | None = None
     gather_unit: str = ""
@@ -528,6 +542,20 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
     if s.concurrent_users is not None:
         replicas = -(-s.concurrent_users // batch)
         fleet = None if usd_per_hour is None else replicas * n * usd_per_hour
+    plan = None
+    if s.concurrent_users is not None and s.latency_ms is not None:
+        try:
+            plan = inference.capacity(
+                s.model, the_chip, concurrent_users=s.concurrent_users,
+                max_seconds_per_token=s.latency_ms / 1e3,
+                context_tokens=s.prompt_tokens + s.output_tokens - 1,
+                prompt_tokens=s.prompt_tokens, weight_dtype=weights, kv_dtype=kv,
+                usd_per_hour=usd_per_hour)
+            notes.append(f"cheapest plan for {s.concurrent_users:,} users: {plan.replicas:,} x "
+                         f"{plan.chips_per_replica} chips, batch {plan.batch_per_replica} "
+                         f"({plan.bound}-bound)")
+        except (ValueError, chips.MissingFigureError) as error:
+            notes.append(f"no capacity plan: {error}")
     return Outcome(
         scenario=s.key, chip=the_chip.name, n_chips=n, batch=batch, precision=weights,
         seconds=seconds, usd=usd, usd_per_hour=usd_per_hour,
@@ -537,7 +565,18 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
         latency_seconds=dec.seconds, first_token_seconds=pre.seconds, meets_latency=meets,
         memory_bytes=end.memory_bytes, hbm_bytes=end.hbm_bytes, note="; ".join(notes),
         replicas=replicas, fleet_usd_per_hour=fleet,
-        communication_seconds=comm)
+        communication_seconds=comm, **_plan_fields(plan))
+
+
+def _plan_fields(plan: inference.CapacityPlan | None) -> dict[str, Any]:
+    """An :class:`accelkit.inference.CapacityPlan` as the Outcome's ``plan_*`` fields."""
+    if plan is None:
+        return {}
+    return {"plan_replicas": plan.replicas, "plan_chips_per_replica": plan.chips_per_replica,
+            "plan_batch_per_replica": plan.batch_per_replica, "plan_n_chips": plan.n_chips,
+            "plan_seconds_per_token": plan.seconds_per_token,
+            "plan_usd_per_hour": plan.usd_per_hour,
+            "plan_usd_per_million": plan.usd_per_million_tokens, "plan_bound": plan.bound}
 
 
 def _recommender(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None,
@@ -658,6 +697,14 @@ def table_figures(outcome: Outcome) -> dict[str, float]:
         figures["replicas"] = outcome.replicas
     if outcome.fleet_usd_per_hour is not None:
         figures["fleet USD / h"] = outcome.fleet_usd_per_hour
+    if outcome.plan_replicas is not None:
+        figures["plan replicas"] = outcome.plan_replicas
+        figures["plan chips"] = outcome.plan_n_chips
+        figures["plan batch"] = outcome.plan_batch_per_replica
+        figures["plan ms / token"] = (None if outcome.plan_seconds_per_token is None
+                                      else outcome.plan_seconds_per_token * 1e3)
+        figures["plan USD / h"] = outcome.plan_usd_per_hour
+        figures["plan USD / M"] = outcome.plan_usd_per_million
     if outcome.step_seconds is not None:
         figures["step (s)"] = outcome.step_seconds
     if outcome.gather_share is not None:

@@ -368,3 +368,176 @@ def test_moe_serving_pays_expert_parallel_all_to_alls() -> None:
     assert v.weight_bytes == pytest.approx(2 * ds.params) and v.fits
     assert v.flops == pytest.approx(2 * ds.active_params, rel=0.05)
     assert v.communication_network == "ICI"
+
+
+# -- capacity planning (issue 14 item 1) ----------------------------------------------------------
+
+def _brute_force_plan(model: str, chip: str, users: int, target: float, context: int,
+                      group_sizes: list[int]) -> tuple[int, int, int]:
+    """Cheapest (n_chips, chips_per_replica, batch_per_replica) by trying EVERY batch from 1 to
+    ``users`` with decode_step at each group size: no bisection, no monotonicity assumed."""
+    best = None
+    for tp in group_sizes:
+        ok = [b for b in range(1, users + 1)
+              if (s := inference.decode_step(model, chip, tp, b, context)).fits
+              and s.seconds <= target]
+        if not ok:
+            continue
+        largest = max(ok)
+        replicas = -(-users // largest)
+        spread = -(-users // replicas)
+        key = (replicas * tp, inference.decode_step(model, chip, tp, spread, context).seconds, tp)
+        if best is None or key < best[0]:
+            best = (key, tp, spread)
+    assert best is not None
+    return best[0][0], best[1], best[2]
+
+
+@pytest.mark.parametrize("model, chip, groups", [
+    ("llama-3-8b", "H100", [1, 2, 4, 8]),               # 8-GPU NVLink node
+    ("llama-3-8b", "TPU v5e", [1, 2, 4, 8, 16, 32]),    # 32 heads, a 256-chip slice
+    ("llama-3-70b", "H100", [1, 2, 4, 8]),
+    ("llama-3-70b", "TPU v5e", [1, 2, 4, 8, 16, 32, 64]),
+    ("mixtral-8x7b", "H100", [1, 2, 4, 8]),             # MoE: steps not affine in the batch
+])
+def test_capacity_matches_a_brute_force_search_over_decode_steps(model, chip, groups) -> None:
+    users, target, context = 1000, 0.05, 2048
+    plan = inference.capacity(model, chip, concurrent_users=users, max_seconds_per_token=target,
+                              context_tokens=context)
+    n, tp, batch = _brute_force_plan(model, chip, users, target, context, groups)
+    assert (plan.n_chips, plan.chips_per_replica, plan.batch_per_replica) == (n, tp, batch)
+    assert plan.replicas * plan.chips_per_replica == plan.n_chips
+    assert plan.replicas * plan.batch_per_replica >= users
+    assert (plan.replicas - 1) * plan.batch_per_replica < users
+    step = inference.decode_step(model, chip, tp, batch, context)
+    assert plan.seconds_per_token == pytest.approx(step.seconds, rel=1e-12)
+    assert plan.seconds_per_token <= target and step.fits
+    assert plan.first_token_seconds == pytest.approx(
+        inference.prefill(model, chip, tp, batch, context).seconds, rel=1e-12)
+    price = ak.chips.get(chip).usd_per_hour
+    assert plan.usd_per_hour == pytest.approx(price * n)
+    tokens_per_hour = users / plan.seconds_per_token * 3600
+    assert plan.usd_per_million_tokens == pytest.approx(plan.usd_per_hour / tokens_per_hour * 1e6)
+    # what bound the batch: one more sequence breaks that limit (and not the other)
+    limit = plan.max_batch_per_replica
+    over = inference.decode_step(model, chip, tp, limit + 1, context)
+    if plan.bound == "users":
+        assert plan.replicas == 1 and plan.batch_per_replica == users <= limit
+    elif plan.bound == "memory":
+        assert not over.fits
+    else:
+        assert plan.bound == "latency" and over.fits and over.seconds > target
+
+
+def test_capacity_bounds_users_memory_and_latency() -> None:
+    few = inference.capacity("llama-3-8b", "H100", concurrent_users=3, max_seconds_per_token=0.05)
+    assert (few.replicas, few.chips_per_replica, few.batch_per_replica, few.bound) == (1, 1, 3,
+                                                                                        "users")
+    # a loose target leaves HBM to bind; a tight one, latency
+    loose = inference.capacity("llama-3-8b", "H100", concurrent_users=10_000,
+                               max_seconds_per_token=1.0, context_tokens=8192)
+    assert loose.bound == "memory"
+    assert loose.max_batch_per_replica == inference.max_batch("llama-3-8b", "H100",
+                                                              loose.chips_per_replica, 8192)
+    tight = inference.capacity("llama-3-8b", "H100", concurrent_users=10_000,
+                               max_seconds_per_token=0.008, context_tokens=512)
+    assert tight.bound == "latency"
+    assert tight.max_batch_per_replica == inference.best_batch(
+        "llama-3-8b", "H100", tight.chips_per_replica, 512, 0.008).batch
+
+
+def test_capacity_without_a_price_and_with_one_given() -> None:
+    plan = inference.capacity("llama-3-8b", "H100", concurrent_users=100,
+                              max_seconds_per_token=0.05, usd_per_hour=2.0)
+    assert plan.usd_per_hour == pytest.approx(2.0 * plan.n_chips)
+    unpriced = dataclasses.replace(ak.chips.get("H100"), usd_per_hour=None)
+    p = inference.capacity("llama-3-8b", unpriced, concurrent_users=100,
+                           max_seconds_per_token=0.05)
+    assert p.usd_per_hour is None and p.usd_per_million_tokens is None
+    assert p.n_chips == plan.n_chips  # fewest chips still decides
+
+
+def test_tensor_parallel_sizes_stop_at_the_domain_and_the_heads() -> None:
+    assert inference.tensor_parallel_sizes("llama-3-8b", "H100") == (1, 2, 4, 8)
+    assert inference.tensor_parallel_sizes("llama-3-8b", "TPU v5e") == (1, 2, 4, 8, 16, 32)
+    assert inference.tensor_parallel_sizes("llama-3-70b", "TPU v5e") == (1, 2, 4, 8, 16, 32, 64)
+    assert inference.tensor_parallel_sizes("llama-3-8b", "L4") == (1,)  # no NVLink
+
+
+def test_capacity_refuses_what_cannot_be_served() -> None:
+    with pytest.raises(ValueError, match=r"llama-3-70b.*L4"):
+        inference.capacity("llama-3-70b", "L4", concurrent_users=10, max_seconds_per_token=0.05)
+    with pytest.raises(ValueError, match="max_seconds_per_token"):
+        inference.capacity("llama-3-8b", "H100", concurrent_users=10,
+                           max_seconds_per_token=1e-4)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"concurrent_users": 0}, "concurrent_users"),
+    ({"concurrent_users": 2.5}, "concurrent_users"),
+    ({"max_seconds_per_token": 0.0}, "max_seconds_per_token"),
+    ({"max_seconds_per_token": -1.0}, "max_seconds_per_token"),
+    ({"max_seconds_per_token": float("nan")}, "max_seconds_per_token"),
+    ({"context_tokens": -1}, "context_tokens"),
+    ({"prompt_tokens": 0}, "prompt_tokens"),
+    ({"usd_per_hour": 0.0}, "usd_per_hour"),
+])
+def test_capacity_bad_input_names_the_argument(kwargs, name) -> None:
+    args = {"concurrent_users": 100, "max_seconds_per_token": 0.05} | kwargs
+    with pytest.raises((ValueError, TypeError), match=name):
+        inference.capacity("llama-3-8b", "H100", **args)
+
+
+def test_capacity_plan_is_frozen() -> None:
+    plan = inference.capacity("llama-3-8b", "TPU v5e", concurrent_users=10,
+                              max_seconds_per_token=0.05)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.replicas = 1  # type: ignore[misc]
+    assert "1 replica x 2 chips" in repr(plan)
+
+
+# -- per-operation overhead in serving (issue 15 item 3) ------------------------------------------
+
+def test_decode_overhead_follows_roofline_operations_time_on_one_chip() -> None:
+    m = ak.models.get("llama-3-8b")
+    ops = m.operations(batch=1, phase="decode", context_tokens=2048)
+    plain = inference.decode_step(m, "H100", batch=1, context_tokens=2048)
+    timed = inference.decode_step(m, "H100", batch=1, context_tokens=2048, overhead=True)
+    reference = ak.roofline.operations_time("H100", ops, dtype="bf16", overhead=True)
+    assert timed.seconds == pytest.approx(reference.seconds, rel=1e-9)
+    assert plain.seconds == pytest.approx(reference.device_seconds, rel=1e-9)
+    assert timed.overhead_seconds == pytest.approx(reference.seconds - reference.device_seconds)
+    assert timed.n_operations == reference.n_operations
+    assert plain.overhead_seconds == 0.0 and plain.bound == "memory"
+
+
+def test_batch_one_decode_of_a_small_model_on_a_fast_chip_is_overhead_bound() -> None:
+    step = inference.decode_step("llama-3-8b", "B200", batch=1, context_tokens=128, overhead=True)
+    fixed = ak.roofline.per_step_overhead_seconds(step.n_operations)
+    assert fixed > max(step.compute_seconds, step.memory_seconds)
+    assert step.bound == "overhead"
+    # a big batch makes the kernels long enough that the fixed cost stops mattering
+    big = inference.decode_step("llama-3-8b", "B200", batch=256, context_tokens=128,
+                                overhead=True)
+    assert big.bound != "overhead"
+    assert big.overhead_seconds < step.overhead_seconds
+
+
+def test_prefill_overhead_and_its_override() -> None:
+    plain = inference.prefill("llama-3-8b", "H100", prompt_tokens=16)
+    zero = inference.prefill("llama-3-8b", "H100", prompt_tokens=16, overhead_seconds=0.0)
+    more = inference.prefill("llama-3-8b", "H100", prompt_tokens=16, overhead_seconds=1e-4)
+    assert zero.seconds == plain.seconds
+    assert more.seconds >= plain.seconds + 0 and more.seconds >= more.n_operations * 1e-4
+    with pytest.raises(TypeError, match="overhead"):
+        inference.decode_step("llama-3-8b", "H100", overhead="yes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="overhead_seconds"):
+        inference.decode_step("llama-3-8b", "H100", overhead_seconds=-1.0)
+
+
+def test_capacity_with_overhead_reports_it_and_never_needs_fewer_chips() -> None:
+    args = {"concurrent_users": 1000, "max_seconds_per_token": 0.05}
+    plain = inference.capacity("llama-3-8b", "H100", **args)
+    timed = inference.capacity("llama-3-8b", "H100", overhead=True, **args)
+    assert timed.overhead_seconds > 0 and plain.overhead_seconds == 0
+    assert timed.n_chips >= plain.n_chips

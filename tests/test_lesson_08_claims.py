@@ -177,3 +177,86 @@ def test_gqa_shares_each_kv_head_among_8_query_heads():
     """Grouped-query attention helps — Llama-3-70B shares each key/value head among 8 query heads."""
     m = ak.models.get(M70)
     assert m.heads // m.kv_heads == 8 and m.heads % m.kv_heads == 0
+
+
+# -- section 7: capacity planning --------------------------------------------------------------
+
+def _plan(chip, target=0.05):
+    return inference.capacity(M8, chip, concurrent_users=1000, max_seconds_per_token=target,
+                              context_tokens=2048)
+
+
+def test_capacity_memory_sets_the_batch_and_steps_run_in_about_half_the_target():
+    """On both chips memory, not the 50 ms target, sets the batch: ... the steps that fill it run in
+    about half the target."""
+    for chip in ("H100", "TPU v5e"):
+        plan = _plan(chip)
+        assert plan.bound == "memory"
+        assert plan.max_batch_per_replica == inference.max_batch(M8, chip, plan.chips_per_replica,
+                                                                 2048)
+        assert 0.35 * 0.05 < plan.seconds_per_token < 0.6 * 0.05
+
+
+def test_v5e_plan_six_times_the_chips_yet_cheaper_per_hour_and_per_token():
+    """The v5e plan uses six times as many chips as the H100 plan, yet at the catalog's list prices it
+    costs less per hour and per million tokens."""
+    h, v = _plan("H100"), _plan("TPU v5e")
+    assert v.n_chips == 6 * h.n_chips
+    assert v.usd_per_hour < h.usd_per_hour
+    assert v.usd_per_million_tokens < h.usd_per_million_tokens
+
+
+def test_three_h100_group_sizes_tie_at_four_chips_and_the_fastest_step_wins():
+    """Three H100 group sizes tie at four chips (four single GPUs, two pairs, one group of four); the
+    plan takes the one with the fastest step."""
+    plan = _plan("H100")
+    ties = [(tp, b) for tp, b, n in plan.candidates if n == 4]
+    assert sorted(tp for tp, _ in ties) == [1, 2, 4] and plan.n_chips == 4
+    times = {tp: inference.decode_step(M8, "H100", tp, b, 2048).seconds for tp, b in ties}
+    assert plan.chips_per_replica == min(times, key=times.get)
+
+
+def test_tighter_target_latency_takes_over_and_plans_grow():
+    """Tighten the target and latency takes over, and the plans grow."""
+    for chip in ("H100", "TPU v5e"):
+        tight, loose = _plan(chip, 0.02), _plan(chip)
+        assert tight.bound == "latency" and tight.n_chips > loose.n_chips
+
+
+def test_first_token_cold_start_seconds_single_prompt_tens_of_ms():
+    """A cold start, with a whole replica's prompts arriving together, waits seconds; a single prompt
+    arriving at a warm server is prefilled in tens of milliseconds."""
+    h = _plan("H100")
+    assert h.first_token_seconds > 1.0
+    assert 0.01 <= h.first_token_seconds_one_prompt < 0.1
+    assert h.first_token_seconds_one_prompt == pytest.approx(
+        inference.prefill(M8, "H100", h.chips_per_replica, 1, 2048).seconds)
+
+
+# -- section 8: three regimes ------------------------------------------------------------------
+
+def _b200(batch, context):
+    return inference.decode_step(M8, "B200", batch=batch, context_tokens=context, overhead=True)
+
+
+def test_b200_batch_one_overhead_bound_and_the_launches_nearly_double_it():
+    """At batch 1 with a short context the B200 streams the 16 GB of weights in under 2 ms, less than
+    the 2.5 ms its 355 kernels cost to launch: the step is overhead-bound, and charging the launches
+    nearly doubles it."""
+    one = _b200(1, 128)
+    assert ak.models.get(M8).weight_bytes("bf16") == pytest.approx(16e9, rel=0.02)
+    assert one.memory_seconds < 2e-3
+    fixed = ak.roofline.per_step_overhead_seconds(one.n_operations)
+    assert one.n_operations == 355 and fixed == pytest.approx(2.5e-3, rel=0.02)
+    assert one.bound == "overhead"
+    plain = inference.decode_step(M8, "B200", batch=1, context_tokens=128)
+    assert plain.seconds == pytest.approx(one.seconds - one.overhead_seconds)
+    assert 1.7 < one.seconds / plain.seconds < 2.0
+
+
+def test_b200_memory_bound_then_compute_bound():
+    """A bigger batch and a longer cache make the reads dominate (memory-bound, the usual decode); a
+    large batch at short context finally makes the matmuls the bottleneck (compute-bound)."""
+    assert _b200(64, 2048).bound == "memory"
+    big = _b200(1024, 128)
+    assert big.bound == "compute" and big.fits

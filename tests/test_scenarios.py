@@ -434,3 +434,56 @@ def test_serving_batch_zero_with_a_target_is_the_best_batch_under_it():
                                    + s.output_tokens // 2, 0.050)
     assert o.batch == best.batch and o.meets_latency
     assert o.replicas == -(-1000 // o.batch)
+
+
+def test_chatbot_reports_the_cheapest_capacity_plan_for_its_users() -> None:
+    """Issue 14 item 1: the chatbot's buyer reads replicas, $/h and $ per million tokens from
+    inference.capacity (the batch backed off to meet the target), not only the fixed-batch fleet."""
+    s = sc.get("chatbot")
+    for chip in ("TPU v5e", "H100", "B200"):
+        o = sc.evaluate("chatbot", chip)
+        plan = ak.inference.capacity(
+            s.model, chip, concurrent_users=s.concurrent_users,
+            max_seconds_per_token=s.latency_ms / 1e3,
+            context_tokens=s.prompt_tokens + s.output_tokens - 1, prompt_tokens=s.prompt_tokens)
+        assert (o.plan_replicas, o.plan_chips_per_replica, o.plan_batch_per_replica,
+                o.plan_n_chips, o.plan_bound) == (plan.replicas, plan.chips_per_replica,
+                                                  plan.batch_per_replica, plan.n_chips,
+                                                  plan.bound)
+        assert o.plan_seconds_per_token == pytest.approx(plan.seconds_per_token)
+        assert o.plan_seconds_per_token <= s.latency_ms / 1e3
+        assert o.plan_usd_per_hour == pytest.approx(o.plan_n_chips * o.usd_per_hour)
+        assert o.plan_usd_per_million == pytest.approx(plan.usd_per_million_tokens)
+        # the fixed batch-4 fleet is one plan capacity could have chosen, so it is never cheaper
+        if o.meets_latency and o.n_chips in ak.inference.tensor_parallel_sizes(s.model, chip):
+            assert o.plan_n_chips <= o.replicas * o.n_chips
+        figures = sc.table_figures(o)
+        assert figures["plan replicas"] == o.plan_replicas
+        assert figures["plan USD / h"] == pytest.approx(o.plan_usd_per_hour)
+        assert figures["plan USD / M"] == pytest.approx(o.plan_usd_per_million)
+        assert "cheapest plan for 1,000 users" in o.note
+
+
+def test_chatbot_plan_uses_the_price_chosen() -> None:
+    listed = sc.evaluate("chatbot", "H100")
+    lowest = sc.evaluate("chatbot", "H100", price_source="lowest")
+    assert lowest.plan_usd_per_hour == pytest.approx(lowest.plan_n_chips * lowest.usd_per_hour)
+    assert lowest.usd_per_hour < listed.usd_per_hour
+    assert lowest.plan_n_chips == listed.plan_n_chips
+
+
+def test_chatbot_plan_survives_a_saved_lab() -> None:
+    o = sc.evaluate("chatbot", "B200")
+    lab = sc.DecisionLab()
+    decision = lab.record("chatbot", "B200", f"the plan rents for ${o.plan_usd_per_hour:,.2f} "
+                          "an hour", o)
+    assert decision.cited_column == "plan USD / h"
+    back = sc.DecisionLab.from_json(lab.to_json())
+    again = next(d for d in back.decisions if d.scenario == "chatbot").outcome
+    assert again == o
+
+
+def test_offline_has_no_capacity_plan() -> None:
+    """The offline job has no users waiting and no latency target: no plan to size."""
+    o = sc.evaluate("offline", "H100")
+    assert o.plan_replicas is None and "plan replicas" not in sc.table_figures(o)
