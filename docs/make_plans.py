@@ -79,10 +79,10 @@ PLANS = (
          "exercise 08 q1-q2 first, then lesson 04 and exercises 02, 04, 05; lessons 06, 07, 09 and then 10 (its scenarios) to finish the course", ("00",)),
     Plan("full-day", "Full day (7 hours)", "Which accelerator for my model, at my scale and latency?", 420,
          (lesson("01"), lesson("02"), lesson("03"),
-          exercise("03", "q1", "q2"), pause(15), lesson("04"), lesson("05"), pause(45, "lunch"),
+          pause(15), lesson("04"), lesson("05"), pause(45, "lunch"),
           lesson("06"), lesson("07"), lesson("08"), exercise("08", "q1", "q2"), pause(15),
           lesson("09"), lesson("10"), scenarios("chatbot", "pretrain", "recommender")),
-         "exercises 02 and 05, and the exercise questions not done in class; scenarios finetune and offline in the decision lab", ("00",)),
+         "exercises 02, 03 and 05, and the exercise questions not done in class; scenarios finetune and offline in the decision lab", ("00",)),
 )
 
 
