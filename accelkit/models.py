@@ -353,18 +353,10 @@ class Transformer(Model):
 
     def _forward(self, phase: str, batch: int, seq_len: int | None, context: int, wb: float,
                  ab: float, kb: float) -> tuple[Operation, ...]:
-        t = self._tokens(phase, seq_len)
-        if phase == "forward" and context:
-            raise ValueError("context_tokens must be 0 for phase 'forward' (no KV cache); "
-                             "use phase='prefill' or 'decode'")
-        if phase == "forward":
-            kb = ab  # keys and values are activations, not a stored cache
-        n = float(batch * t)
+        t, n, kb, pairs = self._sequence(phase, batch, seq_len, context, ab, kb)
         d, h, kv, dh, layers = self.d_model, self.heads, self.kv_heads, self.head_dim, self.layers
         norm_flops = 7 if self.norm == "layernorm" else 4
         norm_weights = self._norm_params_each * wb
-        # Unmasked (query, key) pairs per sequence under a causal mask after `context` tokens.
-        pairs = batch * (t * context + t * (t + 1) / 2.0)
         attn_flops = (4.0 * dh + 5.0) * h * pairs
         attn_bytes = (2.0 * n * h * dh * ab                      # read Q, write output
                       + batch * (context + t) * 2 * kv * dh * kb)  # read every K and V once
@@ -390,13 +382,30 @@ class Transformer(Model):
             (_elementwise("mlp_silu_gate", n * self.d_ff, 5, 2, 1, ab, layers) if self.gated_mlp
              else _elementwise("mlp_gelu", n * self.d_ff, 8, 1, 1, ab, layers)),
             _matmul("mlp_down", n, self.d_ff, d, wb, ab, layers, self.biases),
-            _elementwise("mlp_residual", n * d, 1, 2, 1, ab, layers),
-            _elementwise("final_norm", n * d, norm_flops, 1, 1, ab, 1, kind="normalization",
-                         extra_bytes=norm_weights),
         ]
+        return tuple(ops + self._tail(phase, batch, n, wb, ab, norm_flops, norm_weights))
+
+    def _sequence(self, phase: str, batch: int, seq_len: int | None, context: int, ab: float,
+                  kb: float) -> tuple[int, float, float, float]:
+        """Tokens per sequence, tokens in all, the K/V element size, and the unmasked
+        (query, key) pairs per step under a causal mask after ``context`` tokens."""
+        t = self._tokens(phase, seq_len)
+        if phase == "forward" and context:
+            raise ValueError("context_tokens must be 0 for phase 'forward' (no KV cache); "
+                             "use phase='prefill' or 'decode'")
+        if phase == "forward":
+            kb = ab  # keys and values are activations, not a stored cache
+        return t, float(batch * t), kb, batch * (t * context + t * (t + 1) / 2.0)
+
+    def _tail(self, phase: str, batch: int, n: float, wb: float, ab: float, norm_flops: int,
+              norm_weights: float) -> list[Operation]:
+        """The MLP residual, the final norm and the logits (prefill scores the last token)."""
+        d = self.d_model
         logits_tokens = float(batch) if phase == "prefill" else n
-        ops.append(_matmul("lm_head", logits_tokens, d, self.vocab, wb, ab, 1))
-        return tuple(ops)
+        return [_elementwise("mlp_residual", n * d, 1, 2, 1, ab, self.layers),
+                _elementwise("final_norm", n * d, norm_flops, 1, 1, ab, 1, kind="normalization",
+                             extra_bytes=norm_weights),
+                _matmul("lm_head", logits_tokens, d, self.vocab, wb, ab, 1)]
 
     def summary(self) -> dict[str, Any]:
         return {**super().summary(), "layers": self.layers, "d_model": self.d_model,
@@ -521,18 +530,11 @@ class MoETransformer(Transformer):
 
     def _forward(self, phase: str, batch: int, seq_len: int | None, context: int, wb: float,
                  ab: float, kb: float) -> tuple[Operation, ...]:
-        t = self._tokens(phase, seq_len)
-        if phase == "forward" and context:
-            raise ValueError("context_tokens must be 0 for phase 'forward' (no KV cache); "
-                             "use phase='prefill' or 'decode'")
-        if phase == "forward":
-            kb = ab
-        n = float(batch * t)
+        t, n, kb, pairs = self._sequence(phase, batch, seq_len, context, ab, kb)
         d, h, layers = self.d_model, self.heads, self.layers
         qk, vd = self._qk_head_dim, self._v_head_dim
         norm_flops = 7 if self.norm == "layernorm" else 4
         norm_weights = self._norm_params_each * wb
-        pairs = batch * (t * context + t * (t + 1) / 2.0)
         attn_flops = (2.0 * qk + 2.0 * vd + 5.0) * h * pairs
         cache_width = (self.kv_lora_rank + self.qk_rope_head_dim if self._mla
                        else 2 * self.kv_heads * self.head_dim)
@@ -584,12 +586,7 @@ class MoETransformer(Transformer):
                           moe * (touched * f * d * wb + rows * (f + d) * ab), moe),
                 _elementwise("experts_combine", rows * d, 2, 1, 0, ab, moe),
             ]
-        ops += [_elementwise("mlp_residual", n * d, 1, 2, 1, ab, layers),
-                _elementwise("final_norm", n * d, norm_flops, 1, 1, ab, 1, kind="normalization",
-                             extra_bytes=norm_weights)]
-        logits_tokens = float(batch) if phase == "prefill" else n
-        ops.append(_matmul("lm_head", logits_tokens, d, self.vocab, wb, ab, 1))
-        return tuple(ops)
+        return tuple(ops + self._tail(phase, batch, n, wb, ab, norm_flops, norm_weights))
 
     def summary(self) -> dict[str, Any]:
         return {**super().summary(), "active_params": self.active_params,
