@@ -74,13 +74,37 @@ def test_table_columns_line_up():
         assert 1 + int(re.search(r"colspan='(\d+)'", row).group(1)) == len(head)
 
 
-def test_serving_table_shows_replicas_fleet_price_and_cost_per_million():
+def test_chatbot_table_shows_the_cheapest_plan_not_days():
+    """A chatbot buyer reads the plan (replicas, $/h, $ per million tokens), the library's."""
+    import re
+
     w = decision_explorer("chatbot")
-    text = w.html.value
-    assert "replicas" in text and "fleet USD/h" in text
+    head = w.view.extras["head"]
+    assert head[1:7] == ["plan: replicas × chips", "plan batch", "plan ms/token",
+                         "plan USD/h", "plan USD/M tokens", "bound"]
+    assert "days" not in head and "USD" not in head
+    o = scenarios.evaluate("chatbot", "H100", n_chips=None, batch=4, precision="bf16",
+                           latency_ms=50.0, price_source="list")
+    assert o.plan_replicas is not None and o.plan_usd_per_hour is not None
+    rows = [re.findall(r"<td [^>]*>(.*?)</td>", row)
+            for row in re.findall(r"<tr>(.*?)</tr>", w.html.value)[1:]]
+    cells = dict(zip(head, next(r for r in rows if r[0] == "H100")))
+    assert cells["plan: replicas × chips"] == f"{o.plan_replicas:,} × {o.plan_chips_per_replica}"
+    assert cells["plan USD/h"] == f"{o.plan_usd_per_hour:,.0f}"
+    assert cells["plan USD/M tokens"] == f"{o.plan_usd_per_million:,.2f}"
+    assert cells["plan ms/token"] == f"{o.plan_seconds_per_token * 1e3:,.1f}"
+    assert cells["bound"] == o.plan_bound and cells["plan batch"] == f"{o.plan_batch_per_replica:,}"
+    # the knobs' replica stays beside it: its batch and cost per token move with the batch knob
+    assert cells["batch"] == "4" and cells["USD/M tokens"] == f"{o.usd_per_million:,.2f}"
+    w.controls["latency_ms"].value = 20  # a tighter target changes the plan, from the library
+    tight = scenarios.evaluate("chatbot", "H100", batch=4, latency_ms=20.0)
+    assert tight.plan_replicas != o.plan_replicas
     h100 = next(r for r in w.view.result if "H100" in r.chip)
-    assert h100.replicas == 250  # 1,000 users, 4 per replica
-    assert f"{h100.fleet_usd_per_hour:,.0f}" in text and f"{h100.usd_per_million:,.2f}" in text
+    assert f"{tight.plan_usd_per_hour:,.0f}" in w.html.value
+    assert (h100.plan_replicas, h100.plan_usd_per_hour) == (tight.plan_replicas,
+                                                             tight.plan_usd_per_hour)
+    # a bulk job without users keeps its days and total cost
+    assert "days" in decision_explorer("offline").view.extras["head"]
 
 
 def test_chart_metric_and_precision_without_support():

@@ -204,7 +204,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
     choice = W.Dropdown(options=[_short(c) for c in scenarios.DEFAULT_CHIPS],
                         description="my choice", style=_STYLE)
     reason = W.Textarea(placeholder="why, citing a number from the table as it is shown "
-                        "(e.g. the USD or days column)", description="reason",
+                        "(e.g. the USD, days or plan USD/h column)", description="reason",
                         layout=W.Layout(width="420px", height="60px"))
     button = W.Button(description="Record", button_style="success")
     path = W.Text(value="my_decisions.json", description="file", style=_STYLE)
@@ -328,6 +328,32 @@ def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[scenarios.Outc
                     _fmt(r.usd, "{:,.0f}"), _fmt(r.usd_per_million, "{:,.3g}"),
                     _fmt(r.kilowatt_hours, "{:,.0f}")]
         return head, train_cells
+    if s.kind == "serve" and s.concurrent_users is not None and s.latency_ms is not None:
+        # A fleet for many users at a latency target: the cheapest plan
+        # (scenarios.Outcome.plan_*, from inference.capacity) is the answer a buyer reads;
+        # then the replica the knobs set (its chips and batch), whose cost per token and
+        # utilization the knobs move. A job's "days" mean nothing for a service: not shown.
+        head = ["chip", "plan: replicas × chips", "plan batch", "plan ms/token", "plan USD/h",
+                f"plan USD/M {unit}", "bound", "chips/replica", "batch", "ms/token",
+                "first token (s)", f"USD/M {unit}", "util.", "fits"]
+
+        def plan_cells(r: scenarios.Outcome) -> list[str]:
+            ok = "" if r.meets_latency is not False else " ✘"
+            if r.plan_replicas is None:  # no plan meets the target: the note says why
+                plan = ["n/a"] * 6
+            else:
+                plan = [f"{r.plan_replicas:,} × {r.plan_chips_per_replica}",
+                        _fmt(r.plan_batch_per_replica, "{:,}"),
+                        _fmt(None if r.plan_seconds_per_token is None
+                             else r.plan_seconds_per_token * 1e3, "{:,.1f}"),
+                        _fmt(r.plan_usd_per_hour, "{:,.0f}"),
+                        _fmt(r.plan_usd_per_million, "{:,.2f}"), html.escape(r.plan_bound)]
+            return [_short(r.chip)] + plan + [
+                f"{r.n_chips:,}", f"{r.batch:,}",
+                f"{_required(r.latency_seconds, 'latency_seconds') * 1e3:,.1f}{ok}",
+                f"{r.first_token_seconds:,.2f}", _fmt(r.usd_per_million, "{:,.2f}"),
+                f"{r.utilization:.1%}", fits(r)]
+        return head, plan_cells
     if s.kind == "serve":
         head = ["chip", "chips/replica", "batch", "ms/token", "first token (s)"]
         if s.concurrent_users is not None:
