@@ -96,15 +96,3 @@ def test_worked_problem_two_corrections():
     attention = n["attention_fraction"] * n["library_flops"]
     corrected = n["rule_of_thumb_flops"] - n["embedding_flops_in_rule"] + attention
     assert corrected == pytest.approx(n["library_flops"], rel=0.01)
-
-
-def test_widget_default_draws_the_lessons_numbers():
-    """"the widget further down starts from this same case, so its bars draw these numbers"."""
-    from accelkit.widgets import where_flops_go
-    model = ak.models.get("llama-3-8b")
-    ops = model.operations(batch=1, seq_len=model.seq_len, phase="forward")
-    w = where_flops_go()
-    assert w.view.result == kind_share(ops)
-    drawn = {p.kind: p.flops for p in w.view.extras["by_kind"]}
-    assert drawn == {p.kind: p.flops for p in ak.models.by_kind(ops)}
-    assert "8,192 tokens" in w.html.value

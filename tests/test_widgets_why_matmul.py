@@ -77,3 +77,16 @@ def test_quiz_right_answer_and_a_wrong_one():
     assert not right and "bytes" in message
     recurrent = kind_share(ak.models.get("lstm").operations(), "recurrent-matmul")
     assert f"{recurrent.bytes_fraction:.0%}" in q.options[q.correct]
+
+
+def test_widget_default_draws_the_lessons_numbers():
+    """Lesson 01: "the widget further down starts from this same case, so its bars draw these
+    numbers". The lesson's numbers are claim-tested from the library in
+    tests/test_lesson_01_claims.py; this checks the widget draws the same library values."""
+    model = ak.models.get("llama-3-8b")
+    ops = model.operations(batch=1, seq_len=model.seq_len, phase="forward")
+    w = where_flops_go()
+    assert w.view.result == kind_share(ops)
+    drawn = {p.kind: p.flops for p in w.view.extras["by_kind"]}
+    assert drawn == {p.kind: p.flops for p in ak.models.by_kind(ops)}
+    assert "8,192 tokens" in w.html.value

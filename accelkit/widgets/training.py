@@ -231,12 +231,14 @@ def training_worked_problem() -> WorkedProblem:
         lambda_usd = price.usd("H100", est.seconds, 1024, usd_per_hour=lambda_price)
         slower = training.estimate(model="llama-3-8b", tokens=15e12, chip="H100", n_chips=1024,
                                    mfu=0.3)
+        if est.usd is None or lambda_usd is None:  # the H100 has a catalog price: unreachable
+            raise ValueError("the worked problem needs the H100's catalog and Lambda prices")
         return (f"<ol><li>6·N·D = 6 × {est.params:.3g} × 1.5e13 = <b>{est.flops:.3g} FLOPs</b>."
                 f"</li><li>{est.flops:.3g} / (1,024 × {si(est.peak_flops_per_chip, 'FLOP/s')} × "
                 f"0.4) = {est.seconds:.3g} s = <b>{est.days:,.1f} days</b>.</li>"
                 f"<li>{est.chip_hours:,.0f} GPU-hours: <b>${est.usd:,.0f}</b> at the catalog "
                 f"price, <b>${lambda_usd:,.0f}</b> at ${lambda_price:.2f}/h — the price source "
-                f"moves the bill {(est.usd or 0.0) / lambda_usd:.1f}×, more than any MFU tuning.</li>"
+                f"moves the bill {est.usd / lambda_usd:.1f}×, more than any MFU tuning.</li>"
                 f"<li>At 30% MFU: {slower.days:,.1f} days (time scales as 1/MFU).</li></ol>")
 
     return WorkedProblem(question, answer)
