@@ -6,9 +6,15 @@ HTML summary, plus the library result it drew), and the glue that re-renders whe
 changes. Tests drive it without a kernel: set ``explorer.controls["M"].value = 256`` and read
 ``explorer.view.text`` or ``explorer.view.result``.
 
-Figures are drawn with matplotlib's object API (no pyplot state) and shown as PNG in an
+Figures are drawn with matplotlib's object API (no pyplot state) and shown in an
 ``ipywidgets.Image``, so the same picture appears in JupyterLab, on Binder and in a browser test
-without any extra front-end extension.
+without any extra front-end extension. A figure of lines, bars and text is sent as SVG with its
+text kept as text: the browser draws it at the screen's own resolution, so it is sharp on a
+high-dpi laptop, and writing SVG skips rasterising glyphs, the costliest part of a redraw. A
+figure that paints pixels itself (a frozen background, an animation frame) is sent as PNG at
+the figure's own dpi, shown at :data:`DPI` CSS pixels per inch: a figure made with
+``new_figure(..., dpi=2 * DPI)`` is therefore sharp at 2× device pixels, at four times the
+pixels to paint.
 """
 
 from __future__ import annotations
@@ -29,8 +35,11 @@ from matplotlib.image import FigureImage
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 
-#: Dots per inch for widget figures: sharp enough on a laptop, cheap enough to stay under 50 ms.
+#: Dots per inch of a widget figure's layout (its size on screen: 1 inch = DPI CSS pixels).
 DPI = 80
+#: How each figure is sent to the browser: "auto" = SVG unless the figure holds pixel images
+#: (then PNG); "svg" or "png" force one. Tests and benchmarks may switch it.
+IMAGE_FORMAT: Literal["auto", "svg", "png"] = "auto"
 
 
 @dataclass
@@ -45,15 +54,17 @@ class View:
 
 def new_figure(width: float = 7.0, height: float = 3.6, *,
                layout: Literal["constrained", "compressed", "tight"] | None = None,
-               margins: dict[str, float] | None = None) -> Figure:
+               margins: dict[str, float] | None = None, dpi: float = DPI) -> Figure:
     """A figure not managed by pyplot (no global state, no memory growth across renders).
 
     By default the margins are fixed (``subplots_adjust``) rather than computed by a layout
     engine: constrained layout costs an extra full draw, about half a widget's render budget.
     Pass ``layout="constrained"`` for a multi-panel figure whose labels need it, or ``margins``
-    (keys of ``subplots_adjust``: left, right, bottom, top, wspace, hspace) to tune.
+    (keys of ``subplots_adjust``: left, right, bottom, top, wspace, hspace) to tune. ``dpi``
+    sets the pixel density of a PNG-sent figure (see :func:`figure_image`); its on-screen size
+    is always ``width`` × ``height`` inches at :data:`DPI`.
     """
-    figure = Figure(figsize=(width, height), dpi=DPI, layout=layout)
+    figure = Figure(figsize=(width, height), dpi=dpi, layout=layout)
     if layout is None:
         figure.subplots_adjust(**{**_MARGINS, **(margins or {})})
     return figure
@@ -100,22 +111,53 @@ def vendor_key(figure: Figure, x: float = 0.99, y: float = 0.99,
 _MARGINS = {"left": 0.1, "right": 0.97, "bottom": 0.17, "top": 0.88, "wspace": 0.3, "hspace": 0.45}
 
 
-_PNG_CACHE: "weakref.WeakKeyDictionary[Figure, bytes]" = weakref.WeakKeyDictionary()
+_IMAGE_CACHE: "weakref.WeakKeyDictionary[Figure, tuple[str, bytes]]" = weakref.WeakKeyDictionary()
+
+
+def image_format(figure: Figure) -> Literal["svg", "png"]:
+    """The format :func:`figure_image` uses for ``figure`` under :data:`IMAGE_FORMAT`."""
+    if IMAGE_FORMAT != "auto":
+        return IMAGE_FORMAT
+    return "png" if figure.images else "svg"
+
+
+def figure_image(figure: Figure) -> tuple[str, bytes]:
+    """``(format, bytes)`` of the figure, for an ``ipywidgets.Image``: ``("svg+xml", ...)`` or
+    ``("png", ...)`` (see :func:`image_format`).
+
+    A figure unchanged since its last encoding (no artist touched: matplotlib's ``stale`` flag
+    is clear) is not drawn again: its bytes are reused, so a widget that switches between
+    figures drawn once (one per precision, say) only swaps images.
+    """
+    cached = _IMAGE_CACHE.get(figure)
+    if cached is not None and not figure.stale:
+        return cached
+    if image_format(figure) == "svg":
+        result = ("svg+xml", _svg(figure))
+    else:
+        result = ("png", figure_png(figure))
+    if not figure.stale:
+        _IMAGE_CACHE[figure] = result
+    return result
+
+
+def _svg(figure: Figure) -> bytes:
+    import matplotlib
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    buffer = io.BytesIO()
+    # Text as <text> elements (not glyph paths), no date stamp, fixed ids: small, fast and the
+    # same bytes for the same picture (the browser tests compare hashes of what is shown).
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "accelkit"}):
+        FigureCanvasSVG(figure).print_svg(buffer, metadata={"Date": None})
+    return buffer.getvalue()
 
 
 def figure_png(figure: Figure) -> bytes:
-    """Draw with Agg and encode as PNG (fast zlib level: these images are small and short-lived).
-
-    A figure unchanged since its last encoding (no artist touched: matplotlib's ``stale`` flag
-    is clear) is not drawn again: its PNG is reused, so a widget that switches between figures
-    drawn once (one per precision, say) only swaps images.
-    """
+    """Draw with Agg at the figure's dpi and encode as PNG (fast zlib level: these images are
+    small and short-lived)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
-
-    cached = _PNG_CACHE.get(figure)
-    if cached is not None and not figure.stale:
-        return cached
 
     # Reuse the figure's Agg canvas: its renderer persists between draws, and matplotlib caches
     # text layout per renderer, so a widget's unchanged labels are not laid out again.
@@ -124,10 +166,7 @@ def figure_png(figure: Figure) -> bytes:
     image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buffer = io.BytesIO()
     image.save(buffer, format="png", compress_level=1)
-    png = buffer.getvalue()
-    if not figure.stale:
-        _PNG_CACHE[figure] = png
-    return png
+    return buffer.getvalue()
 
 
 def freeze_background(figure: Figure, dynamic: Sequence[Artist]) -> FigureImage:
@@ -229,7 +268,12 @@ class Explorer:
         self.view = view
         self.html.value = view.text
         if view.figure is not None:
-            self.image.value = figure_png(view.figure)
+            kind, data = figure_image(view.figure)
+            width = f"{view.figure.get_figwidth() * DPI:.0f}px"
+            with self.image.hold_sync():
+                self.image.format = kind
+                self.image.value = data
+                self.image.width = width
             self.image.layout.display = None
         else:
             self.image.layout.display = "none"

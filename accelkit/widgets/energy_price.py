@@ -17,7 +17,7 @@ from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray
-from accelkit.widgets._base import (Explorer, View, figure_png, new_figure, si, table_html,
+from accelkit.widgets._base import (Explorer, View, figure_image, new_figure, si, table_html,
                                     vendor_colour, vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 
@@ -216,7 +216,7 @@ def perf_per_watt() -> Explorer:
         ax.set_xlabel(f"peak dense {dtype} TFLOP/s per watt of TDP (an upper bound)")
         ax.set_title("Perf per watt", fontsize=10)
         vendor_key(figure)
-        figure_png(figure)  # drawn once at build: a later switch only swaps the cached image
+        figure_image(figure)  # drawn once at build: a later switch only swaps the cached image
         charts[dtype] = (figure, rated)
     no_power = [_short(c.name) for c in catalog if c.watts is None]
 

@@ -15,7 +15,7 @@ from accelkit import roofline
 from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
                                   recurrent_batch_sweep, roofline_pair, with_side_instructions)
 from accelkit.workloads import WORKLOADS, Comparison
-from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, figure_png, legend_lines,
+from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, figure_image, legend_lines,
                                     new_figure, table_html, vendor_colour, vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
@@ -122,7 +122,7 @@ def flexibility_lab(workload: str = "transformer_layer", tensor_core: str = "non
     # out), and every setting one knob away from the start is simulated (memoised).
     start = {name: control.value for name, control in controls.items()}
     for name in WORKLOADS:
-        figure_png(render({**start, "workload": name}).figure)  # type: ignore[arg-type]
+        figure_image(render({**start, "workload": name}).figure)  # type: ignore[arg-type]
     for knob, control in controls.items():
         if knob == "workload":
             continue
