@@ -14,11 +14,15 @@ from cell to cell -- spends less energy on the same arithmetic.
 
 Absolute values shrink on newer process nodes, and not all by the same factor: logic shrinks,
 off-chip DRAM much less, and the DRAM kind matters (DDR against HBM). Every function takes
-``node=``: ``"45nm"`` (the default, Horowitz) or ``"7nm"`` (the slot for Jouppi et al.'s 7 nm update,
-ISCA 2021, whose figures are missing until read from a citable copy: a function that needs one
-raises :class:`MissingEnergyFigureError` instead of guessing). :func:`break_even_flops_per_byte`
-shows how much the "DRAM energy equals arithmetic energy" intensity moves with precision and with
-the DRAM figure, which is why it is not a fixed property of hardware.
+``node=``: ``"45nm"`` (the default, Horowitz) or ``"7nm"`` (Jouppi et al.'s 7 nm update, ISCA 2021,
+Table 2, which also separates off-chip DDR from HBM2 and GDDR6). A figure a table lacks (the
+register file in both; HBM2 at 45 nm; the 32-bit integer multiply at 7 nm) raises
+:class:`MissingEnergyFigureError` instead of being guessed. :func:`break_even_flops_per_byte`
+shows how much the "DRAM energy equals arithmetic energy" intensity moves with precision, the
+DRAM kind and the node, which is why it is not a fixed property of hardware.
+
+    >>> round(ak.energy.mac_picojoules("bf16", node="7nm"), 2)   # 0.21 bf16 multiply + 0.38 fp32 add
+    0.59
 """
 
 from __future__ import annotations
@@ -39,7 +43,11 @@ from accelkit.dtypes import DType
 NODES = ("45nm", "7nm")
 
 #: Memory levels with a per-access figure (``"register"`` is listed but has no cited figure).
-LEVELS = ("register", "sram_8kb", "sram_32kb", "sram_1mb", "dram")
+#: ``"dram"`` is off-chip DDR (Horowitz's DRAM; Jouppi et al.'s DDR3/4); ``"hbm2"`` and
+#: ``"gddr6"`` are in the 7 nm table only.
+LEVELS = ("register", "sram_8kb", "sram_32kb", "sram_1mb", "dram", "hbm2", "gddr6")
+#: The off-chip DRAM kinds among :data:`LEVELS`.
+DRAM_LEVELS = ("dram", "hbm2", "gddr6")
 
 # (multiply, accumulate with a wide accumulator, accumulate at the same width) per precision.
 # bf16 has no entry of its own in the 45 nm table; its multiplier is taken as a 16-bit FP one there.
@@ -80,9 +88,9 @@ def table(node: str = "45nm") -> dict[str, float]:
     """Picojoules per operation (e.g. ``"fp16_mult": 1.1``) and per 64-bit access at each memory
     level (``"sram_32kb": 20.0``, ``"dram": 1950.0`` = midpoint of 1.3-2.6 nJ) in ``node``'s table.
 
-    Figures with no cited value are absent (``"register"`` at 45 nm; every 7 nm figure until
-    one is read from a citable copy of Jouppi et al.'s table). Use :func:`sources` for where each
-    number comes from, and :func:`missing` for what is absent. Returns a fresh dict.
+    Figures with no cited value are absent (``"register"`` in both tables, ``"hbm2"`` and
+    ``"gddr6"`` at 45 nm, ``"int32_mult"`` at 7 nm). Use :func:`sources` for where each number
+    comes from, and :func:`missing` for what is absent. Returns a fresh dict.
     """
     data = _data(node)
     result = {name: float(entry["picojoules"]) for name, entry in data["operations"].items()
@@ -150,15 +158,17 @@ def access_picojoules(level: str, *, bytes: float = 8, estimate: str = "mid",  #
     scaled linearly with width).
 
     Args:
-        level: "sram_8kb", "sram_32kb", "sram_1mb" or "dram" ("register" has no cited figure).
+        level: "sram_8kb", "sram_32kb", "sram_1mb", "dram" (off-chip DDR), or at 7 nm also
+            "hbm2" or "gddr6" ("register" has no cited figure).
         bytes: bytes moved (> 0); default one 64-bit access.
-        estimate: for DRAM's 1.3-2.6 nJ range, "low", "mid" (default) or "high".
+        estimate: for a DRAM range (45 nm DDR 1.3-2.6 nJ; 7 nm HBM2 250-450 pJ, GDDR6
+            350-480 pJ), "low", "mid" (default) or "high"; a single figure is all three.
         node: "45nm" (default) or "7nm".
 
     Raises:
         ValueError: unknown level or node, or bad bytes/estimate.
         MissingEnergyFigureError: no cited figure for this level in the node's table
-            ("register" at 45 nm), a ValueError subclass.
+            ("register"; "hbm2" at 45 nm), a ValueError subclass.
     """
     level = _validate.choice("level", level, LEVELS)
     size = _validate.positive_float("bytes", bytes)
@@ -168,7 +178,7 @@ def access_picojoules(level: str, *, bytes: float = 8, estimate: str = "mid",  #
     if entry["picojoules_per_64_bits"] is None:
         raise MissingEnergyFigureError(
             node, level, f"no cited energy figure for a {level} access: {entry['source']}")
-    # Only DRAM has a range; for SRAM levels low = mid = high.
+    # Only some DRAM figures are ranges; for the others low = mid = high.
     key = f"picojoules_per_64_bits_{estimate}"
     per_64_bits = float(entry[key] if key in entry else entry["picojoules_per_64_bits"])
     return per_64_bits * size / 8.0
@@ -232,7 +242,8 @@ def of_run(run: object, dtype: DType = "bf16", sram_level: str = "sram_32kb", *,
         ValueError: unknown dtype or level, negative counts.
     """
     dtype = dtypes.check(dtype)
-    sram_level = _validate.choice("sram_level", sram_level, [lv for lv in LEVELS if lv != "dram"])
+    sram_level = _validate.choice("sram_level", sram_level,
+                                  [lv for lv in LEVELS if lv not in DRAM_LEVELS])
     for name in ("macs", "sram_reads", "sram_writes"):
         if not hasattr(run, name):
             raise TypeError(f"run must have macs, sram_reads and sram_writes (an engine run); "
@@ -258,19 +269,23 @@ def of_run(run: object, dtype: DType = "bf16", sram_level: str = "sram_32kb", *,
 
 
 def break_even_flops_per_byte(dtype: DType = "bf16", *, estimate: str = "mid",
-                              node: str = "45nm") -> float:
+                              node: str = "45nm", dram: str = "dram") -> float:
     """Arithmetic intensity (FLOPs per DRAM byte, 2 FLOPs per MAC) at which DRAM energy equals
     arithmetic energy: ``2 × (DRAM pJ per byte) / (pJ per MAC)``.
 
     Above it a kernel's energy is mostly arithmetic; below it, mostly DRAM traffic. It depends on
     the precision (an int8 MAC is cheaper, so its break-even is higher), on the DRAM figure
-    (Horowitz's 1.3-2.6 nJ range is DDR-era off-chip DRAM) and on the process node: it is not a
-    property of a chip, and it is not the roofline ridge (a ratio of speeds, not of energies).
+    (Horowitz's 1.3-2.6 nJ range is DDR-era off-chip DRAM; ``dram="hbm2"`` or ``"gddr6"`` picks
+    the 7 nm table's stacked or graphics DRAM) and on the process node: it is not a property of a
+    chip, and it is not the roofline ridge (a ratio of speeds, not of energies).
 
     Raises:
-        ValueError / MissingEnergyFigureError: as :func:`mac_picojoules` and :func:`access_picojoules`.
+        ValueError: ``dram`` not one of "dram", "hbm2", "gddr6"; otherwise as
+            :func:`mac_picojoules` and :func:`access_picojoules` (MissingEnergyFigureError for a
+            figure the node's table lacks, such as HBM2 at 45 nm).
     """
-    per_byte = access_picojoules("dram", bytes=1, estimate=estimate, node=node)
+    dram = _validate.choice("dram", dram, DRAM_LEVELS)
+    per_byte = access_picojoules(dram, bytes=1, estimate=estimate, node=node)
     return 2.0 * per_byte / mac_picojoules(dtype, node=node)
 
 
@@ -357,6 +372,6 @@ def with_dram_floor(run: object) -> RunWithDramFloor:
         dram_reads={"A": M * K, "B": K * N}, dram_writes={"C": M * N})
 
 
-__all__ = ["EnergyBreakdown", "LEVELS", "MissingEnergyFigureError", "NODES", "RunWithDramFloor",
+__all__ = ["DRAM_LEVELS", "EnergyBreakdown", "LEVELS", "MissingEnergyFigureError", "NODES", "RunWithDramFloor",
            "access_picojoules", "break_even_flops_per_byte", "mac_picojoules", "missing", "of_run",
            "sources", "table", "tdp_joules", "with_dram_floor"]

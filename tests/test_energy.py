@@ -164,25 +164,47 @@ def test_with_dram_floor_refuses_what_is_not_a_gemm_run():
                                                   sram_writes={}))
 
 
-def test_45nm_is_the_default_node_and_7nm_invents_nothing() -> None:
+def test_45nm_is_the_default_node_and_7nm_figures_carry_their_source() -> None:
     assert energy.NODES == ("45nm", "7nm")
     assert energy.table("45nm") == energy.table()
-    assert energy.missing() == ("register",)
-    # The 7 nm slot (Jouppi et al., ISCA 2021) holds no figure that was not read from a source:
-    # every entry it lists is missing, each with a source note saying why.
-    assert energy.table("7nm") == {}
+    assert energy.missing() == ("register", "hbm2", "gddr6")
+    # Jouppi et al., ISCA 2021, Table 2 (7 nm column), as transcribed publicly: spot values.
+    seven = energy.table("7nm")
+    assert (seven["int8_add"], seven["int32_add"], seven["int8_mult"]) == (0.007, 0.03, 0.07)
+    assert (seven["bf16_mult"], seven["fp16_mult"], seven["fp32_add"], seven["fp32_mult"]) == (0.21, 0.34, 0.38, 1.31)
+    assert (seven["sram_8kb"], seven["sram_32kb"], seven["sram_1mb"], seven["dram"]) == (7.5, 8.5, 14.0, 1300.0)
+    # Every 7 nm figure names the paper and how it was read; the ones no transcription gave stay out.
     src = energy.sources("7nm")
-    assert set(energy.missing("7nm")) == set(src)
-    assert {"bf16_mult", "int8_mult", "dram", "sram_32kb"} <= set(src)
-    assert all("Jouppi" in note and "left out rather than guessed" in note for note in src.values())
-    with pytest.raises(energy.MissingEnergyFigureError, match="7nm energy table has no cited bf16_mult") as err:
-        energy.mac_picojoules("bf16", node="7nm")
-    assert (err.value.node, err.value.figure) == ("7nm", "bf16_mult")
+    assert all("Jouppi" in note and "ISCA 2021" in note for note in src.values())
+    assert set(energy.missing("7nm")) == {"int32_mult", "register"}
+    with pytest.raises(energy.MissingEnergyFigureError, match="7nm energy table has no cited int32_mult") as err:
+        energy._figure("7nm", "int32_mult")
+    assert (err.value.node, err.value.figure) == ("7nm", "int32_mult")
     assert isinstance(err.value, ValueError)
-    with pytest.raises(energy.MissingEnergyFigureError, match="no cited energy figure for a dram access"):
-        energy.access_picojoules("dram", node="7nm")
+    with pytest.raises(energy.MissingEnergyFigureError, match="no cited energy figure for a register access"):
+        energy.access_picojoules("register", node="7nm")
+    with pytest.raises(energy.MissingEnergyFigureError, match="hbm2"):
+        energy.access_picojoules("hbm2")              # not in Horowitz's 45 nm table
     with pytest.raises(ValueError, match="node must be one of"):
         energy.table("5nm")
+
+
+def test_7nm_mac_uses_the_tables_own_bf16_rows_and_dram_kinds_have_ranges() -> None:
+    # bf16 at 7 nm: its own multiplier (0.21) plus a 32-bit float add (0.38); at 45 nm the fp16 one.
+    assert energy.mac_picojoules("bf16", node="7nm") == pytest.approx(0.21 + 0.38)
+    assert energy.mac_picojoules("bf16", node="7nm", wide_accumulator=False) == pytest.approx(0.21 + 0.11)
+    assert energy.mac_picojoules("int8", node="7nm") == pytest.approx(0.07 + 0.03)
+    assert energy.mac_picojoules("fp16", node="7nm") == pytest.approx(0.34 + 0.38)
+    hbm = [energy.access_picojoules("hbm2", node="7nm", estimate=e) for e in ("low", "mid", "high")]
+    assert hbm == [250.0, 350.0, 450.0]
+    gddr = [energy.access_picojoules("gddr6", node="7nm", estimate=e) for e in ("low", "mid", "high")]
+    assert gddr == [350.0, 415.0, 480.0]
+    # a single figure is its own low, mid and high
+    assert energy.access_picojoules("dram", node="7nm", estimate="low") == 1300.0 == \
+        energy.access_picojoules("dram", node="7nm", estimate="high")
+    # the DRAM kinds are not SRAM levels
+    with pytest.raises(ValueError, match="sram_level must be one of"):
+        energy.of_run(SimpleNamespace(macs=1, sram_reads={}, sram_writes={}), sram_level="hbm2")
 
 
 def test_break_even_closed_form_and_how_far_it_moves() -> None:
@@ -194,15 +216,22 @@ def test_break_even_closed_form_and_how_far_it_moves() -> None:
     spread = (energy.break_even_flops_per_byte("int8", estimate="high")
               / energy.break_even_flops_per_byte("fp32", estimate="low"))
     assert spread > 20
+    # 7 nm: 2 x 1300 / 8 / 0.59 with DDR; HBM2's 250-450 pJ range brings it down
+    assert energy.break_even_flops_per_byte(node="7nm") == pytest.approx(2 * 1300 / 8 / 0.59)
+    assert energy.break_even_flops_per_byte(node="7nm", dram="hbm2", estimate="low") == \
+        pytest.approx(2 * 250 / 8 / 0.59)
     with pytest.raises(energy.MissingEnergyFigureError):
-        energy.break_even_flops_per_byte(node="7nm")
+        energy.break_even_flops_per_byte(dram="hbm2")      # 45 nm has no HBM figure
+    with pytest.raises(ValueError, match="dram must be one of"):
+        energy.break_even_flops_per_byte(dram="sram_1mb")
 
 
 def test_of_run_takes_a_node() -> None:
     run = SimpleNamespace(macs=10, sram_reads={"A": 4}, sram_writes={})
     assert energy.of_run(run, node="45nm") == energy.of_run(run)
-    with pytest.raises(energy.MissingEnergyFigureError):
-        energy.of_run(run, node="7nm")
+    seven = energy.of_run(run, node="7nm")
+    assert seven.compute_joules == pytest.approx(10 * 0.59e-12)
+    assert seven.sram_joules == pytest.approx(4 * 2 * 8.5 / 8 * 1e-12)   # 4 bf16 elements from 32 KB
 
 
 def test_tdp_energy_is_not_called_an_upper_bound() -> None:
