@@ -12,9 +12,11 @@ benchmarks/parallel_published_runs.py and benchmarks/mfu_published_runs.py all r
   (v5p-128 is 64 chips: two TensorCores per chip), ICI tensor parallelism, per-device batch and
   the reported MFU.
 
-and the two things every comparison needs: the paper's model built from its shape
-(:func:`megatron_gpt`, :func:`maxtext_model`) and the fastest fitting step over the knobs a paper
-leaves unstated (:func:`fastest_fitting_step`).
+and the things every comparison needs: the paper's model built from its shape
+(:func:`megatron_gpt`, :func:`maxtext_model`), the fastest fitting step over the knobs a paper
+leaves unstated (:func:`fastest_fitting_step`), Megatron's own FLOP count
+(:func:`megatron_paper_flops`), and the one set of runs both benchmarks tabulate
+(:func:`published_steps`).
 """
 
 from __future__ import annotations
@@ -86,6 +88,73 @@ def maxtext_model(scale: int) -> models.Transformer:
         norm="rmsnorm", biases=False, position="rope", seq_len=2048)
 
 
+def megatron_paper_flops(run: MegatronRun, seq: int = MEGATRON_SEQ_LEN) -> float:
+    """FLOPs per step as Megatron-LM SC'21 counts them (its eq. 3, with activation
+    recomputation): ``96 B s l h² (1 + s/(6h) + V/(16 l h))`` for batch ``B`` sequences of ``s``
+    tokens, ``l`` layers, hidden size ``h`` and vocabulary ``V`` = 51,200. Its TFLOP/s per GPU
+    are this over the step time; it differs from accelkit's model-FLOPs count (see docs/mfu.md)."""
+    b, l, h = run.batch_sequences, run.layers, run.hidden
+    return 96.0 * b * seq * l * h * h * (1 + seq / (6 * h) + 51200 / (16 * l * h))
+
+
+#: The Megatron Table 1 rows the docs tabulate (the tests check all ten).
+MEGATRON_SHOWN = (1.7, 18.4, 145.6, 529.6, 1008.0)
+
+
+@dataclass(frozen=True)
+class PublishedStep:
+    """One published run and accelkit's step at its published degrees.
+
+    ``published_mfu`` is the run's reported MFU, or for Megatron its TFLOP/s per GPU over the
+    A100's 312 TFLOP/s bf16 peak (its FLOP formula). ``flops_ratio`` is the run's FLOPs per step
+    over accelkit's model FLOPs (1.0 where the run reports MFU itself), so ``step.mfu *
+    flops_ratio`` is comparable with ``published_mfu``."""
+    label: str
+    model: models.Model | str
+    step: TrainStep
+    published_mfu: float
+    flops_ratio: float
+    published_tflops_per_chip: float | None = None
+
+
+def published_steps(compute_efficiency: float | str = 1.0) -> list[PublishedStep]:
+    """Megatron-LM SC'21 (the :data:`MEGATRON_SHOWN` rows, A100), PaLM 540B (6,144 TPU v4,
+    MFU 46.2%, PaLM Table 3), Llama 3 405B (8,192 and 16,384 H100, MFU 43% and 41%, Llama 3
+    paper Table 4) and MaxText's v5p runs, each at its published degrees and batch, the
+    unstated knobs taking the fastest choice that fits, at ``compute_efficiency``."""
+    s = MEGATRON_SEQ_LEN
+    out = []
+    for row in (r for r in MEGATRON_SC21 if r.params_billion in MEGATRON_SHOWN):
+        model = megatron_gpt(row)
+        step = fastest_fitting_step(
+            model, "A100", dict(dp=row.gpus // (row.tp * row.pp), tp=row.tp, pp=row.pp),
+            row.batch_sequences * s, (s, 2 * s, 4 * s, 8 * s), (1, 2, 4), ("full",),
+            compute_efficiency=compute_efficiency)
+        out.append(PublishedStep(
+            f"Megatron-LM GPT {row.params_billion}B, {row.gpus:,} A100", model, step,
+            row.tflops_per_gpu * 1e12 / 312e12, megatron_paper_flops(row) / step.model_flops_per_step,
+            float(row.tflops_per_gpu)))
+    step = fastest_fitting_step("palm-540b", "TPU v4", dict(dp=2, fsdp=256, tp=12), 2048 * 2048,
+                                (2048, 4096, 8192), (1,), ("none", "selective", "full"),
+                                compute_efficiency=compute_efficiency)
+    out.append(PublishedStep("PaLM 540B, 6,144 TPU v4", "palm-540b", step, 0.462, 1.0))
+    for gpus, dp, published in ((8192, 64, 0.43), (16384, 128, 0.41)):
+        step = fastest_fitting_step("llama-3.1-405b", "H100", dict(dp=dp, tp=8, pp=16), 16 * 2**20,
+                                    (8192,), (1, 2, 4), ("none", "selective", "full"),
+                                    compute_efficiency=compute_efficiency)
+        out.append(PublishedStep(f"Llama 3 405B, {gpus:,} H100", "llama-3.1-405b", step, published, 1.0))
+    for scale, cores, tp, per_device_batch, published in MAXTEXT_V5P:
+        chips_n = cores // 2
+        model = maxtext_model(scale)
+        step = fastest_fitting_step(model, "TPU v5p", dict(fsdp=chips_n // tp, tp=tp),
+                                    chips_n * per_device_batch * 2048, (None,), (1,),
+                                    ("none", "selective", "full"),
+                                    compute_efficiency=compute_efficiency)
+        out.append(PublishedStep(f"MaxText {scale}B, v5p-{cores} ({chips_n} chips)", model, step,
+                                 published, 1.0))
+    return out
+
+
 def fastest_fitting_step(model: str | models.Model, chip: str, degrees: dict[str, int],
                          batch_tokens: int, microbatches: tuple[int | None, ...],
                          interleaves: tuple[int, ...], recomputes: tuple[str, ...],
@@ -115,5 +184,6 @@ def fastest_fitting_step(model: str | models.Model, chip: str, degrees: dict[str
     return best
 
 
-__all__ = ["MAXTEXT_V5P", "MEGATRON_SC21", "MEGATRON_SEQ_LEN", "MegatronRun", "fastest_fitting_step",
-           "maxtext_model", "megatron_gpt"]
+__all__ = ["MAXTEXT_V5P", "MEGATRON_SC21", "MEGATRON_SEQ_LEN", "MEGATRON_SHOWN", "MegatronRun",
+           "PublishedStep", "fastest_fitting_step", "maxtext_model", "megatron_gpt",
+           "megatron_paper_flops", "published_steps"]

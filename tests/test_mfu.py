@@ -203,5 +203,5 @@ def test_published_mfu_lands_in_its_band(label: str) -> None:
 
 
 def test_maxtext_model_shapes_match_their_names() -> None:
-    assert runs.maxtext_model(32).params == pytest.approx(32e9, rel=0.05)
-    assert runs.maxtext_model(128).params == pytest.approx(128e9, rel=0.05)
+    assert ak.published.maxtext_model(32).params == pytest.approx(32e9, rel=0.05)
+    assert ak.published.maxtext_model(128).params == pytest.approx(128e9, rel=0.05)
