@@ -373,7 +373,15 @@ def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int |
         knobs["compute_efficiency"] = _efficiency(compute_efficiency)
     if latency_ms is not None:
         knobs["latency_ms"] = _validate.positive_float("latency_ms", latency_ms, maximum=1e6)
-    s = replace(s, **knobs)
+    return _outcome(replace(s, **knobs), the_chip, which)
+
+
+@functools.lru_cache(maxsize=2048)
+def _outcome(s: Scenario, the_chip: chips.Chip, which: str) -> Outcome:
+    """:func:`evaluate` once its knobs are checked. Cached on the (frozen, hashable) scenario
+    with its knobs applied, the chip and the price source: a lab re-renders the same table
+    whenever a control that does not change it moves (the chart's metric), and an Outcome is
+    frozen, so sharing one is safe. Errors are not cached."""
     usd_per_hour = _price(the_chip, which)
     if s.kind == "train":
         return _train(s, the_chip, usd_per_hour)
@@ -555,16 +563,16 @@ def _basis(s: Scenario, the_chip: chips.Chip, step: parallel.TrainStep
         eff = float(s.compute_efficiency)
         return eff, (f"layout model, kernels at an assumed {eff:.0%} of peak; bubbles and "
                      "exposed communication from the layout")
-    eff = mfu.step_efficiency(s.model, the_chip, step.layout, step.batch_tokens,
-                              dtype=s.precision)
+    pred = mfu.step_efficiency(s.model, the_chip, step.layout, step.batch_tokens,
+                               dtype=s.precision)
     if the_chip.kind == "tpu":
         rows, cols = mfu.mxu_shape(the_chip)
         engine = f"{rows}x{cols} systolic MXUs"
     else:
         engine = f"{mfu.GPU_TILE[0]}x{mfu.GPU_TILE[1]} tensor-core tiles in waves"
-    return eff.efficiency, (
-        f"predicted from the engines ({engine}: matmuls at {eff.matmul_efficiency:.0%} of peak, "
-        f"{eff.efficiency:.0%} with the non-matmul work; then the layout's bubbles and "
+    return pred.efficiency, (
+        f"predicted from the engines ({engine}: matmuls at {pred.matmul_efficiency:.0%} of "
+        f"peak, {pred.efficiency:.0%} with the non-matmul work; then the layout's bubbles and "
         "exposed communication)")
 
 
