@@ -316,7 +316,7 @@ def _basis_line(r: scenarios.Outcome) -> str:
                 "matrix units (systolic MXUs on TPUs, tensor-core tiles in waves on GPUs) and "
                 "the non-matmul work at HBM bandwidth give the kernels' % of peak, then each "
                 "layout's bubbles and exposed communication. No memory stalls or kernel "
-                "overheads are counted, so published runs reach less (lesson 07, docs/mfu.md).")
+                "overheads are counted, so published runs reach less (lessons 04 and 07, docs/mfu.md).")
     if word == "assumed":
         return "MFU assumed, the same on every chip (the MFU menu)."
     return (f"MFU from the best layout with every kernel at an assumed "
