@@ -279,8 +279,8 @@ def _tokens_per_second_per_chip(sub):
 
 def test_lab_a_tpu_name_counts_tensorcores_not_chips():
     """"A TPU system's name may count TensorCores, not chips": tpu-v5p-1024 is 128 nodes x 4 =
-    512 chips, its 1,024 counts TensorCores (2 per chip); "take a Cloud TPU name's number as chips
-    and every TPU per-chip figure halves"."""
+    512 chips, its 1,024 counts TensorCores (2 per chip); "Read the name as chips and every TPU
+    per-chip figure halves"."""
     gap = _gap()
     t, g = gap.tpu, gap.gpu
     assert (t.system_name, t.number_of_nodes, t.accelerators_per_node) == ("tpu-v5p-1024", 128, 4)
@@ -320,12 +320,12 @@ def test_lab_chain_starts_at_the_peaks_and_multiplies_to_the_prediction():
 
 def test_lab_reading_each_step():
     """"Precision barely moves the ratio: fp8 on the H100 and int8 on the v5p each double their
-    chip's bf16 peak ... set against the bf16 peak, each [MFU] would read twice as high.
-    Recomputation is the largest modelled step after the peaks: MaxText recomputes whole layers,
-    NeMo only the attention scores. Only the GPU side pipelines, so the bubble costs it alone.
-    Exposed communication favours the GPU here: on the TPU side it is all tensor-parallel
-    all-reduces, over the wider tensor parallelism of the two ... The predicted kernels favour the
-    TPU slightly.\""""
+    chip's bf16 peak (so the MFUs are printed at the training precision's peak: against bf16 they
+    would read twice as high). Recomputation is the largest modelled step after the peaks:
+    MaxText recomputes whole layers, NeMo only attention scores. Only the GPU pipelines, so the
+    bubble costs it alone. Exposed communication favours the GPU: on the TPU it is all
+    tensor-parallel all-reduces, over the wider tensor parallelism of the two ... The kernels
+    favour the TPU slightly."."""
     gap = _gap()
     step = {s.name: s for s in gap.steps}
     assert (gap.gpu.precision, gap.tpu.precision) == ("fp8", "int8")
@@ -355,7 +355,7 @@ def test_lab_reading_each_step():
 def test_lab_residual_is_reported_as_measured_over_predicted():
     """"The chain predicts a larger GPU advantage than was measured: the residual is below one,
     and it sits on the GPU side: the H100s reached a smaller share of their prediction than the
-    v5p chips did. We report it; we do not tune a factor to make it vanish.\""""
+    v5p chips did. We report it, not tune it away.\""""
     gap = _gap()
     assert gap.predicted_ratio > gap.measured_ratio
     assert gap.residual_ratio == pytest.approx(gap.measured_ratio / gap.predicted_ratio)
