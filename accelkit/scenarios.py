@@ -635,12 +635,9 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
     plan = None
     if s.concurrent_users is not None and s.latency_ms is not None:
         try:
-            plan = inference.capacity(
-                s.model, the_chip, concurrent_users=s.concurrent_users,
-                max_seconds_per_token=s.latency_ms / 1e3,
-                context_tokens=s.prompt_tokens + s.output_tokens - 1,
-                prompt_tokens=s.prompt_tokens, weight_dtype=weights, kv_dtype=kv,
-                usd_per_hour=usd_per_hour)
+            plan = _capacity(s.model, the_chip, s.concurrent_users, s.latency_ms / 1e3,
+                             s.prompt_tokens + s.output_tokens - 1, s.prompt_tokens, weights,
+                             kv, usd_per_hour)
             notes.append(f"cheapest plan for {s.concurrent_users:,} users: {plan.replicas:,} x "
                          f"{plan.chips_per_replica} chips, batch {plan.batch_per_replica} "
                          f"({plan.bound}-bound)")
@@ -656,6 +653,19 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
         memory_bytes=end.memory_bytes, hbm_bytes=end.hbm_bytes, note="; ".join(notes),
         replicas=replicas, fleet_usd_per_hour=fleet,
         communication_seconds=comm, **_plan_fields(plan))
+
+
+@functools.lru_cache(maxsize=256)
+def _capacity(model: str, the_chip: chips.Chip, users: int, seconds_per_token: float,
+              context: int, prompt: int, weights: dtypes.DType, kv: dtypes.DType,
+              usd_per_hour: float | None) -> inference.CapacityPlan:
+    """:func:`accelkit.inference.capacity` for a serving scenario, cached: the plan does not
+    depend on the knobs' batch or chips per replica, so a lab moving those reuses it (it is
+    about nine tenths of a chatbot row's time). Errors are not cached."""
+    return inference.capacity(model, the_chip, concurrent_users=users,
+                              max_seconds_per_token=seconds_per_token, context_tokens=context,
+                              prompt_tokens=prompt, weight_dtype=weights, kv_dtype=kv,
+                              usd_per_hour=usd_per_hour)
 
 
 def _plan_fields(plan: inference.CapacityPlan | None) -> dict[str, Any]:
