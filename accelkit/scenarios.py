@@ -23,16 +23,28 @@ Conventions (on top of those of the cost models):
   the job's chips that fits (degrees of data, FSDP, tensor and pipeline parallelism, the
   micro-batch and the recomputation policy), its step time, its MFU and its memory per chip,
   broken into weights, gradients, optimizer state and the activations of the micro-batches in
-  flight. The layout model runs every matmul at ``compute_efficiency`` × peak (default
-  :data:`COMPUTE_EFFICIENCY`, 0.6: fully specified published runs reach 0.42-0.88 of what the
-  layout model predicts at peak, 0.54-0.64 for Megatron-LM's models from 18B up and 0.63 for
-  PaLM; docs/parallel.md), so the MFU is that efficiency times what the layout keeps busy;
-  it differs from chip to chip. Where no layout fits, the outcome is the fully sharded layout
-  with full recomputation and one-sequence micro-batches (``fits=False``, with the memory it
-  would need). ``mfu=`` overrides the model with an assumed MFU, the same on every chip: the
-  time is then :func:`accelkit.training.estimate`'s (6·N·D FLOPs at that MFU, the scaling
-  book's convention, plus any exposed data-parallel all-reduce); layout and memory stay the
-  best layout's. ``Outcome.mfu_basis`` says which.
+  flight. By default (``compute_efficiency="predicted"``) each layout's kernels run at the
+  efficiency the engines predict for that chip (:mod:`accelkit.mfu`: every matmul's shape per
+  tensor-parallel shard on the TPU's systolic MXUs or the GPU's tensor-core tiles and waves,
+  the non-matmul work at HBM bandwidth), and the step adds the layout's pipeline bubbles and
+  exposed communication: the MFU is *predicted*, per chip. It is an upper bound of a kind:
+  memory stalls, kernel prologues and epilogues and framework overheads are not counted, and
+  fully specified published runs reach 0.48-0.84 of it (docs/mfu.md), so predicted days and
+  dollars are optimistic by about that factor, on every chip. Two overrides: a number
+  ``compute_efficiency=`` in (0, 1] runs every matmul at that assumed fraction of peak inside
+  the same layout model (:data:`COMPUTE_EFFICIENCY`, 0.6, was the lab's default before the
+  prediction: fully specified published runs reach 0.42-0.88 of what the layout model
+  predicts at peak, docs/parallel.md); ``mfu=`` assumes the MFU itself, the same on every
+  chip: the time is then :func:`accelkit.training.estimate`'s (6·N·D FLOPs at that MFU, the
+  scaling book's convention, plus any exposed data-parallel all-reduce); layout and memory
+  stay the best layout's. ``Outcome.mfu_basis`` says in words which basis a number has
+  ("predicted from the engines (...)", "layout model, kernels at an assumed ...", "assumed")
+  and ``Outcome.kernel_efficiency`` the fraction of peak the kernels reach. A chip whose
+  matrix units the engines cannot model (AMD GPUs, TPU7x: no published MXU count) is
+  refused with :class:`NotPredicted` (:func:`compare` lists it as :class:`Unavailable`);
+  price it with ``compute_efficiency=`` or ``mfu=``. Where no layout fits, the outcome is
+  the fully sharded layout with full recomputation and one-sequence micro-batches
+  (``fits=False``, with the memory it would need).
 * **Serving jobs** are batches of requests: each batch prefills ``prompt_tokens`` per request,
   then generates ``output_tokens`` decode steps at the mean context (prompt + output / 2).
   ``batch=0`` means the largest batch that fits and (with a latency target) meets it, from
@@ -76,8 +88,8 @@ from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
-from accelkit import (_validate, chips, dtypes, energy, inference, models, parallel, price,
-                      roofline, training)
+from accelkit import (_validate, chips, dtypes, energy, inference, mfu, models, parallel,
+                      price, roofline, training)
 
 #: Chips the lab compares by default: current TPUs and GPUs with a list price.
 DEFAULT_CHIPS = ("TPU v5e", "TPU v6e", "TPU v5p", "NVIDIA A100 (SXM 80GB)", "NVIDIA H100 (SXM)",
@@ -85,7 +97,11 @@ DEFAULT_CHIPS = ("TPU v5e", "TPU v6e", "TPU v5p", "NVIDIA A100 (SXM 80GB)", "NVI
 KINDS = ("train", "serve", "recommender")
 PRICES = ("list", "lowest")
 _MAX_WORK = 1e16
-#: Fraction of peak the layout model's matmuls run at by default (see the module docstring).
+#: ``compute_efficiency=PREDICTED`` (the default): each chip's kernel efficiency from the
+#: engines (:mod:`accelkit.mfu`), per layout.
+PREDICTED = parallel.PREDICTED
+#: An assumed fraction of peak for the layout model's matmuls, for ``compute_efficiency=``: the
+#: lab's default before the engines' prediction, now only an override (module docstring).
 COMPUTE_EFFICIENCY = 0.6
 
 
@@ -110,8 +126,9 @@ class Scenario:
     batch: int = 1                   # serve: sequences; recommender: samples per step; 0 = max
     batch_tokens: int | None = None  # train: tokens per optimizer step
     precision: dtypes.DType = "bf16"  # weights and arithmetic (serve: weights; math in bf16)
-    mfu: float | None = None         # train: None = modelled by the layout; else assumed
-    compute_efficiency: float = COMPUTE_EFFICIENCY  # train: fraction of peak the matmuls reach
+    mfu: float | None = None         # train: None = from the layout model; else assumed
+    # train: fraction of peak the matmuls reach, or PREDICTED (the engines', per chip)
+    compute_efficiency: float | str = PREDICTED
     latency_ms: float | None = None  # serve: target per generated token
     prompt_tokens: int = 0
     output_tokens: int = 0
@@ -200,7 +217,9 @@ class Outcome:
     note: str = ""
     # train: the layout chosen, what the MFU rests on, the step, memory per chip by part
     layout: str = ""
-    mfu_basis: str = ""                  # "modelled (...)" or "assumed"
+    mfu_basis: str = ""                  # "predicted from the engines (...)", "layout model,
+    #                                      kernels at an assumed ..." or "assumed"
+    kernel_efficiency: float | None = None  # train: fraction of peak the kernels reach
     step_seconds: float | None = None
     weight_bytes_per_chip: float | None = None
     gradient_bytes_per_chip: float | None = None
@@ -310,7 +329,7 @@ def _watts_seconds(the_chip: chips.Chip, n: int, seconds: float) -> float | None
 
 def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int | None = None,
              batch: int | None = None, precision: str | None = None, mfu: float | None = None,
-             compute_efficiency: float | None = None, latency_ms: float | None = None,
+             compute_efficiency: float | str | None = None, latency_ms: float | None = None,
              price_source: str = "list") -> Outcome:
     """Price one scenario on ``n_chips`` of one chip; knobs left as None take its defaults.
 
@@ -324,15 +343,19 @@ def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int |
             :func:`accelkit.dtypes.activation_dtype`, as in :mod:`accelkit.inference`: bf16
             for 8-bit weights; math in bf16); recommender: embedding tables'.
         mfu: train only, in (0, 1]: an assumed MFU that overrides the layout model's.
-        compute_efficiency: train only, in (0, 1]: fraction of peak the layout model's
-            matmuls reach (default the scenario's, :data:`COMPUTE_EFFICIENCY`).
+        compute_efficiency: train only: :data:`PREDICTED` (the default of every training
+            scenario: each chip's kernel efficiency from the engines, :mod:`accelkit.mfu`), or
+            an assumed fraction of peak in (0, 1] for the layout model's matmuls (for example
+            :data:`COMPUTE_EFFICIENCY`).
         latency_ms: serve only, target milliseconds per generated token.
         price_source: "list" (catalog) or "lowest" (cheapest sourced price).
         (:func:`knobs_for` names the knobs a scenario uses; the others are ignored.)
     Returns:
         An :class:`Outcome`.
     Raises:
-        ValueError: unknown scenario or chip, bad knobs, a precision the chip lacks.
+        ValueError: unknown scenario or chip, bad knobs, a precision the chip lacks;
+            :class:`NotPredicted` for a training scenario at the predicted efficiency on a chip
+            the engines cannot model.
     """
     s = get(scenario)
     the_chip = chips.get(chip)
@@ -347,17 +370,40 @@ def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int |
     if mfu is not None:
         knobs["mfu"] = _validate.fraction("mfu", mfu)
     if compute_efficiency is not None:
-        knobs["compute_efficiency"] = _validate.fraction("compute_efficiency",
-                                                         compute_efficiency)
+        knobs["compute_efficiency"] = _efficiency(compute_efficiency)
     if latency_ms is not None:
         knobs["latency_ms"] = _validate.positive_float("latency_ms", latency_ms, maximum=1e6)
-    s = replace(s, **knobs)
+    return _outcome(replace(s, **knobs), the_chip, which)
+
+
+@functools.lru_cache(maxsize=2048)
+def _outcome(s: Scenario, the_chip: chips.Chip, which: str) -> Outcome:
+    """:func:`evaluate` once its knobs are checked. Cached on the (frozen, hashable) scenario
+    with its knobs applied, the chip and the price source: a lab re-renders the same table
+    whenever a control that does not change it moves (the chart's metric), and an Outcome is
+    frozen, so sharing one is safe. Errors are not cached."""
     usd_per_hour = _price(the_chip, which)
     if s.kind == "train":
         return _train(s, the_chip, usd_per_hour)
     if s.kind == "serve":
         return _serve(s, the_chip, usd_per_hour)
     return _recommender(s, the_chip, usd_per_hour)
+
+
+def _efficiency(value: object) -> float | str:
+    """``compute_efficiency`` checked: :data:`PREDICTED` or a fraction in (0, 1]."""
+    if isinstance(value, str):
+        if value != PREDICTED:
+            raise ValueError(f"compute_efficiency must be {PREDICTED!r} or a fraction in (0, 1], "
+                             f"got {value!r}")
+        return value
+    return _validate.fraction("compute_efficiency", value)
+
+
+class NotPredicted(ValueError):
+    """A training scenario at the predicted efficiency on a chip whose matrix units the engines
+    cannot model (AMD GPUs; TPU7x, whose MXU count is unpublished): pass
+    ``compute_efficiency=`` (an assumed fraction of peak) or ``mfu=`` to price it."""
 
 
 def _money(the_chip: chips.Chip, seconds: float, n: int, usd_per_hour: float | None,
@@ -370,10 +416,11 @@ def _money(the_chip: chips.Chip, seconds: float, n: int, usd_per_hour: float | N
 
 @functools.lru_cache(maxsize=512)
 def _layout_step(model: str, chip_name: str, n: int, batch_tokens: int, dtype: str,
-                 efficiency: float) -> parallel.TrainStep | None:
+                 efficiency: float | str) -> parallel.TrainStep | None:
     """The fastest fitting layout's step; else the leanest plain layout's (fits=False).
 
-    Cached: a lesson compares the same jobs many times (each search takes 1-50 ms).
+    Cached: a lesson compares the same jobs many times (each search takes 10-150 ms with the
+    predicted efficiency, on the course's 2-core machine).
     """
     found = parallel.best_layouts(model, chip_name, n, batch_tokens, top=1, dtype=dtype,
                                   compute_efficiency=efficiency)
@@ -391,17 +438,19 @@ def _layout_step(model: str, chip_name: str, n: int, batch_tokens: int, dtype: s
 
 
 def layout_step(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int | None = None,
-                precision: str | None = None, compute_efficiency: float | None = None
+                precision: str | None = None, compute_efficiency: float | str | None = None
                 ) -> parallel.TrainStep | None:
     """The :class:`accelkit.parallel.TrainStep` a training scenario is priced from.
 
     The fastest layout of ``n_chips`` (default the scenario's) that fits
     (:func:`accelkit.parallel.best_layouts`); where none fits, the fully sharded layout with
     full recomputation (``fits=False``, and the memory it would need); None when not even that
-    divides the batch.
+    divides the batch. Its kernels run at ``compute_efficiency`` (default the scenario's,
+    :data:`PREDICTED`: the engines' prediction for the chip; or an assumed fraction of peak).
 
     Raises:
-        ValueError: not a training scenario, or bad knobs.
+        ValueError: not a training scenario, or bad knobs; :class:`NotPredicted` at the
+            predicted efficiency on a chip the engines cannot model.
     """
     s = get(scenario)
     if s.kind != "train":
@@ -410,13 +459,33 @@ def layout_step(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: in
     n = s.n_chips if n_chips is None else _validate.positive_int("n_chips", n_chips,
                                                                  maximum=10**6)
     dtype = s.precision if precision is None else dtypes.check(precision, "precision")
-    eff = s.compute_efficiency if compute_efficiency is None else _validate.fraction(
-        "compute_efficiency", compute_efficiency)
+    eff = _efficiency(s.compute_efficiency if compute_efficiency is None else compute_efficiency)
     if n is None:
         n = replica_chips(s.model, the_chip, headroom=8.0)
     the_chip.peak_flops(dtype)  # a precision the chip lacks: MissingFigureError
+    if eff == PREDICTED:
+        _check_predictable(the_chip, dtype)
     return _layout_step(s.model, the_chip.name, int(n), int(s.batch_tokens or 0), str(dtype),
-                        float(eff))
+                        eff if isinstance(eff, str) else float(eff))
+
+
+@functools.lru_cache(maxsize=64)
+def _predictable(chip_name: str, dtype: str) -> str:
+    """Why the engines cannot predict ``chip_name``'s kernel efficiency ("" if they can)."""
+    try:
+        mfu.matmul_efficiency(chip_name, 128, 128, 128, dtype)
+    except chips.MissingFigureError:
+        raise
+    except ValueError as error:
+        return str(error)
+    return ""
+
+
+def _check_predictable(the_chip: chips.Chip, dtype: str) -> None:
+    why = _predictable(the_chip.name, dtype)
+    if why:
+        raise NotPredicted(f"compute_efficiency={PREDICTED!r}: {why}; pass compute_efficiency= "
+                           "(an assumed fraction of peak) or mfu= to price this chip")
 
 
 def fitting_chips(scenario: str | Scenario, chip: str | chips.Chip, *,
@@ -448,7 +517,7 @@ def _train(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
                              f"{batch_tokens:,} tokens into whole replicas")
         seconds = step.seconds * steps_per_run * s.runs
         utilization = step.mfu
-        basis = f"modelled (layout at {s.compute_efficiency:.0%} of peak)"
+        kernels, basis = _basis(s, the_chip, step)
         exposed = step.exposed_communication_seconds + step.bubble_seconds
         bound = "communication" if exposed > 0.5 * step.seconds else "compute"
     else:
@@ -456,7 +525,7 @@ def _train(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
                               mfu=s.mfu, dtype=s.precision, batch_tokens=batch_tokens)
         seconds = t.seconds * s.runs
         utilization = s.mfu * t.compute_seconds / t.seconds
-        basis = "assumed"
+        kernels, basis = None, "assumed"
         bound = "communication" if t.communication_bound else "compute"
         # The outcome reports price and power in its own fields (None where unpublished).
         notes += [n_ for n_ in t.notes if n_.kind not in ("no_price", "no_power",
@@ -481,9 +550,30 @@ def _train(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
         joules=_watts_seconds(the_chip, n, seconds), utilization=utilization,
         bound=bound, fits=fits, usd_per_million=per_million, memory_bytes=per_chip * n,
         hbm_bytes=hbm * n, note="; ".join(str(x) for x in notes), layout=layout,
-        mfu_basis=basis, step_seconds=None if step is None else step.seconds,
+        mfu_basis=basis, kernel_efficiency=kernels,
+        step_seconds=None if step is None else step.seconds,
         weight_bytes_per_chip=parts[0], gradient_bytes_per_chip=parts[1],
         optimizer_bytes_per_chip=parts[2], activation_bytes_per_chip=parts[3])
+
+
+def _basis(s: Scenario, the_chip: chips.Chip, step: parallel.TrainStep
+           ) -> tuple[float, str]:
+    """(fraction of peak the kernels reach, the MFU's basis in words) for a layout-model step."""
+    if s.compute_efficiency != PREDICTED:
+        eff = float(s.compute_efficiency)
+        return eff, (f"layout model, kernels at an assumed {eff:.0%} of peak; bubbles and "
+                     "exposed communication from the layout")
+    pred = mfu.step_efficiency(s.model, the_chip, step.layout, step.batch_tokens,
+                               dtype=s.precision)
+    if the_chip.kind == "tpu":
+        rows, cols = mfu.mxu_shape(the_chip)
+        engine = f"{rows}x{cols} systolic MXUs"
+    else:
+        engine = f"{mfu.GPU_TILE[0]}x{mfu.GPU_TILE[1]} tensor-core tiles in waves"
+    return pred.efficiency, (
+        f"predicted from the engines ({engine}: matmuls at {pred.matmul_efficiency:.0%} of "
+        f"peak, {pred.efficiency:.0%} with the non-matmul work; then the layout's bubbles and "
+        "exposed communication)")
 
 
 class ReplicaTooLarge(ValueError):
@@ -545,12 +635,9 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
     plan = None
     if s.concurrent_users is not None and s.latency_ms is not None:
         try:
-            plan = inference.capacity(
-                s.model, the_chip, concurrent_users=s.concurrent_users,
-                max_seconds_per_token=s.latency_ms / 1e3,
-                context_tokens=s.prompt_tokens + s.output_tokens - 1,
-                prompt_tokens=s.prompt_tokens, weight_dtype=weights, kv_dtype=kv,
-                usd_per_hour=usd_per_hour)
+            plan = _capacity(s.model, the_chip, s.concurrent_users, s.latency_ms / 1e3,
+                             s.prompt_tokens + s.output_tokens - 1, s.prompt_tokens, weights,
+                             kv, usd_per_hour)
             notes.append(f"cheapest plan for {s.concurrent_users:,} users: {plan.replicas:,} x "
                          f"{plan.chips_per_replica} chips, batch {plan.batch_per_replica} "
                          f"({plan.bound}-bound)")
@@ -566,6 +653,19 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
         memory_bytes=end.memory_bytes, hbm_bytes=end.hbm_bytes, note="; ".join(notes),
         replicas=replicas, fleet_usd_per_hour=fleet,
         communication_seconds=comm, **_plan_fields(plan))
+
+
+@functools.lru_cache(maxsize=256)
+def _capacity(model: str, the_chip: chips.Chip, users: int, seconds_per_token: float,
+              context: int, prompt: int, weights: dtypes.DType, kv: dtypes.DType,
+              usd_per_hour: float | None) -> inference.CapacityPlan:
+    """:func:`accelkit.inference.capacity` for a serving scenario, cached: the plan does not
+    depend on the knobs' batch or chips per replica, so a lab moving those reuses it (it is
+    about nine tenths of a chatbot row's time). Errors are not cached."""
+    return inference.capacity(model, the_chip, concurrent_users=users,
+                              max_seconds_per_token=seconds_per_token, context_tokens=context,
+                              prompt_tokens=prompt, weight_dtype=weights, kv_dtype=kv,
+                              usd_per_hour=usd_per_hour)
 
 
 def _plan_fields(plan: inference.CapacityPlan | None) -> dict[str, Any]:
@@ -643,7 +743,7 @@ class Knobs(TypedDict, total=False):
     batch: int | None
     precision: str | None
     mfu: float | None
-    compute_efficiency: float | None
+    compute_efficiency: float | str | None
     latency_ms: float | None
     price_source: str
 
@@ -654,7 +754,8 @@ def compare(scenario: str | Scenario, chip_names: tuple[str, ...] | list[str] | 
 
     A chip that cannot take the knobs (a precision it lacks: a
     :class:`accelkit.chips.MissingFigureError`; a serving replica beyond its scale-up domain:
-    :class:`ReplicaTooLarge`) gives an :class:`Unavailable` saying why
+    :class:`ReplicaTooLarge`; a training job at the predicted efficiency on a chip the engines
+    cannot model: :class:`NotPredicted`) gives an :class:`Unavailable` saying why
     instead of stopping the comparison; bad knobs still raise ValueError.
     """
     s = get(scenario)
@@ -666,7 +767,7 @@ def compare(scenario: str | Scenario, chip_names: tuple[str, ...] | list[str] | 
         the_chip = chips.get(name)
         try:
             rows.append(evaluate(s, the_chip, **knobs))
-        except (chips.MissingFigureError, ReplicaTooLarge) as error:
+        except (chips.MissingFigureError, ReplicaTooLarge, NotPredicted) as error:
             rows.append(Unavailable(s.key, the_chip.name, str(error)))
     return tuple(rows)
 
@@ -684,6 +785,8 @@ def table_figures(outcome: Outcome) -> dict[str, float]:
         "chips": outcome.n_chips, "days": outcome.days, "USD": outcome.usd,
         "USD / M": outcome.usd_per_million, "USD / h per chip": outcome.usd_per_hour,
         "kWh (TDP)": outcome.kilowatt_hours, "utilization %": 100 * outcome.utilization,
+        "kernels %": (None if outcome.kernel_efficiency is None
+                      else 100 * outcome.kernel_efficiency),
         "GB / chip": outcome.memory_bytes_per_chip / 1e9,
         "HBM GB / chip": outcome.hbm_bytes_per_chip / 1e9,
     }
@@ -1007,7 +1110,7 @@ def select_knobs(scenario: str | Scenario, values: dict[str, object]) -> dict[st
 
 
 __all__ = ["COMPUTE_EFFICIENCY", "DEFAULT_CHIPS", "Decision", "DecisionLab", "FILE_FORMAT",
-           "FILE_VERSION", "KNOBS", "KNOBS_BY_KIND", "Knobs", "Outcome", "ReplicaTooLarge",
-           "SCENARIOS", "Scenario",
+           "FILE_VERSION", "KNOBS", "KNOBS_BY_KIND", "Knobs", "NotPredicted", "Outcome",
+           "PREDICTED", "ReplicaTooLarge", "SCENARIOS", "Scenario",
            "Unavailable", "cited_figure", "compare", "evaluate", "fitting_chips", "get",
            "knobs_for", "layout_step", "replica_chips", "select_knobs", "table_figures"]

@@ -34,22 +34,70 @@ def test_training_outcome_with_an_assumed_mfu_is_the_training_estimate():
     assert o.days == pytest.approx(44, rel=0.05)
 
 
-def test_training_outcome_is_the_best_layouts_step():
-    """The modelled MFU, layout, step and memory are parallel.best_layouts' own."""
+def test_training_outcome_is_the_best_layouts_step_at_the_predicted_efficiency():
+    """By default the MFU, layout, step and memory are parallel.best_layouts' own with each
+    chip's kernel efficiency predicted by the engines (accelkit.mfu), and the basis says so."""
+    assert sc.get("pretrain").compute_efficiency == sc.PREDICTED == "predicted"
+    assert sc.PREDICTED != sc.COMPUTE_EFFICIENCY  # the old constant is an override only
     o = sc.evaluate("pretrain", "H100")
     (step,) = ak.parallel.best_layouts("llama-3-70b", "H100", 4096, 2**24, top=1,
-                                       compute_efficiency=sc.COMPUTE_EFFICIENCY)
+                                       compute_efficiency="predicted")
     assert o.layout == str(step.layout) and o.utilization == pytest.approx(step.mfu)
     assert o.step_seconds == pytest.approx(step.seconds)
     assert o.seconds == pytest.approx(step.seconds * 15e12 / 2**24)
     assert o.memory_bytes_per_chip == pytest.approx(step.memory_bytes_per_chip)
-    assert o.mfu_basis.startswith("modelled")
+    eff = ak.mfu.step_efficiency("llama-3-70b", "H100", step.layout, 2**24)
+    assert o.kernel_efficiency == pytest.approx(eff.efficiency)
+    assert o.mfu_basis.startswith("predicted from the engines (128x256 tensor-core tiles")
+    assert f"matmuls at {eff.matmul_efficiency:.0%} of peak" in o.mfu_basis
+    assert sc.evaluate("pretrain", "TPU v6e").mfu_basis.startswith(
+        "predicted from the engines (256x256 systolic MXUs")
     # MFU differs from chip to chip once modelled (it was a flat 0.4 before)
     mfus = {r.chip: round(r.utilization, 3) for r in sc.compare("pretrain")}
     assert len(set(mfus.values())) > 3
     # and an assumed MFU is the same on every chip that is not communication-bound
     assert {round(r.utilization, 3) for r in sc.compare("pretrain", mfu=0.4)
             if r.bound == "compute"} == {0.4}
+
+
+def test_predicted_kernels_are_no_faster_than_peak_and_bound_the_mfu():
+    """The predicted kernels reach at most the peak, so each chip's step is no shorter than at
+    compute_efficiency=1.0, and bubbles, exposed communication and recomputation only lower the
+    MFU below the kernels' efficiency."""
+    for pred, peak in zip(sc.compare("pretrain"), sc.compare("pretrain", compute_efficiency=1.0)):
+        assert 0 < pred.kernel_efficiency <= 1.0 and peak.kernel_efficiency == 1.0
+        assert pred.seconds >= peak.seconds * (1 - 1e-12)
+        assert pred.utilization <= pred.kernel_efficiency * (1 + 1e-12)
+
+
+def test_an_assumed_kernel_efficiency_and_an_assumed_mfu_stay_as_overrides():
+    o = sc.evaluate("pretrain", "H100", compute_efficiency=sc.COMPUTE_EFFICIENCY)
+    (step,) = ak.parallel.best_layouts("llama-3-70b", "H100", 4096, 2**24, top=1,
+                                       compute_efficiency=0.6)
+    assert o.utilization == pytest.approx(step.mfu) and o.layout == str(step.layout)
+    assert o.kernel_efficiency == 0.6
+    assert o.mfu_basis.startswith("layout model, kernels at an assumed 60% of peak")
+    a = sc.evaluate("pretrain", "H100", mfu=0.4)
+    assert a.mfu_basis == "assumed" and a.kernel_efficiency is None
+    # a Scenario built with a number keeps it
+    custom = dataclasses.replace(sc.get("finetune"), compute_efficiency=0.5)
+    assert sc.evaluate(custom, "H100").kernel_efficiency == 0.5
+    with pytest.raises(ValueError, match="compute_efficiency"):
+        sc.evaluate("pretrain", "H100", compute_efficiency="best")
+    with pytest.raises(ValueError, match="compute_efficiency"):
+        sc.evaluate("pretrain", "H100", compute_efficiency=1.5)
+
+
+def test_chips_the_engines_cannot_model_are_unavailable_not_guessed():
+    """AMD GPUs (no sourced GEMM tiles) and TPU7x (unpublished MXU count): the predicted
+    default refuses them by name; an assumed efficiency prices them."""
+    rows = sc.compare("pretrain", ["TPU7x", "MI300X", "H100"])
+    assert [type(r).__name__ for r in rows] == ["Unavailable", "Unavailable", "Outcome"]
+    assert "MXU count" in rows[0].reason and "compute_efficiency=" in rows[1].reason
+    with pytest.raises(sc.NotPredicted, match="compute_efficiency"):
+        sc.evaluate("pretrain", "MI300X")
+    o = sc.evaluate("pretrain", "MI300X", compute_efficiency=0.6)
+    assert o.kernel_efficiency == 0.6 and o.mfu_basis.startswith("layout model")
 
 
 def test_memory_breakdown_adds_up_and_holds_the_microbatch_not_the_batch():

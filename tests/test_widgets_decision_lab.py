@@ -26,8 +26,10 @@ def test_changing_scenario_loads_its_knobs_with_one_render():
     w.controls["scenario"].value = "pretrain"
     assert w.renders == before + 1
     assert w.controls["n_chips"].value == 4096 and w.controls["mfu"].value == "modelled"
+    assert w.controls["compute_efficiency"].value == scenarios.PREDICTED
     assert w.view.result == scenarios.compare("pretrain", n_chips=4096, precision="bf16",
-                                              compute_efficiency=0.6, price_source="list")
+                                              compute_efficiency="predicted",
+                                              price_source="list")
     w.controls["mfu"].value = 0.2
     doubled = {r.chip: r.days for r in w.view.result}
     w.controls["mfu"].value = 0.4
@@ -35,19 +37,29 @@ def test_changing_scenario_loads_its_knobs_with_one_render():
 
 
 def test_training_table_shows_each_chips_layout_mfu_and_memory():
-    """The per-chip MFU is on screen, with whether it is modelled or assumed."""
+    """The per-chip MFU is on screen, with its basis: predicted by the engines (the default),
+    from kernels at an assumed fraction of peak, or assumed outright."""
+    import re
+
     w = decision_explorer("finetune")
     text = w.html.value
-    for r in w.view.result:
-        assert f"{r.utilization:.1%}" in text and r.layout in text
-        assert f"{r.memory_bytes_per_chip / 1e9:,.1f}" in text
-    assert "(assumed)" not in text
+    head = w.view.extras["head"]
+    rows = [dict(zip(head, re.findall(r"<td [^>]*>(.*?)</td>", row)))
+            for row in re.findall(r"<tr>(.*?)</tr>", text)[1:]]
+    for r, cells in zip(w.view.result, rows):
+        assert r.mfu_basis.startswith("predicted from the engines")
+        assert cells["MFU (basis)"] == f"{r.utilization:.1%} (predicted)"
+        assert cells["kernels % of peak"] == f"{100 * r.kernel_efficiency:.0f}"
+        assert r.layout in text and f"{r.memory_bytes_per_chip / 1e9:,.1f}" in text
+    assert "assumed" not in text and "MFU predicted from the engines, per chip" in text
     w.controls["mfu"].value = 0.3
-    assert "30.0% (assumed)" in w.html.value
+    assert "30.0% (assumed)" in w.html.value and "(predicted)" not in w.html.value
     w.controls["mfu"].value = "modelled"
     w.controls["compute_efficiency"].value = 1.0
     assert w.view.result == scenarios.compare("finetune", n_chips=8, precision="bf16",
                                               compute_efficiency=1.0, price_source="list")
+    assert "(kernels assumed)" in w.html.value and "(predicted)" not in w.html.value
+    assert "an assumed 100% of peak" in w.html.value
 
 
 def test_table_columns_line_up():

@@ -103,13 +103,14 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             description="batch", style=_STYLE),
         "precision": W.Dropdown(options=["bf16", "fp8", "int8", "fp32"], description="precision",
                                 style=_STYLE),
-        "mfu": W.Dropdown(options=[("modelled per chip (best layout)", _MODELLED)]
+        "mfu": W.Dropdown(options=[("from the best layout, per chip", _MODELLED)]
                           + [(f"assumed {m:.0%} on every chip", m)
                              for m in (0.2, 0.3, 0.4, 0.5, 0.6)],
                           value=_MODELLED, description="MFU (train)", style=_STYLE),
         "compute_efficiency": W.Dropdown(
-            options=[(f"{e:.0%} of peak", e) for e in (0.4, 0.5, 0.6, 0.7, 0.8, 1.0)],
-            value=scenarios.COMPUTE_EFFICIENCY, description="kernels (train)", style=_STYLE),
+            options=[("predicted by the engines, per chip", scenarios.PREDICTED)]
+            + [(f"assumed {e:.0%} of peak", e) for e in (0.4, 0.5, 0.6, 0.7, 0.8, 1.0)],
+            value=scenarios.PREDICTED, description="kernels (train)", style=_STYLE),
         "latency_ms": W.Dropdown(options=[10, 20, 30, 50, 100, 200], value=50,
                                  description="latency target (ms)", style=_STYLE),
         "price": W.Dropdown(options=[("catalog list price", "list"),
@@ -134,8 +135,10 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
         for name in ("mfu", "compute_efficiency", "latency_ms", "batch"):
             controls[name].disabled = name not in used
 
-    # One bar chart, built once; renders only change heights (new axes cost ~30 ms).
-    figure = new_figure(6.6, 2.7, margins={"top": 0.84})
+    # One bar chart, built once; renders only change heights (new axes cost ~30 ms). Its key
+    # is in the HTML above the table, not a title: a two-line title costs ~25 ms of Agg text
+    # drawing on every render (measured on the course's 2-core machine).
+    figure = new_figure(6.6, 2.7, margins={"top": 0.95})
     ax = figure.add_subplot()
     bars = ax.bar([_short(c) for c in scenarios.DEFAULT_CHIPS],
                   [0.0] * len(scenarios.DEFAULT_CHIPS),
@@ -161,9 +164,8 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             bar.set_hatch("//" if faded else "")
             bar.set_alpha(0.45 if faded else 1.0)
         ax.set_ylim(0, top * 1.1)
-        ax.set_ylabel(v["metric"])
-        ax.set_title(f"{s.title}\nblue: TPU, green: GPU; faded: n/a, misses the target or "
-                     "does not fit", fontsize=8)
+        if ax.get_ylabel() != v["metric"]:
+            ax.set_ylabel(v["metric"])
         head, cells_of = _columns(s)
         lines = []
         for row in rows:
@@ -176,8 +178,12 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
                 _TD.format(align="left" if i == 0 or not _numeric(c) else "right", text=c)
                 for i, c in enumerate(cells_of(row))) + "</tr>")
         notes = [f"{_short(r.chip)}: {r.note}" for r in done if r.note][:4]
+        if s.kind == "train" and done:
+            notes.insert(0, _basis_line(done[0]))
         text = (f"<p><b>{html.escape(s.title)}.</b> {html.escape(s.description)}<br>"
                 f"<i>{html.escape(s.question)}</i></p>"
+                f"<div style='font-size:85%'>Chart: {html.escape(v['metric'])} per chip; blue: "
+                "TPU, green: GPU; faded: n/a, misses the target or does not fit.</div>"
                 + _TABLE + "<tr>" + "".join(
                     _TH.format(align="left" if i == 0 else "right", text=h)
                     for i, h in enumerate(head)) + "</tr>"
@@ -296,6 +302,31 @@ def _knobs(s: scenarios.Scenario, v: dict) -> scenarios.Knobs:
     return knobs
 
 
+def _basis_word(r: scenarios.Outcome) -> str:
+    """One word for the MFU's basis (``Outcome.mfu_basis`` says it in full)."""
+    if r.mfu_basis.startswith("predicted"):
+        return "predicted"
+    if r.mfu_basis == "assumed":
+        return "assumed"
+    return "kernels assumed"
+
+
+def _basis_line(r: scenarios.Outcome) -> str:
+    """The note under a training table: what the MFU column rests on."""
+    word = _basis_word(r)
+    if word == "predicted":
+        return ("MFU predicted from the engines, per chip: each matmul's shape on the chip's "
+                "matrix units (systolic MXUs on TPUs, tensor-core tiles in waves on GPUs) and "
+                "the non-matmul work at HBM bandwidth give the kernels' % of peak, then each "
+                "layout's bubbles and exposed communication. No memory stalls or kernel "
+                "overheads are counted, so published runs reach less (lessons 04 and 07, docs/mfu.md).")
+    if word == "assumed":
+        return "MFU assumed, the same on every chip (the MFU menu)."
+    return (f"MFU from the best layout with every kernel at an assumed "
+            f"{_required(r.kernel_efficiency, 'kernel_efficiency'):.0%} of peak (the kernels "
+            "menu), then each layout's bubbles and exposed communication.")
+
+
 def _required(value: float | None, what: str) -> float:
     """``value``, or a ValueError naming ``what`` the outcome lacks."""
     if value is None:
@@ -316,13 +347,15 @@ def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[scenarios.Outc
     unit = s.work_unit.split()[-1]
     fits = lambda r: "yes" if r.fits else "<b style='color:#b00020'>no</b>"  # noqa: E731
     if s.kind == "train":
-        head = ["chip", "chips", "layout (best that fits)", "MFU", "GB/chip", "of which act.",
-                "HBM GB", "fits", "days", "USD", f"USD/M {unit}", "kWh (TDP)"]
+        head = ["chip", "chips", "layout (best that fits)", "MFU (basis)", "kernels % of peak",
+                "GB/chip", "of which act.", "HBM GB", "fits", "days", "USD", f"USD/M {unit}",
+                "kWh (TDP)"]
 
         def train_cells(r: scenarios.Outcome) -> list[str]:
-            mfu = f"{r.utilization:.1%}" + ("" if r.mfu_basis.startswith("modelled")
-                                            else " (assumed)")
-            return [_short(r.chip), f"{r.n_chips:,}", html.escape(r.layout), mfu,
+            mfu = f"{r.utilization:.1%} ({_basis_word(r)})"
+            kernels = _fmt(None if r.kernel_efficiency is None else 100 * r.kernel_efficiency,
+                           "{:.0f}")
+            return [_short(r.chip), f"{r.n_chips:,}", html.escape(r.layout), mfu, kernels,
                     _gb(r.memory_bytes_per_chip), _gb(r.activation_bytes_per_chip),
                     _gb(r.hbm_bytes_per_chip), fits(r), f"{r.days:,.2f}",
                     _fmt(r.usd, "{:,.0f}"), _fmt(r.usd_per_million, "{:,.3g}"),
