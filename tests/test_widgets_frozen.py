@@ -1,0 +1,71 @@
+"""FrozenFigure: the SVG of a figure whose static part is cached holds the same picture as a
+full draw (same texts, same dynamic artists), and the static part follows its key."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from accelkit.widgets import _base
+from accelkit.widgets._frozen import frozen_figure
+
+
+def _texts(svg: bytes) -> list[str]:
+    return sorted(re.findall(r"<text[^>]*>([^<]*)</text>", svg.decode("utf-8")))
+
+
+def _full(figure) -> bytes:
+    dynamic, figure._dynamic = figure._dynamic, []
+    figure.stale = True
+    try:
+        return _base._svg(figure)
+    finally:
+        figure._dynamic = dynamic
+        figure.stale = True
+
+
+def _figure():
+    figure = frozen_figure(5, 3)
+    ax = figure.add_subplot()
+    ax.plot([1, 2, 3], [1, 4, 9], label="static curve")
+    (moving,) = ax.plot([1], [1], "o")
+    ax.legend()
+    title = ax.set_title("")
+    figure.freeze([moving, title])
+    return figure, ax, moving, title
+
+
+def test_spliced_svg_holds_what_a_full_draw_holds():
+    figure, ax, moving, title = _figure()
+    for x in (1, 2, 3):
+        moving.set_data([x], [x * x])
+        title.set_text(f"at x = {x}")
+        spliced = _base._svg(figure)
+        assert _texts(spliced) == _texts(_full(figure))
+        assert f"at x = {x}" in spliced.decode()
+    # the dynamic title sits where a full draw puts it (above the axes, not moved away)
+    full_y = re.search(r'y="([-\d.]+)"[^>]*>at x = 3<', _full(figure).decode()).group(1)
+    spliced_y = re.search(r'y="([-\d.]+)"[^>]*>at x = 3<', _base._svg(figure).decode()).group(1)
+    assert np.isclose(float(full_y), float(spliced_y))
+
+
+def test_static_part_is_drawn_once_per_key():
+    figure, ax, moving, title = _figure()
+    _base._svg(figure)
+    assert len(figure._statics) == 1
+    first = figure.static_svg()
+    moving.set_data([2], [4])
+    _base._svg(figure)
+    assert figure.static_svg() is first and len(figure._statics) == 1
+    ax.set_ylim(0, 20)  # the default key is every axes' limits: new ticks, new static part
+    svg = _base._svg(figure)
+    assert len(figure._statics) == 2 and ">20<" in svg.decode()
+
+
+def test_png_draws_the_whole_figure():
+    figure, ax, moving, title = _figure()
+    title.set_text("t")
+    png = _base.figure_png(figure)
+    assert png.startswith(b"\x89PNG")
+    assert all(artist.get_visible() for artist in (moving, title)) and title.get_text() == "t"
