@@ -102,8 +102,13 @@ class FrozenFigure(Figure):
     def freeze(self, dynamic: Sequence[Artist],
                key: Callable[[Figure], Hashable] | None = None) -> None:
         """From now on SVG draws write the static picture from a cache (one per ``key(figure)``;
-        default: every axes' limits) and draw ``dynamic`` over it, in z-order."""
-        self._dynamic = list(dynamic)
+        default: every axes' limits) and draw ``dynamic`` over it, in z-order, with the spines
+        of their axes."""
+        # The spines of an axes that holds a dynamic artist are redrawn with it (four paths):
+        # drawn in z-order, they stay over bars and patches as in a full draw.
+        spines = [spine for ax in dict.fromkeys(a.axes for a in dynamic if a.axes is not None)
+                  for spine in ax.spines.values()]
+        self._dynamic = list(dict.fromkeys([*dynamic, *spines]))
         self._key = key or _limits
         self._statics.clear()
 

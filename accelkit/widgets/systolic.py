@@ -24,6 +24,7 @@ from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine, SIMDRun
 from accelkit.systolic import DATAFLOW_NAMES, DATAFLOW_SPECS, SystolicArray, SystolicRun
 from accelkit.widgets._base import DPI, Explorer, View, freeze_background, new_figure, table_html
+from accelkit.widgets._frozen import frozen_figure
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["systolic_animation", "reuse_comparison", "systolic_quiz", "systolic_worked_problem"]
@@ -413,7 +414,7 @@ def reuse_comparison() -> Explorer:
         "dataflow": W.ToggleButtons(options=_FLOW_ORDER, value="ws",
                                     description="dataflow", style=_STYLE),
     }
-    figure = new_figure(8.2, 3.3)
+    figure = frozen_figure(8.2, 3.3)
     ax = figure.add_axes((0.08, 0.3, 0.62, 0.6))
     machines = ["systolic"] + list(SIMD_MACHINES)
     x = np.arange(len(machines))
@@ -437,8 +438,7 @@ def reuse_comparison() -> Explorer:
     systolic_label = ax.text(0, -0.08, "", transform=ax.get_xaxis_transform(), ha="center",
                              va="top", fontsize=8)
     title = figure.text(0.39, 0.93, "", ha="center", fontsize=9)
-    freeze_background(figure, [p for group in bars.values() for p in group]
-                       + [systolic_label, title])
+    figure.freeze([p for group in bars.values() for p in group] + [systolic_label, title])
     simd_cache: dict[int, dict] = {}
 
     def render(values: dict) -> View:

@@ -82,8 +82,7 @@ class _StackedBars:
         ax.set_xlabel("share of the pass (%)")
         # Axes, ticks and labels are drawn once; a render draws the segments and the title.
         self.figure.freeze([*(b for group in self.bars.values() for b in group),
-                            *(t for texts in self.labels.values() for t in texts), ax.title,
-                            *ax.spines.values()])  # spines: over the bars, as before
+                            *(t for texts in self.labels.values() for t in texts), ax.title])
 
     def draw(self, fractions: list[dict[str, float]], title: str):
         lefts = [0.0] * len(self.rows)
@@ -168,7 +167,7 @@ def all_models_share(batch: int = 1) -> Explorer:
     ax.set_xlim(0, 100)
     ax.set_xticks([0, 50, 100])
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)
-    figure.freeze([*flops_bars, *bytes_bars, ax.xaxis.label, *ax.spines.values()])
+    figure.freeze([*flops_bars, *bytes_bars, ax.xaxis.label])
 
     def render(values: dict) -> View:
         shares = {m.name: models.kind_share(m.operations(batch=values["batch"]))
