@@ -69,3 +69,33 @@ def test_png_draws_the_whole_figure():
     png = _base.figure_png(figure)
     assert png.startswith(b"\x89PNG")
     assert all(artist.get_visible() for artist in (moving, title)) and title.get_text() == "t"
+
+
+def test_text_block_writes_each_line_as_text_and_draws_in_png():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from accelkit.widgets._frozen import TextBlock
+
+    figure = frozen_figure(3, 3)
+    ax = figure.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, 2)
+    ax.set_ylim(0, 2)
+    block = TextBlock(ax.transData, 12)
+    ax.add_artist(block)
+    figure.freeze([block])
+    block.set_items([(0.5, 0.5, "a<1\nb"), (1.5, 1.5, "c")])
+    svg = _base._svg(figure).decode()
+    assert ">a&lt;1<" in svg and ">b<" in svg and ">c<" in svg
+    # the PNG path draws the same labels as matplotlib texts: dark pixels near (1.5, 1.5)
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    pixels = np.asarray(canvas.buffer_rgba())[..., :3]
+    x, y = ax.transData.transform((1.5, 1.5))
+    row = pixels.shape[0] - int(y)
+    assert pixels[row - 10:row + 10, int(x) - 10:int(x) + 10].min() < 100
+    try:
+        TextBlock(ax.transData, 12, ha="left")
+    except ValueError as error:
+        assert "ha must be" in str(error)
+    else:
+        raise AssertionError("ha='left' was accepted")

@@ -24,9 +24,11 @@ from collections.abc import Callable, Hashable, Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
+from matplotlib import rc_context
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.spines import Spine
 from matplotlib.text import Text
 
 from accelkit.widgets._base import _MARGINS, DPI
@@ -43,9 +45,10 @@ def _raw_writer(renderer: Any) -> Callable[[str], None] | None:
     if not isinstance(svg, RendererSVG):
         return None
     write = getattr(svg.writer, "_XMLWriter__write", None)
-    if write is None:
+    close_tag = getattr(svg.writer, "_XMLWriter__flush", None)
+    if write is None or close_tag is None:
         return None
-    svg.writer.flush()
+    close_tag()  # end a start tag left open (">") before writing raw elements after it
     return write
 
 
@@ -164,8 +167,9 @@ class FrozenFigure(Figure):
             ax.apply_aspect()  # what Axes.draw would do first: the data transform is current
         renderer.open_group("dynamic")
         for artist in sorted(self._dynamic, key=lambda a: a.get_zorder()):
-            if artist.get_visible():
-                artist.draw(renderer)
+            if artist.get_visible() and not (isinstance(artist, Spine) and not (
+                    artist.axes.axison and artist.axes.get_frame_on())):
+                artist.draw(renderer)  # (an axes without its frame draws no spines)
         renderer.close_group("dynamic")
         self.stale = False
 
@@ -178,3 +182,90 @@ def frozen_figure(width: float = 7.0, height: float = 3.6, *,
     if layout is None:
         figure.subplots_adjust(**{**_MARGINS, **(margins or {})})
     return figure
+
+
+@lru_cache(maxsize=1)
+def _font_family_css() -> str:
+    """The CSS font-family list matplotlib's SVG writer gives text in the default font (taken
+    from a sample it writes, so the labels below match every other text of a figure)."""
+    import re
+
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    sample = Figure(figsize=(1, 1))
+    sample.text(0.5, 0.5, "x")
+    buffer = io.BytesIO()
+    with rc_context({"svg.fonttype": "none"}):
+        FigureCanvasSVG(sample).print_svg(buffer)
+    found = re.search(r"font-family: ([^;\"]+)", buffer.getvalue().decode("utf-8"))
+    return found.group(1).strip() if found else "sans-serif"
+
+
+class TextBlock(Artist):
+    """Many short labels, each centred on a point in data coordinates, drawn as one artist.
+
+    Drawn to SVG, each line is written straight as a ``<text>`` element (centred with CSS,
+    sized in points like matplotlib's own): no per-label layout, which for the 50-odd labels
+    of an animation frame would cost more than the frame's budget. Drawn by any other renderer
+    (PNG), the labels are ordinary matplotlib texts.
+
+    Args:
+        transform: data to display (``ax.transData``, possibly offset).
+        fontsize: points.
+        ha: ``"center"`` or ``"right"`` (the label's anchor on the point).
+        va: ``"center"`` or ``"top"``.
+        linespacing: line pitch of multi-line labels, in font sizes.
+    """
+
+    _ANCHOR = {"center": "middle", "right": "end"}
+
+    def __init__(self, transform: Any, fontsize: float, *, ha: str = "center",
+                 va: str = "center", linespacing: float = 1.2):
+        super().__init__()
+        self.set_zorder(3)  # as matplotlib's texts: over lines, patches and collections
+        if ha not in self._ANCHOR or va not in ("center", "top"):
+            raise ValueError(f"ha must be 'center' or 'right' and va 'center' or 'top', "
+                             f"got {ha!r}, {va!r}")
+        self.set_transform(transform)
+        self.fontsize, self.ha, self.va, self.linespacing = fontsize, ha, va, linespacing
+        self.items: list[tuple[float, float, str]] = []
+
+    def set_items(self, items: Sequence[tuple[float, float, str]]) -> None:
+        """The labels: (x, y, text) with x, y in data coordinates; ``\\n`` separates lines."""
+        self.items = [(float(x), float(y), str(text)) for x, y, text in items]
+        self.stale = True
+
+    def draw(self, renderer: Any) -> None:
+        if not self.get_visible() or not self.items:
+            return
+        write = _raw_writer(renderer)
+        if write is None:
+            from matplotlib.text import Text
+
+            for x, y, text in self.items:
+                label = Text(x, y, text, ha=self.ha, va=self.va, fontsize=self.fontsize,
+                             linespacing=self.linespacing)
+                label.set_figure(self.get_figure(root=False))
+                label.set_transform(self.get_transform())
+                label.draw(renderer)
+            return
+        from xml.sax.saxutils import escape
+
+        height = renderer.get_canvas_width_height()[1]
+        points = self.get_transform().transform([(x, y) for x, y, _ in self.items])
+        style = (f"font-size: {self.fontsize:g}px; font-family: {_font_family_css()}; "
+                 f"text-anchor: {self._ANCHOR[self.ha]}")
+        pitch = self.fontsize * self.linespacing
+        # A line's baseline sits 0.36 em below its middle (DejaVu Sans: cap height ~0.73 em).
+        middle = 0.36 * self.fontsize
+        out = ['<g style="' + style + '">\n']
+        for (x, y), (_, _, text) in zip(points, self.items):
+            lines = text.split("\n")
+            top = height - y - (len(lines) - 1) * pitch / 2 + middle
+            if self.va == "top":
+                top = height - y + 0.76 * self.fontsize
+            for i, line in enumerate(lines):
+                out.append(f'<text x="{x:.2f}" y="{top + i * pitch:.2f}">{escape(line)}</text>\n')
+        out.append("</g>\n")
+        write("".join(out))
+        self.stale = False
