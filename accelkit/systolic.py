@@ -584,7 +584,9 @@ class SystolicArray:
             # may not be exact in float64: estimate's own arithmetic decides.
             return one_by_one(M_, N_, K_)
         spec, R, C = self.spec, self.rows, self.cols
-        rows_total, cols_total, T = spec.geometry(M_, N_, K_)
+        by_name = {"M": M_, "N": N_, "K": K_}  # spec.geometry, on arrays
+        rows_total, cols_total, T = (by_name[spec.on_rows], by_name[spec.on_cols],
+                                     by_name[spec.streamed])
         folds = (-(-rows_total // R)) * (-(-cols_total // C))
         # The timeline of _timeline without overlap: folds one after another, a double buffer
         # hiding the load (or drain) of every fold but one.

@@ -245,7 +245,9 @@ class TextBlock(Artist):
             for x, y, text in self.items:
                 label = Text(x, y, text, ha=self.ha, va=self.va, fontsize=self.fontsize,
                              linespacing=self.linespacing)
-                label.set_figure(self.get_figure(root=False))
+                figure = self.get_figure(root=False)
+                if figure is not None:
+                    label.set_figure(figure)
                 label.set_transform(self.get_transform())
                 label.draw(renderer)
             return

@@ -172,7 +172,7 @@ class _Canvas:
         holding = ~np.isnan(step.a) | ~np.isnan(step.b)
         colours = np.where(step.active[..., None], _ACTIVE,
                            np.where(holding[..., None], _HOLDING, _EMPTY))
-        self.cells.set_facecolor(colours.reshape(-1, 3))
+        self.cells.set_facecolor([(r, g, b) for r, g, b in colours.reshape(-1, 3).tolist()])
         self.labels.set_items([(c, r, "\n".join(_cell_lines(step, r, c)))
                                for (r, c), held in np.ndenumerate(holding) if held])
         written = ~np.isnan(step.output)
@@ -181,7 +181,7 @@ class _Canvas:
         self.set_shape(*written.shape)
         out = np.where((written & ~before)[..., None], _ACTIVE,
                        np.where(written[..., None], _WRITTEN, _PENDING))
-        self.outputs.set_facecolor(out.reshape(-1, 3))
+        self.outputs.set_facecolor([(r, g, b) for r, g, b in out.reshape(-1, 3).tolist()])
         phase = "loading the stationary tile" if step.phase == "load" else "computing"
         self.title.set_text(
             f"{flow}: cycle {step.cycle + 1} of {len(movie.steps)}, fold {step.fold + 1} of "
