@@ -13,7 +13,11 @@ the static picture would (by default the limits of every axes, so moving a limit
 ticks). Anything else a render changes must be among the dynamic artists.
 
 This differs from :func:`accelkit.widgets._base.freeze_background` (pixels, PNG) in that
-nothing is rasterised: the cached part is SVG text.
+nothing is rasterised: the cached part is SVG text. :class:`TextBlock` goes one step further
+for many small labels (an animation's cells): it writes them as ``<text>`` elements directly.
+
+Both write into matplotlib's SVG writer through its (name-mangled) raw output; should a
+future matplotlib lack it, the figure simply draws in full, as any figure does.
 """
 
 from __future__ import annotations
