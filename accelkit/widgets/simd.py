@@ -175,7 +175,7 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
         for skip in (True, False):
             _divergence_sweep(n, skip)
     # Built once; a render restyles the chosen curve (and its legend key) and moves data.
-    figure = frozen_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
+    figure = frozen_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19, "right": 0.84})
     ax = figure.add_subplot()
     lines = [ax.plot(_FRACTIONS, np.ones(len(_FRACTIONS)), "-", markersize=4, label=str(s))[0]
              for s in _SIDES]
@@ -183,12 +183,13 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
     ax.set_xlabel("share of lanes taking the branch")
     ax.set_ylabel("slowdown (×)")
     title = ax.set_title("", fontsize=9)
-    legend = ax.legend(loc="center", fontsize=8, ncol=4, title="instructions per branch side",
-                       title_fontsize=8)
+    # Beside the axes, not over the curves (it is drawn once, under what moves).
+    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+                       title="instructions\nper branch\nside", title_fontsize=8, frameon=False)
     greys = ("#b0bec5", "#78909c", "#37474f", "#000000")
-    # Drawn once: the x axis and labels. A render draws the curves, the legend (its keys follow
-    # the chosen side), the title and the y axis (autoscaled to the curves).
-    figure.freeze([*lines, choice, title, legend, ax.yaxis],
+    # Drawn once: the x axis, labels and the legend's texts. A render draws the curves, the legend's keys (they follow the chosen
+    # side), the title and the y axis (autoscaled to the curves).
+    figure.freeze([*lines, choice, title, *legend_lines(legend), ax.yaxis],
                   key=lambda f: f.axes[0].get_xlim())
 
     def render(values: dict) -> View:
@@ -272,7 +273,7 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
                        for s in sweeps.values() for runs in s.values() for r in runs])
     legend = left.legend(fontsize=7, loc="upper left")
     # The axes' ranges are fixed over every choice: they are drawn once, and a render draws
-    # the curves and the legend (its keys follow the chosen kernel).
+    # the curves and the legend (over the curves; its keys follow the chosen kernel).
     figure.freeze([*cycle_lines, *read_lines, choice, legend])
 
     def render(values: dict) -> View:
