@@ -99,3 +99,26 @@ def test_text_block_writes_each_line_as_text_and_draws_in_png():
         assert "ha must be" in str(error)
     else:
         raise AssertionError("ha='left' was accepted")
+
+
+def test_lesson_00_to_04_figures_are_sent_as_svg():
+    """Issue 14 item 5: sharp on a high-dpi screen. Every figure of lessons 00-04 is vector
+    SVG (no pixel images but the utilization map, whose cells are drawn unresampled with
+    pixelated scaling, and its colour bar), after a control moves as well as at first."""
+    from accelkit import widgets
+
+    moves = {"first_widget": ("size", 128), "where_flops_go": ("phase", "decode"),
+             "all_models_share": ("batch", 64), "warp_lab": ("lanes", 16),
+             "divergence_lab": ("lanes", 8), "tensor_core_lab": ("size", 256),
+             "systolic_animation": ("M", 3), "reuse_comparison": ("side", 8),
+             "fold_explorer": ("side", 16), "utilization_map": ("side", 64),
+             "tile_comparison": ("M", 64)}
+    for name, (control, value) in moves.items():
+        explorer = getattr(widgets, name)()
+        assert explorer.image.format == "svg+xml", name
+        explorer.controls[control].value = value
+        assert explorer.image.format == "svg+xml" and not explorer.view.figure.images, name
+        svg = bytes(explorer.image.value).decode("utf-8")
+        assert "<text" in svg, name  # text kept as text
+        if name == "utilization_map":
+            assert "image-rendering:pixelated" in svg

@@ -170,7 +170,7 @@ def utilization_map() -> Explorer:
     edges = (MAP_SIZES[0] - step / 2, MAP_SIZES[-1] + step / 2)
     image = heat_ax.imshow(np.zeros((len(MAP_SIZES), len(MAP_SIZES))), origin="lower",
                            extent=(*edges, *edges), vmin=0, vmax=1, cmap="viridis",
-                           interpolation="nearest", aspect="auto")
+                           interpolation="none", aspect="auto")  # SVG: raw cells, pixelated
     colourbar = figure.colorbar(image, ax=heat_ax, fraction=0.06, pad=0.02)
     colourbar.set_label("utilization", fontsize=8)
     heat_ax.set_xlabel("N (columns of C)")
