@@ -558,6 +558,44 @@ class SystolicArray:
         K = check.positive_int("K", K)
         return self._run(M, N, K, None)
 
+    def utilizations(self, *, M: object, N: object, K: object) -> np.ndarray:
+        """``estimate(M=m, N=n, K=k).utilization`` for every (m, n, k) of the broadcast
+        arrays ``M``, ``N``, ``K`` at once (the same numbers, computed with numpy: a map of
+        shapes costs one pass instead of one estimate per point).
+
+        Raises:
+            TypeError, ValueError: a size that is not a whole number >= 1 (as ``estimate``), or
+            more than 65,536 points.
+        """
+        arrays = []
+        for name, value in (("M", M), ("N", N), ("K", K)):
+            x = np.asarray(value)
+            if x.dtype.kind not in "iu" or x.size == 0 or (x < 1).any():
+                raise ValueError(f"{name} must hold whole numbers >= 1, got {value!r}")
+            arrays.append(x.astype(np.int64))
+        M_, N_, K_ = np.broadcast_arrays(*arrays)
+        if M_.size > 1 << 16:
+            raise ValueError(f"M, N, K broadcast to {M_.size:,} points, more than 65,536")
+        one_by_one = np.vectorize(lambda m, n, k: self.estimate(M=int(m), N=int(n), K=int(k))
+                                  .utilization, otypes=[float])
+        big = max(int(M_.max()), int(N_.max()), int(K_.max()))
+        if self.overlap_folds or big > 1 << 16:
+            # The overlapped timeline has more cases, and past 2^16 a product of three sizes
+            # may not be exact in float64: estimate's own arithmetic decides.
+            return one_by_one(M_, N_, K_)
+        spec, R, C = self.spec, self.rows, self.cols
+        by_name = {"M": M_, "N": N_, "K": K_}  # spec.geometry, on arrays
+        rows_total, cols_total, T = (by_name[spec.on_rows], by_name[spec.on_cols],
+                                     by_name[spec.streamed])
+        folds = (-(-rows_total // R)) * (-(-cols_total // C))
+        # The timeline of _timeline without overlap: folds one after another, a double buffer
+        # hiding the load (or drain) of every fold but one.
+        before, after = _phase_cycles(spec, R, self.os_drain)
+        per_fold = before + T + R + C - 2 + after
+        hidden = R if (self.double_buffer and (before or after)) else 0
+        cycles = folds * per_fold - (folds - 1) * hidden
+        return (M_ * N_ * K_) / (R * C * cycles)
+
     def matmul(self, A: object, B: object) -> SystolicRun:
         """Multiply A (M×K) by B (K×N): numpy's exact product plus the closed-form counts."""
         A, B = self._operands(A, B)

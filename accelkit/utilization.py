@@ -95,8 +95,7 @@ def utilization_grid(side: int, K: int, dataflow: str,
     grid = _sizes("sizes", sizes)
     if grid.size ** 2 > _MAX_POINTS:
         raise ValueError(f"sizes gives {grid.size ** 2:,} grid points, more than {_MAX_POINTS:,}")
-    return np.array([[array.estimate(M=int(m), N=int(n), K=K).utilization for n in grid]
-                     for m in grid])
+    return array.utilizations(M=grid[:, None], N=grid[None, :], K=K)
 
 
 def utilization_line(side: int, K: int, dataflow: str, M: int,
@@ -120,7 +119,7 @@ def utilization_line(side: int, K: int, dataflow: str, M: int,
     line = _sizes("sizes", sizes)
     if line.size > _MAX_POINTS:
         raise ValueError(f"sizes holds {line.size:,} values, more than {_MAX_POINTS:,}")
-    return np.array([array.estimate(M=M, N=int(n), K=K).utilization for n in line])
+    return array.utilizations(M=M, N=line, K=K)
 
 
 def tile_curves(width: int, tokens: Sequence[int] = TOKENS) -> dict[str, list[float]]:

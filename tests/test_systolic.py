@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 from pathlib import Path
 
@@ -441,3 +442,32 @@ def test_overlap_options_are_checked():
         SystolicArray(os_drain=1)
     with pytest.raises(ValueError, match="overlap_folds"):
         SystolicArray(2, 2, overlap_folds=True).steps(np.ones((2, 2)), np.ones((2, 2)))
+
+
+def test_utilizations_are_estimates_utilization_exactly():
+    """The vectorised map gives the very numbers of estimate(), point by point (bit for bit),
+    for every dataflow, double buffering, os drain and overlapped folds."""
+    sizes = np.array([1, 2, 3, 5, 8, 9, 16, 17, 127, 128, 129, 257])
+    for flow in ("ws", "os", "is"):
+        for double_buffer, os_drain, overlap in itertools.product((False, True), repeat=3):
+            for rows, cols in ((4, 4), (3, 5), (128, 128)):
+                array = SystolicArray(rows, cols, flow, double_buffer=double_buffer,
+                                      os_drain=os_drain, overlap_folds=overlap)
+                for K in (1, 7, 129):
+                    got = array.utilizations(M=sizes[:, None], N=sizes[None, :], K=K)
+                    want = [[array.estimate(M=int(m), N=int(n), K=K).utilization
+                             for n in sizes] for m in sizes]
+                    assert np.array_equal(got, np.array(want)), (flow, rows, cols, K)
+
+
+def test_utilizations_refuse_bad_sizes():
+    array = SystolicArray(4, 4, "ws")
+    for bad in ([0, 4], [1.5], []):
+        with pytest.raises(ValueError, match="M must hold whole numbers"):
+            array.utilizations(M=bad, N=4, K=4)
+    with pytest.raises(ValueError, match="65,536"):
+        array.utilizations(M=np.arange(1, 300)[:, None], N=np.arange(1, 300), K=4)
+    # past 2^16 the sizes go through estimate() itself: still its numbers
+    big = [70_000, 1 << 20]
+    assert list(array.utilizations(M=big, N=3, K=5)) == [
+        array.estimate(M=m, N=3, K=5).utilization for m in big]

@@ -15,7 +15,8 @@ from accelkit.systolic import DATAFLOW_NAMES, MAPPING, SystolicArray
 from accelkit.utilization import (LINE_SIZES, MAP_SIZES, TENSOR_CORE, TOKENS, cell_cycles,
                                    smallest_M_reaching, tile_curves, utilization_grid,
                                    utilization_line)
-from accelkit.widgets._base import Explorer, View, freeze_background, new_figure, table_html
+from accelkit.widgets._base import Explorer, View, table_html
+from accelkit.widgets._frozen import frozen_figure
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
@@ -50,7 +51,7 @@ def fold_explorer() -> Explorer:
     from matplotlib.collections import LineCollection
     from matplotlib.patches import Rectangle
 
-    figure = new_figure(8.2, 3.3)
+    figure = frozen_figure(8.2, 3.3)
     left = figure.add_axes((0.08, 0.14, 0.4, 0.7))
     right = figure.add_axes((0.6, 0.3, 0.37, 0.4))
     # Built, then added: add_patch / add_collection return the base types, and these are resized.
@@ -74,7 +75,8 @@ def fold_explorer() -> Explorer:
                  frameon=False)
     right.set_title("where the array's time goes", fontsize=9)
     # The axes rescale to the problem (the padded extent, rounded up to a power of two); the
-    # frame is drawn once and frozen, so its tick labels are a few texts moved per render.
+    # frame is drawn once (as SVG) and kept, so its tick labels are a few texts moved per
+    # render.
     left.set_xlim(0, 1)
     left.set_ylim(1, 0)
     left.set_aspect("equal")
@@ -89,8 +91,9 @@ def fold_explorer() -> Explorer:
     y_label = left.text(-0.2, 0.5, "", transform=left.transAxes, ha="right", va="center",
                         rotation=90)
     title = figure.text(0.28, 0.93, "", ha="center", fontsize=9)
-    freeze_background(figure, [padded_patch, problem_patch, fold_lines, x_label, y_label, title,
-                                *segments, *x_ticks, *y_ticks])
+    # The left axes' limits move but draw no ticks of their own: one static part serves all.
+    figure.freeze([padded_patch, problem_patch, fold_lines, x_label, y_label, title,
+                   *segments, *x_ticks, *y_ticks], key=lambda f: None)
 
     def render(values: dict) -> View:
         M, N, K, side, flow = (values[k] for k in ("M", "N", "K", "side", "dataflow"))
@@ -160,14 +163,14 @@ def utilization_map() -> Explorer:
     }
     grids: dict[tuple, np.ndarray] = {}
     lines: dict[tuple, np.ndarray] = {}
-    figure = new_figure(8.4, 3.5)
+    figure = frozen_figure(8.4, 3.5)
     heat_ax = figure.add_axes((0.07, 0.14, 0.36, 0.72))
     line_ax = figure.add_axes((0.58, 0.14, 0.4, 0.72))
     step = MAP_SIZES[1] - MAP_SIZES[0]
     edges = (MAP_SIZES[0] - step / 2, MAP_SIZES[-1] + step / 2)
     image = heat_ax.imshow(np.zeros((len(MAP_SIZES), len(MAP_SIZES))), origin="lower",
                            extent=(*edges, *edges), vmin=0, vmax=1, cmap="viridis",
-                           interpolation="nearest", aspect="auto")
+                           interpolation="none", aspect="auto")  # SVG: raw cells, pixelated
     colourbar = figure.colorbar(image, ax=heat_ax, fraction=0.06, pad=0.02)
     colourbar.set_label("utilization", fontsize=8)
     heat_ax.set_xlabel("N (columns of C)")
@@ -191,7 +194,7 @@ def utilization_map() -> Explorer:
     line_ax.grid(alpha=0.3)
     heat_title = figure.text(0.25, 0.92, "", ha="center", fontsize=9)
     line_title = figure.text(0.78, 0.92, "", ha="center", fontsize=9)
-    freeze_background(figure, [image, guides, marker, curve, point, heat_title, line_title])
+    figure.freeze([image, guides, marker, curve, point, heat_title, line_title])
 
     def render(values: dict) -> View:
         side, K, flow, M, N = (values[k] for k in ("side", "K", "dataflow", "M", "N"))
@@ -235,7 +238,7 @@ def tile_comparison() -> Explorer:
                                continuous_update=False, style=_STYLE),
     }
     curves_by_width: dict[int, dict] = {}
-    figure = new_figure(8.2, 3.4)
+    figure = frozen_figure(8.2, 3.4)
     ax = figure.add_axes((0.08, 0.15, 0.5, 0.72))
     styles = [("#7b1fa2", "-", "o"), ("#e57373", "--", "s"), ("#1565c0", "-", "^"),
               ("#64b5f6", ":", "v")]
@@ -255,7 +258,7 @@ def tile_comparison() -> Explorer:
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     cursor = ax.axvline(1, color="#e65100", linewidth=1)
     title = figure.text(0.33, 0.92, "", ha="center", fontsize=9)
-    freeze_background(figure, artists + [cursor, title])
+    figure.freeze(artists + [cursor, title])
 
     def render(values: dict) -> View:
         width, M = values["width"], values["M"]

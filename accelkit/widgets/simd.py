@@ -16,7 +16,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import PATTERN_ELEMENTS, SIMDMachine, SIMDRun, access_pattern_indices
 from accelkit.workloads import Branchy
-from accelkit.widgets._base import Explorer, View, legend_lines, new_figure, si, table_html
+from accelkit.widgets._base import Explorer, View, legend_lines, si, table_html
+from accelkit.widgets._frozen import frozen_figure
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["warp_lab", "divergence_lab", "tensor_core_lab", "simd_quiz", "simd_worked_problem"]
@@ -105,7 +106,7 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
             _warp_sweep(k, n)
     # The figure is built once; a render only moves data, limits and the title (laying out
     # axes, legend and tick text again is most of a render's cost).
-    figure = new_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
+    figure = frozen_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
     ax = figure.add_subplot()
     ones = np.ones(len(_WARPS))
     (total,) = ax.plot(_WARPS, ones, "o-", color="#37474f", label="total cycles")
@@ -117,6 +118,10 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
     ax.set_ylabel("cycles (log scale)")
     title = ax.set_title("")
     ax.legend(loc="upper right", fontsize=8)
+    # Drawn once: the x axis, labels and legend. A render draws the curves, the title and the
+    # y axis (its range follows the curves).
+    figure.freeze([total, memory, issue, choice, title, ax.yaxis],
+                  key=lambda f: f.axes[0].get_xlim())
 
     def render(values: dict) -> View:
         sweep = _warp_sweep(values["kernel"], values["lanes"])
@@ -170,7 +175,7 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
         for skip in (True, False):
             _divergence_sweep(n, skip)
     # Built once; a render restyles the chosen curve (and its legend key) and moves data.
-    figure = new_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
+    figure = frozen_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19, "right": 0.84})
     ax = figure.add_subplot()
     lines = [ax.plot(_FRACTIONS, np.ones(len(_FRACTIONS)), "-", markersize=4, label=str(s))[0]
              for s in _SIDES]
@@ -178,9 +183,14 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
     ax.set_xlabel("share of lanes taking the branch")
     ax.set_ylabel("slowdown (×)")
     title = ax.set_title("", fontsize=9)
-    legend = ax.legend(loc="center", fontsize=8, ncol=4, title="instructions per branch side",
-                       title_fontsize=8)
+    # Beside the axes, not over the curves (it is drawn once, under what moves).
+    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+                       title="instructions\nper branch\nside", title_fontsize=8, frameon=False)
     greys = ("#b0bec5", "#78909c", "#37474f", "#000000")
+    # Drawn once: the x axis, labels and the legend's texts. A render draws the curves, the legend's keys (they follow the chosen
+    # side), the title and the y axis (autoscaled to the curves).
+    figure.freeze([*lines, choice, title, *legend_lines(legend), ax.yaxis],
+                  key=lambda f: f.axes[0].get_xlim())
 
     def render(values: dict) -> View:
         sweeps = _divergence_sweep(values["lanes"], values["skip_uniform_branches"])
@@ -245,7 +255,7 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
     from accelkit import chips  # local: keeps this change off the module's import block
     h100 = chips.get("NVIDIA H100 (SXM)")
     real_ratio = h100.peak_flops("fp16") / h100.peak_flops("fp32")
-    figure = new_figure(7.6, 2.8, margins={"left": 0.1, "bottom": 0.19, "top": 0.96,
+    figure = frozen_figure(7.6, 2.8, margins={"left": 0.1, "bottom": 0.19, "top": 0.96,
                                             "wspace": 0.42})
     left, right = figure.add_subplot(1, 2, 1), figure.add_subplot(1, 2, 2)
     cycle_lines, read_lines = [], []
@@ -262,6 +272,9 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
     _fit_log_y(right, [sum(r.dram_reads.values())
                        for s in sweeps.values() for runs in s.values() for r in runs])
     legend = left.legend(fontsize=7, loc="upper left")
+    # The axes' ranges are fixed over every choice: they are drawn once, and a render draws
+    # the curves and the legend (over the curves; its keys follow the chosen kernel).
+    figure.freeze([*cycle_lines, *read_lines, choice, legend])
 
     def render(values: dict) -> View:
         sweep = sweeps[values["warps_per_core"]]

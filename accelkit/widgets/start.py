@@ -5,7 +5,8 @@ from __future__ import annotations
 import ipywidgets as W
 
 from accelkit.systolic import SystolicArray
-from accelkit.widgets._base import Explorer, View, new_figure, table_html
+from accelkit.widgets._base import Explorer, View, table_html
+from accelkit.widgets._frozen import frozen_figure
 
 __all__ = ["first_widget", "start_quiz"]
 
@@ -22,7 +23,7 @@ def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
     sweep = [array.estimate(M=n, N=n, K=n) for n in sizes]
     # The figure is built once; a render only moves the highlight (redrawing axes and text is
     # most of a render's cost).
-    figure = new_figure(6.5, 2.8)
+    figure = frozen_figure(6.5, 2.8)
     ax = figure.add_subplot()
     ax.plot(sizes, [100 * r.utilization for r in sweep], "o-", color="#607d8b", label="every size")
     (choice,) = ax.plot([], [], "o", markersize=12, color="#e65100", label="your choice")
@@ -33,6 +34,7 @@ def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
     ax.set_ylim(0, 100)
     ax.legend(loc="lower right")
     title = ax.set_title("")
+    figure.freeze([choice, title])
 
     def render(values: dict) -> View:
         n = values["size"]

@@ -16,14 +16,12 @@ from typing import TypedDict
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.image import FigureImage
-from matplotlib.text import Text
 
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine, SIMDRun
 from accelkit.systolic import DATAFLOW_NAMES, DATAFLOW_SPECS, SystolicArray, SystolicRun
-from accelkit.widgets._base import DPI, Explorer, View, freeze_background, new_figure, table_html
+from accelkit.widgets._base import DPI, Explorer, View, table_html
+from accelkit.widgets._frozen import TextBlock, frozen_figure
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["systolic_animation", "reuse_comparison", "systolic_quiz", "systolic_worked_problem"]
@@ -37,75 +35,7 @@ assert set(_FLOW_ORDER) == set(DATAFLOW_SPECS)
 # Cell colours: did a useful MAC this cycle / holds an operand but idle / holds nothing.
 _ACTIVE, _HOLDING, _EMPTY = (0.98, 0.55, 0.0), (0.82, 0.90, 0.97), (0.97, 0.97, 0.97)
 _WRITTEN, _PENDING = (0.78, 0.92, 0.78), (0.97, 0.97, 0.97)
-_MOVIES_KEPT = 24  # cached (dataflow, shape, double-buffer) step lists; figures are per M×N
-
-
-class _Labels:
-    """Cell labels painted straight into a frame's pixels, each distinct line rasterised once.
-
-    Matplotlib re-lays-out and re-rasterises every text line on every draw; a 4×4 array needs
-    48 lines a frame, which alone would exceed the 50 ms budget. Lines repeat from frame to
-    frame (a value keeps its label as it moves), so their bitmaps are cached.
-    """
-
-    @classmethod
-    def fitting(cls, cell_pixels: int, lines: int, widest: str,
-                largest: float = 12.0, smallest: float = 5.0) -> "_Labels":
-        """The largest size (points) at which ``lines`` lines as wide as ``widest`` fit a cell."""
-        points = largest
-        while points > smallest:
-            labels = cls(points)
-            if (labels.bitmap(widest).shape[1] <= cell_pixels - 6
-                    and lines * labels.line_pixels <= cell_pixels - 4):
-                return labels
-            points -= 0.5
-        return cls(smallest)
-
-    def __init__(self, points: float):
-        from matplotlib.font_manager import FontProperties, findfont
-        from matplotlib.ft2font import FT2Font
-
-        self._font = FT2Font(findfont(FontProperties()))
-        self._points = points
-        self._cache: dict[str, np.ndarray] = {}
-        self.line_pixels = int(round(points * DPI / 72 * 1.25))
-
-    def bitmap(self, line: str) -> np.ndarray:
-        """Coverage (0..1) of ``line`` rendered at this size: a (height, width) float array."""
-        if line not in self._cache:
-            font = self._font
-            font.clear()
-            font.set_size(self._points, DPI)
-            font.set_text(line, 0.0)
-            font.draw_glyphs_to_bitmap(antialiased=True)
-            self._cache[line] = np.asarray(font.get_image(), dtype=np.float32) / 255.0
-        return self._cache[line]
-
-    def paint(self, frame: np.ndarray, lines: list[str], centre: tuple[int, int]) -> None:
-        """Blend black ``lines`` into ``frame`` (H×W×4 uint8), centred on pixel (row, col)."""
-        top = centre[0] - len(lines) * self.line_pixels // 2
-        for i, line in enumerate(lines):
-            glyphs = self.bitmap(line)
-            h, w = glyphs.shape
-            r0 = top + i * self.line_pixels + (self.line_pixels - h) // 2
-            c0 = centre[1] - w // 2
-            if r0 < 0 or c0 < 0 or r0 + h > frame.shape[0] or c0 + w > frame.shape[1]:
-                continue  # a label wider than its cell is left out rather than wrapped
-            region = frame[r0:r0 + h, c0:c0 + w, :3]
-            region[...] = (region * (1.0 - glyphs[..., None])).astype(np.uint8)
-
-
-def _cell_boxes(ax, rows: int, cols: int, figure: Figure) -> np.ndarray:
-    """Pixel boxes (row0, row1, col0, col1) of a rows × cols grid drawn with row 0 at the top,
-    1 pixel inset so neighbouring cells keep a white gap."""
-    height = int(round(figure.bbox.height))
-    boxes = np.empty((rows, cols, 4), dtype=int)
-    for r in range(rows):
-        for c in range(cols):
-            (x0, y0), (x1, y1) = ax.transData.transform([(c - 0.5, r + 0.5), (c + 0.5, r - 0.5)])
-            boxes[r, c] = (height - int(round(y1)) + 1, height - int(round(y0)) - 1,
-                           int(round(x0)) + 1, int(round(x1)) - 1)
-    return boxes
+_MOVIES_KEPT = 24  # cached (dataflow, shape, double-buffer) step lists; one figure for all
 
 
 def _operands(M: int, N: int, K: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -127,20 +57,12 @@ def _matrix_html(name: str, X: np.ndarray) -> str:
 
 @dataclass
 class _Movie:
-    """One (dataflow, shape, double-buffer) choice: its steps, its run and a figure to redraw."""
+    """One (dataflow, shape, double-buffer) choice: its steps, its run and its operands."""
 
     steps: list
     run: SystolicRun
     macs_so_far: np.ndarray
-    figure: Figure
-    frame_image: FigureImage
-    background: np.ndarray
-    array_boxes: np.ndarray
-    output_boxes: np.ndarray
-    labels: _Labels
-    title: Text
     operands: tuple
-    tick_labels: _Labels
 
 
 def _grid_axes(ax, rows: int, cols: int) -> None:
@@ -151,66 +73,129 @@ def _grid_axes(ax, rows: int, cols: int) -> None:
     ax.set_yticks(range(rows))
 
 
-@dataclass
+def _squares(rows: int, cols: int, inset: float = 0.04) -> list[np.ndarray]:
+    """Unit squares (as paths' vertices) of a rows × cols grid, cell (r, c) centred on (c, r),
+    a little inset so neighbouring cells keep a white gap."""
+    low, high = -0.5 + inset, 0.5 - inset
+    return [np.array([(c + low, r + low), (c + high, r + low), (c + high, r + high),
+                      (c + low, r + high)]) for r in range(rows) for c in range(cols)]
+
+
+def _label_points(cell_pixels: float, lines: int, widest: str,
+                  largest: float = 12.0, smallest: float = 5.0) -> float:
+    """The largest font size (points, in steps of 0.5) at which ``lines`` lines as wide as
+    ``widest`` fit a cell of ``cell_pixels`` screen pixels (at :data:`DPI`)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    width_at_10, _, _ = text_to_path.get_text_width_height_descent(
+        widest, FontProperties(size=10), False)
+    points = largest
+    while points > smallest:
+        wide = width_at_10 * points / 10 * DPI / 72
+        tall = lines * 1.2 * points * DPI / 72
+        if wide <= cell_pixels - 6 and tall <= cell_pixels - 4:
+            return points
+        points -= 0.5
+    return smallest
+
+
 class _Canvas:
-    """The one figure every choice redraws: the array panel drawn once and frozen; the C panel
-    (whose shape, M×N, changes) is painted straight into the frame's pixels."""
+    """The one figure every choice redraws, as SVG. The array panel's axes, ticks and labels
+    are drawn once (a :class:`FrozenFigure`); each render draws the cells' colours, their
+    labels (the operands each cell holds and its partial sum, as text), the C panel (whose
+    shape, M×N, changes) and the title."""
 
-    figure: Figure
-    frame_image: FigureImage
-    background: np.ndarray
-    array_boxes: np.ndarray
-    panel: tuple[int, int, int, int]  # the C panel's pixel box: row0, row1, col0, col1
-    title: Text
-    ticks: _Labels
+    def __init__(self, rows: int, cols: int):
+        from matplotlib.collections import PolyCollection
+        from matplotlib.transforms import offset_copy
 
+        self.rows, self.cols = rows, cols
+        figure = self.figure = frozen_figure(8.2, 4.6)
+        left = self.left = figure.add_axes((0.08, 0.12, 0.5, 0.74))
+        x0, y0, w, h = 0.68, 0.12, 0.29, 0.66
+        right = self.right = figure.add_axes((x0, y0, w, h))
+        _grid_axes(left, rows, cols)
+        left.set_xlabel("array column (cell)")
+        left.set_ylabel("array row (cell)")
+        right.set_axis_off()
+        right.set_aspect("equal", anchor="NW")  # C's cells are square, from the top left
+        # The panel's axis names follow its box, which shrinks to C's shape.
+        self.axis_names = [
+            right.text(0.5, 0, "n (column of C)", ha="center", va="top", fontsize=10,
+                       transform=offset_copy(right.transAxes, figure, y=-16, units="points")),
+            right.text(0, 0.5, "m (row of C)", ha="right", va="center", rotation=90,
+                       fontsize=10,
+                       transform=offset_copy(right.transAxes, figure, x=-16, units="points"))]
+        figure.text(x0 + w / 2, 0.86, "C = A·B: green = written to the buffer,\norange = "
+                    "written this cycle", ha="center", va="bottom", fontsize=9)
+        self.title = figure.text(0.33, 0.93, "", ha="center", fontsize=10)
+        self.cells = PolyCollection(_squares(rows, cols), facecolors=[_EMPTY],
+                                    edgecolors="none")
+        left.add_collection(self.cells)
+        left.apply_aspect()
+        (x_a, y_a), (x_b, y_b) = left.transData.transform([(0, 0), (1, 1)])
+        cell_pixels = min(abs(x_b - x_a), abs(y_b - y_a)) * 0.92
+        points = _label_points(cell_pixels, 3, "a[7,7]=9")
+        # The cells' labels: one artist writing ~50 short texts (see TextBlock).
+        self.labels = TextBlock(left.transData, points)
+        left.add_artist(self.labels)
+        self.outputs = PolyCollection([], facecolors=[_PENDING], edgecolors="none")
+        right.add_collection(self.outputs)
+        # Index labels of C's rows (left of the panel) and columns (under it): 8 each at most.
+        beside = offset_copy(right.transData, figure, x=-4, units="points")
+        below = offset_copy(right.transData, figure, y=-3, units="points")
+        self.row_ticks = TextBlock(beside, 9, ha="right")
+        self.col_ticks = TextBlock(below, 9, va="top")
+        right.add_artist(self.row_ticks)
+        right.add_artist(self.col_ticks)
+        self.shape: tuple[int, int] | None = None
+        # Nothing in the static part depends on what moves: one static picture serves all.
+        figure.freeze([self.cells, self.labels, self.outputs, self.row_ticks, self.col_ticks,
+                       *self.axis_names, self.title],
+                      key=lambda f: None)
 
-def _build_canvas(rows: int, cols: int) -> _Canvas:
-    figure = new_figure(8.2, 4.6)
-    left = figure.add_axes((0.08, 0.12, 0.5, 0.74))
-    right_box = (0.68, 0.12, 0.29, 0.66)
-    _grid_axes(left, rows, cols)
-    left.set_xlabel("array column (cell)")
-    left.set_ylabel("array row (cell)")
-    x0, y0, w, h = right_box
-    figure.text(x0 + w / 2, 0.04, "n (column of C)", ha="center", fontsize=10)
-    figure.text(x0 - 0.04, y0 + h / 2, "m (row of C)", ha="center", va="center", rotation=90,
-                fontsize=10)
-    figure.text(x0 + w / 2, 0.86, "C = A·B: green = written to the buffer,\norange = written "
-                "this cycle", ha="center", va="bottom", fontsize=9)
-    title = figure.text(0.33, 0.93, "", ha="center", fontsize=10)
-    frame_image = freeze_background(figure, [title])
-    background = np.asarray(frame_image.get_array()).copy()
-    width, height = figure.bbox.width, figure.bbox.height
-    panel = (int(round(height * (1 - y0 - h))), int(round(height * (1 - y0))),
-             int(round(width * x0)), int(round(width * (x0 + w))))
-    return _Canvas(figure, frame_image, background, _cell_boxes(left, rows, cols, figure),
-                   panel, title, _Labels(9))
+    def set_shape(self, M: int, N: int) -> None:
+        """Lay the C panel out for an M×N product: square cells filling the panel from its top
+        left (the axes' equal aspect shrinks its box to the cells)."""
+        if self.shape == (M, N):
+            return
+        self.shape = (M, N)
+        self.outputs.set_verts(_squares(M, N))
+        self.right.set_xlim(-0.5, N - 0.5)
+        self.right.set_ylim(M - 0.5, -0.5)
+        self.row_ticks.set_items([(-0.5, m, str(m)) for m in range(M)])
+        self.col_ticks.set_items([(n, M - 0.5, str(n)) for n in range(N)])
 
-
-def _output_boxes(panel: tuple[int, int, int, int], M: int, N: int) -> np.ndarray:
-    """Pixel boxes of an M×N grid of square cells filling the C panel from its top left,
-    1 pixel inset so neighbouring cells keep a white gap."""
-    row0, row1, col0, col1 = panel
-    cell = min((row1 - row0) // M, (col1 - col0) // N)
-    boxes = np.empty((M, N, 4), dtype=int)
-    for m in range(M):
-        for n in range(N):
-            boxes[m, n] = (row0 + m * cell + 1, row0 + (m + 1) * cell - 1,
-                           col0 + n * cell + 1, col0 + (n + 1) * cell - 1)
-    return boxes
+    def draw_step(self, movie: _Movie, index: int, flow: str) -> None:
+        step = movie.steps[index]
+        holding = ~np.isnan(step.a) | ~np.isnan(step.b)
+        colours = np.where(step.active[..., None], _ACTIVE,
+                           np.where(holding[..., None], _HOLDING, _EMPTY))
+        self.cells.set_facecolor([(r, g, b) for r, g, b in colours.reshape(-1, 3).tolist()])
+        self.labels.set_items([(c, r, "\n".join(_cell_lines(step, r, c)))
+                               for (r, c), held in np.ndenumerate(holding) if held])
+        written = ~np.isnan(step.output)
+        before = (~np.isnan(movie.steps[index - 1].output) if index
+                  else np.zeros_like(written))
+        self.set_shape(*written.shape)
+        out = np.where((written & ~before)[..., None], _ACTIVE,
+                       np.where(written[..., None], _WRITTEN, _PENDING))
+        self.outputs.set_facecolor([(r, g, b) for r, g, b in out.reshape(-1, 3).tolist()])
+        phase = "loading the stationary tile" if step.phase == "load" else "computing"
+        self.title.set_text(
+            f"{flow}: cycle {step.cycle + 1} of {len(movie.steps)}, fold {step.fold + 1} of "
+            f"{movie.run.folds}, {phase}; {step.active_macs} useful MACs")
 
 
 def _build_movie(rows: int, cols: int, flow: str, M: int, N: int, K: int, double_buffer: bool,
-                 seed: int, canvas: _Canvas, labels: _Labels) -> _Movie:
+                 seed: int) -> _Movie:
     A, B = _operands(M, N, K, seed)
     array = SystolicArray(rows, cols, flow, double_buffer=double_buffer)
     steps = list(array.steps(A, B))
     run = array.matmul(A, B)
     macs_so_far = np.cumsum([s.active_macs for s in steps])
-    return _Movie(steps, run, macs_so_far, canvas.figure, canvas.frame_image, canvas.background,
-                  canvas.array_boxes, _output_boxes(canvas.panel, M, N), labels, canvas.title,
-                  (A, B), canvas.ticks)
+    return _Movie(steps, run, macs_so_far, (A, B))
 
 
 def _cell_lines(step, r: int, c: int) -> list[str]:
@@ -218,41 +203,6 @@ def _cell_lines(step, r: int, c: int) -> list[str]:
     a = f"a[{ai[0]},{ai[1]}]={_value(step.a[r, c])}" if ai[0] >= 0 else "a –"
     b = f"b[{bi[0]},{bi[1]}]={_value(step.b[r, c])}" if bi[0] >= 0 else "b –"
     return [a, b, f"Σ={_value(step.psum[r, c])}"]
-
-
-def _fill(frame: np.ndarray, box: np.ndarray, colour: tuple) -> None:
-    frame[box[0]:box[1], box[2]:box[3], :3] = [int(255 * x) for x in colour]
-
-
-def _draw_step(movie: _Movie, index: int, flow: str) -> None:
-    step = movie.steps[index]
-    frame = movie.background.copy()
-    holding = ~np.isnan(step.a) | ~np.isnan(step.b)
-    for (r, c), box in np.ndenumerate(movie.array_boxes[..., 0]):
-        cell = movie.array_boxes[r, c]
-        colour = _ACTIVE if step.active[r, c] else _HOLDING if holding[r, c] else _EMPTY
-        _fill(frame, cell, colour)
-        if holding[r, c]:
-            movie.labels.paint(frame, _cell_lines(step, r, c),
-                               ((cell[0] + cell[1]) // 2, (cell[2] + cell[3]) // 2))
-    written = ~np.isnan(step.output)
-    before = ~np.isnan(movie.steps[index - 1].output) if index else np.zeros_like(written)
-    for (m, n), box in np.ndenumerate(movie.output_boxes[..., 0]):
-        colour = (_ACTIVE if written[m, n] and not before[m, n] else _WRITTEN if written[m, n]
-                  else _PENDING)
-        _fill(frame, movie.output_boxes[m, n], colour)
-    # Index labels of C's rows (left of the panel) and columns (under it).
-    ticks = movie.tick_labels
-    boxes = movie.output_boxes
-    for m in range(boxes.shape[0]):
-        ticks.paint(frame, [str(m)], ((boxes[m, 0, 0] + boxes[m, 0, 1]) // 2, boxes[m, 0, 2] - 8))
-    for n in range(boxes.shape[1]):
-        ticks.paint(frame, [str(n)], (boxes[-1, n, 1] + 8, (boxes[-1, n, 2] + boxes[-1, n, 3]) // 2))
-    movie.frame_image.set_data(frame)
-    phase = "loading the stationary tile" if step.phase == "load" else "computing"
-    movie.title.set_text(
-        f"{flow}: cycle {step.cycle + 1} of {len(movie.steps)}, fold {step.fold + 1} of "
-        f"{movie.run.folds}, {phase}; {step.active_macs} useful MACs")
 
 
 class _SteppedExplorer(Explorer):
@@ -278,18 +228,14 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> _SteppedE
         seed: seeds the random small-integer operands.
     """
     movies: OrderedDict[tuple, _Movie] = OrderedDict()
-    canvas = _build_canvas(rows, cols)  # one figure for every shape and dataflow
-    cell = int(min(canvas.array_boxes[0, 0, 1] - canvas.array_boxes[0, 0, 0],
-                   canvas.array_boxes[0, 0, 3] - canvas.array_boxes[0, 0, 2]))
-    labels = _Labels.fitting(cell, 3, "a[7,7]=9")
+    canvas = _Canvas(rows, cols)  # one figure for every shape and dataflow
 
     def movie_for(values: dict) -> _Movie:
         key = (values["dataflow"], values["M"], values["N"], values["K"], values["double_buffer"])
         if key in movies:
             movies.move_to_end(key)
         else:
-            movies[key] = _build_movie(rows, cols, *key, seed=seed, canvas=canvas,
-                                       labels=labels)
+            movies[key] = _build_movie(rows, cols, *key, seed=seed)
             if len(movies) > _MOVIES_KEPT:
                 movies.popitem(last=False)
         return movies[key]
@@ -328,7 +274,7 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> _SteppedE
         movie = movie_for(values)
         set_last_cycle(len(movie.steps))
         index = min(values["cycle"], len(movie.steps)) - 1
-        _draw_step(movie, index, values["dataflow"])
+        canvas.draw_step(movie, index, values["dataflow"])
         step, run = movie.steps[index], movie.run
         M, N, K = run.M, run.N, run.K
         text = (
@@ -350,7 +296,7 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> _SteppedE
                                                 np.nan_to_num(step.output).astype(int).astype(str)))
             + "</div>"
         )
-        return View(figure=movie.figure, text=text, result=step,
+        return View(figure=canvas.figure, text=text, result=step,
                     extras={"run": run, "steps": len(movie.steps)})
 
     explorer = _SteppedExplorer(controls, render,
@@ -413,7 +359,7 @@ def reuse_comparison() -> Explorer:
         "dataflow": W.ToggleButtons(options=_FLOW_ORDER, value="ws",
                                     description="dataflow", style=_STYLE),
     }
-    figure = new_figure(8.2, 3.3)
+    figure = frozen_figure(8.2, 3.3)
     ax = figure.add_axes((0.08, 0.3, 0.62, 0.6))
     machines = ["systolic"] + list(SIMD_MACHINES)
     x = np.arange(len(machines))
@@ -437,8 +383,7 @@ def reuse_comparison() -> Explorer:
     systolic_label = ax.text(0, -0.08, "", transform=ax.get_xaxis_transform(), ha="center",
                              va="top", fontsize=8)
     title = figure.text(0.39, 0.93, "", ha="center", fontsize=9)
-    freeze_background(figure, [p for group in bars.values() for p in group]
-                       + [systolic_label, title])
+    figure.freeze([p for group in bars.values() for p in group] + [systolic_label, title])
     simd_cache: dict[int, dict] = {}
 
     def render(values: dict) -> View:

@@ -11,7 +11,8 @@ import ipywidgets as W
 import accelkit.models as models
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
-from accelkit.widgets._base import Explorer, View, new_figure, si, table_html
+from accelkit.widgets._base import Explorer, View, si, table_html
+from accelkit.widgets._frozen import frozen_figure
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["where_flops_go", "all_models_share", "why_matmul_worked_problem", "why_matmul_quiz"]
@@ -65,7 +66,7 @@ class _StackedBars:
     rows = ("FLOPs", "bytes moved")
 
     def __init__(self) -> None:
-        self.figure = new_figure(7.0, 1.8, margins=dict(left=0.15, right=0.97, top=0.86,
+        self.figure = frozen_figure(7.0, 1.8, margins=dict(left=0.15, right=0.97, top=0.86,
                                                         bottom=0.27))
         self.ax = ax = self.figure.add_subplot()
         ys = range(len(self.rows))
@@ -79,6 +80,9 @@ class _StackedBars:
         ax.set_xlim(0, 100)
         ax.set_ylim(len(self.rows) - 0.5, -0.5)
         ax.set_xlabel("share of the pass (%)")
+        # Axes, ticks and labels are drawn once; a render draws the segments and the title.
+        self.figure.freeze([*(b for group in self.bars.values() for b in group),
+                            *(t for texts in self.labels.values() for t in texts), ax.title])
 
     def draw(self, fractions: list[dict[str, float]], title: str):
         lefts = [0.0] * len(self.rows)
@@ -152,7 +156,7 @@ def all_models_share(batch: int = 1) -> Explorer:
     ys = range(len(catalog))
     # One figure, built once; a render only moves the bars and relabels. Rebuilding the axes
     # and their 10 tick labels each time would cost ~15 ms of the 50 ms budget.
-    figure = new_figure(7.0, 3.4, margins=dict(left=0.30, right=0.97, top=0.88, bottom=0.14))
+    figure = frozen_figure(7.0, 3.4, margins=dict(left=0.30, right=0.97, top=0.88, bottom=0.14))
     ax = figure.add_subplot()
     flops_bars = ax.barh([y - 0.2 for y in ys], [0.0] * len(catalog), height=0.4,
                          color="#e65100", label="share of FLOPs")
@@ -163,6 +167,7 @@ def all_models_share(batch: int = 1) -> Explorer:
     ax.set_xlim(0, 100)
     ax.set_xticks([0, 50, 100])
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)
+    figure.freeze([*flops_bars, *bytes_bars, ax.xaxis.label])
 
     def render(values: dict) -> View:
         shares = {m.name: models.kind_share(m.operations(batch=values["batch"]))
