@@ -775,12 +775,14 @@ def tensor_parallel_sizes(model: str | models.Model, chip: str | chips.Chip) -> 
     return tuple(sizes)
 
 
-def _largest_batch(seconds: Callable[[int], float], limit: int, target: float) -> int:
-    """The largest batch in [1, limit] whose step meets ``target`` (0 if batch 1 misses it);
-    exact, since a step's time never falls as the batch grows."""
-    if limit < 1 or seconds(1) > target:
-        return 0
-    low, high = 1, limit  # invariant: seconds(low) meets the target
+def _largest_batch(seconds: Callable[[int], float], limit: int, target: float,
+                   low: int = 1) -> int:
+    """The largest batch in [low, limit] whose step meets ``target`` (``low - 1`` if batch
+    ``low`` misses it; 0 for ``low`` = 1); exact, since a step's time never falls as the batch
+    grows."""
+    if limit < low or seconds(low) > target:
+        return low - 1
+    high = limit  # invariant: seconds(low) meets the target
     while low < high:
         mid = (low + high + 1) // 2
         if seconds(mid) <= target:
@@ -850,7 +852,10 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
         def seconds(b: int, tp: int = tp) -> float:
             return decode_step(m, the_chip, tp, b, context, weight, kv, compute,
                                overhead_seconds=per_op).seconds
-        limit = _largest_batch(seconds, memory_limit, target)
+        # Only whether the limit reaches the users matters here: search up to them (the
+        # winner's exact limit, if larger, is found once below).
+        cap = min(memory_limit, users)
+        limit = cap if seconds(cap) <= target else _largest_batch(seconds, cap - 1, target)
         if limit < 1:
             continue
         batch = min(limit, users)
@@ -878,12 +883,17 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
             f"{the_chip.name}: its fastest batch-1 step takes {fastest * 1e3:,.2f} ms; relax the "
             "target, use narrower weights or a faster chip")
     (n_total, _, _), tp, batch, limit = best
+    memory_limit = max_batch(m, the_chip, tp, context, weight, kv)
+    if limit == users < memory_limit:   # the search stopped at the users: find the true limit
+        limit = _largest_batch(
+            lambda b: decode_step(m, the_chip, tp, b, context, weight, kv, compute,
+                                  overhead_seconds=per_op).seconds,
+            memory_limit, target, low=users + 1)
     step = decode_step(m, the_chip, tp, batch, context, weight, kv, compute,
                        overhead_seconds=per_op)
     first = prefill(m, the_chip, tp, batch, prompt, weight, kv, compute,
                     overhead_seconds=per_op)
     alone = prefill(m, the_chip, tp, 1, prompt, weight, kv, compute, overhead_seconds=per_op)
-    memory_limit = max_batch(m, the_chip, tp, context, weight, kv)
     if batch == users and limit >= users:
         bound = "users"
     elif limit == memory_limit:
