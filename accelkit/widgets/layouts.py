@@ -12,7 +12,8 @@ from functools import lru_cache
 import ipywidgets as W
 
 from accelkit import chips, models, parallel
-from accelkit.widgets._base import Explorer, View, freeze_background, new_figure, table_html
+from accelkit.widgets._base import Explorer, View, new_figure, table_html
+from accelkit.widgets._fast import freeze_background_hidpi
 
 __all__ = ["layout_explorer"]
 
@@ -95,7 +96,8 @@ def layout_explorer() -> Explorer:
                   ["0", "25%", "50%", "75%", "100%", "125%", "≥150%"], fontsize=7)
     ax.legend(loc="lower center", bbox_to_anchor=(0.45, 1.0), ncol=3, fontsize=7, frameon=False)
     # The figures themselves are in the table under the chart (text is the costliest artist).
-    freeze_background(figure, [*time_bars, *mem_bars])
+    # Frozen at 2x pixel density: sharp on a high-dpi screen.
+    freeze_background_hidpi(figure, [*time_bars, *mem_bars])
 
     def render(values: dict) -> View:
         chip = chips.get(values["chip"])
@@ -144,4 +146,10 @@ def layout_explorer() -> Explorer:
         text = (table_html(rows) + "<table style='font-size:90%'>" + header + body + "</table>")
         return View(figure=figure, text=text, result=step)
 
+    # The exhaustive search behind "best_layouts" takes a few hundred ms: run it once at build
+    # for the starting model, chip and batch (memoised), so that the first press of the toggle
+    # only draws. Other settings are searched when chosen.
+    start = {name: control.value for name, control in controls.items()}
+    _best(start["model"], start["chip"], start["n_chips"], start["n_chips"] * start["per_chip"],
+          not start["split"])
     return Explorer(controls, render, title="Lay out a training step", columns=3)

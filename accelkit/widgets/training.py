@@ -17,8 +17,8 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 from accelkit import chips, models, parallel, price, training
 from accelkit.training import PUBLISHED_RUNS
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import (Explorer, View, freeze_background, new_figure, si, table_html,
-                                    vendor_colour)
+from accelkit.widgets._base import Explorer, View, new_figure, si, table_html, vendor_colour
+from accelkit.widgets._fast import freeze_background_hidpi
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["training_planner", "communication_explorer", "published_runs", "training_quiz",
@@ -127,8 +127,9 @@ def communication_explorer() -> Explorer:
     ax.set_ylabel("all-reduce ÷ backward time")
     ax.legend(loc="lower right", fontsize=7)
     title = ax.set_title("")
-    # The log axes cost most of a render: draw them once (everything but lines and title).
-    freeze_background(figure, [*lines.values(), title])
+    # The log axes cost most of a render: draw them once (everything but lines and title), at
+    # 2x pixel density so that the PNG is sharp on a high-dpi screen.
+    freeze_background_hidpi(figure, [*lines.values(), title])
 
     def render(values: dict) -> View:
         ratios, crossing = {}, {}
