@@ -19,6 +19,7 @@ from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray
 from accelkit.widgets._base import (Explorer, View, figure_image, new_figure, si, table_html,
                                     vendor_colour, vendor_key)
+from accelkit.widgets._fast import Ticks, pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["energy_costs", "reuse_energy", "perf_per_watt", "flops_per_dollar_explorer",
@@ -55,6 +56,13 @@ def _log_axis(ax, low: float, high: float, ticks: list[float], labels: list[str]
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_major_formatter(FixedFormatter(labels))
     ax.xaxis.set_minor_locator(NullLocator())
+
+
+def _fast_ticks(figure, ax, xticks, xlabels, yticks, ylabels) -> None:
+    """Place the axis labels once and draw the (fixed) ticks cheaply (:mod:`._fast`)."""
+    pin_axis_labels(figure)
+    Ticks(ax, "x").set(list(xticks), list(xlabels))
+    Ticks(ax, "y").set(list(yticks), list(ylabels))
 
 
 # -- 1. energy per operation versus per access -------------------------------------------------
@@ -288,6 +296,9 @@ def flops_per_dollar_explorer() -> Explorer:
         ticks = ax.plot([], [], "k|", markersize=12)[0]
         _log_axis(ax, 5e15, 3e18, [1e16, 1e17, 1e18], ["10¹⁶", "10¹⁷", "10¹⁸"])
         title = ax.set_title("")
+        ax.set_xlabel(f"{dtype} FLOPs per dollar")  # its text is set per render
+        _fast_ticks(figure, ax, [1e16, 1e17, 1e18], ["10¹⁶", "10¹⁷", "10¹⁸"],
+                    range(len(labels)), labels)
         charts[dtype] = (figure, ax, shown, bars, ticks, title)
     unpriced_all = [c for c in chips.all() if not points[c.name]]
 

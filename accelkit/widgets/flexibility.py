@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import FormatStrFormatter, MaxNLocator, NullLocator
 
 from accelkit import roofline
 from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
@@ -17,6 +17,7 @@ from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix
 from accelkit.workloads import WORKLOADS, Comparison
 from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, figure_image, legend_lines,
                                     new_figure, table_html, vendor_colour, vendor_key)
+from accelkit.widgets._fast import pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
@@ -180,6 +181,11 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
     ax.set_xticks(range(0, len(_BATCHES), 2), [str(b) for b in _BATCHES[::2]])
     ax.set_xlabel("recurrent step: batch")
     ax.set_ylabel("TPU ÷ GPU cell-cycles")
+    # Tick labels of one width (two decimals: every ratio drawn is below 10), so the axis labels
+    # can be placed once instead of on every draw.
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 5, 10]))
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))
+    pin_axis_labels(figure)
 
     def compute(values: dict) -> tuple[Comparison, list[float]]:
         warps = _MEMORY[values["memory"]]
