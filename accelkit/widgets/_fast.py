@@ -200,3 +200,29 @@ def _fixed(values: list[float]) -> Any:
     from matplotlib.ticker import FixedLocator
 
     return FixedLocator(values)
+
+
+def key_row(figure: Figure, entries: Sequence[tuple[str, str]], x: float, y: float,
+            fontsize: float = 8, gap_points: float = 12) -> list[Any]:
+    """A one-row colour key (``(label, colour)`` per entry: "■ label" in the colour's square)
+    centred at ``(x, y)`` in figure coordinates: a legend's picture, as a few texts placed once
+    (a legend re-packs its boxes on every draw)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    texts = []
+    for label, colour in entries:
+        square = figure.text(0, y, "■", color=colour, fontsize=fontsize, va="center")
+        text = figure.text(0, y, " " + label, color="#212121", fontsize=fontsize, va="center")
+        texts.append((square, text))
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    width_px = figure.bbox.width
+    gap = gap_points / 72 * figure.dpi / width_px
+    widths = [(s.get_window_extent(renderer).width / width_px,
+               t.get_window_extent(renderer).width / width_px) for s, t in texts]
+    total = sum(a + b for a, b in widths) + gap * (len(texts) - 1)
+    left = x - total / 2
+    for (square, text), (a, b) in zip(texts, widths):
+        square.set_x(left)
+        text.set_x(left + a)
+        left += a + b + gap
+    return [artist for pair in texts for artist in pair]
