@@ -119,7 +119,8 @@ class Ticks:
     Ticks outside the axis's view limits are not drawn.
     """
 
-    def __init__(self, ax: Any, which: str = "x", side: str | None = None) -> None:
+    def __init__(self, ax: Any, which: str = "x", side: str | None = None,
+                 fontsize: float | None = None) -> None:
         import matplotlib as mpl
         from matplotlib import markers
         from matplotlib.lines import Line2D
@@ -136,7 +137,9 @@ class Ticks:
         size = float(mpl.rcParams[f"{prefix}.major.size"])
         pad = float(mpl.rcParams[f"{prefix}.major.pad"])
         label = axis.get_majorticklabels()[0] if axis.get_majorticklabels() else None
-        fontsize = label.get_fontsize() if label is not None else mpl.rcParams[f"{prefix}.labelsize"]
+        if fontsize is None:
+            fontsize = label.get_fontsize() if label is not None else \
+                mpl.rcParams[f"{prefix}.labelsize"]
         colour = mpl.rcParams[f"{prefix}.labelcolor"]
         colour = mpl.rcParams[f"{prefix}.color"] if colour == "inherit" else colour
         axis.set_major_locator(_fixed([]))
