@@ -15,6 +15,7 @@ picture they make does not change:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,9 @@ from matplotlib.transforms import IdentityTransform
 __all__ = ["pin_axis_labels", "freeze_background_hidpi"]
 
 
+_PINNED: "weakref.WeakSet[Any]" = weakref.WeakSet()  # labels already pinned: leave them
+
+
 def pin_axis_labels(figure: Figure, which: str = "xy") -> None:
     """Fix the axis labels of ``figure`` (``which``: "x", "y" or both) where matplotlib's
     automatic placement puts them now.
@@ -34,15 +38,17 @@ def pin_axis_labels(figure: Figure, which: str = "xy") -> None:
     Call it once the ticks are set: a later draw then skips re-measuring the tick labels to
     place the axis labels. An x label only depends on the tick labels' height (one line of
     text), always the same; a y label depends on their width, so pin "y" only on axes whose
-    tick labels keep their width (fixed ticks).
+    tick labels keep their width (fixed ticks). A label pinned before is left where it is.
     """
     figure.draw_without_rendering()
     for ax in figure.axes:
         to_axes = ax.transAxes.inverted()
         for axis, horizontal in ((ax.xaxis, True), (ax.yaxis, False)):
             label = axis.label
-            if not label.get_text() or ("x" if horizontal else "y") not in which:
+            if not label.get_text() or ("x" if horizontal else "y") not in which \
+                    or label in _PINNED:
                 continue
+            _PINNED.add(label)
             x, y = label.get_position()
             # An automatic x label sits at (axes x, display y), a y label at (display x, axes y).
             if horizontal:
@@ -205,16 +211,20 @@ def _fixed(values: list[float]) -> Any:
     return FixedLocator(values)
 
 
-def key_row(figure: Figure, entries: Sequence[tuple[str, str]], x: float, y: float,
-            fontsize: float = 8, gap_points: float = 12) -> list[Any]:
-    """A one-row colour key (``(label, colour)`` per entry: "■ label" in the colour's square)
-    centred at ``(x, y)`` in figure coordinates: a legend's picture, as a few texts placed once
-    (a legend re-packs its boxes on every draw)."""
+def key_row(figure: Figure, entries: Sequence[tuple[str, ...]], x: float, y: float,
+            fontsize: float = 8, gap_points: float = 12, ha: str = "center") -> list[Any]:
+    """A one-row colour key centred at ``(x, y)`` in figure coordinates (starting there with
+    ``ha="left"``, ending there with ``ha="right"``): per entry
+    ``(label, colour)`` ("■ label", the square in the colour) or ``(label, colour, glyph)`` (a
+    glyph such as "━" or "●" instead of the square). A legend's picture, as a few texts placed
+    once (a legend re-packs its boxes on every draw)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     texts = []
-    for label, colour in entries:
-        square = figure.text(0, y, "■", color=colour, fontsize=fontsize, va="center")
+    for entry in entries:
+        label, colour = entry[0], entry[1]
+        glyph = entry[2] if len(entry) > 2 else "■"
+        square = figure.text(0, y, glyph, color=colour, fontsize=fontsize, va="center")
         text = figure.text(0, y, " " + label, color="#212121", fontsize=fontsize, va="center")
         texts.append((square, text))
     renderer = FigureCanvasAgg(figure).get_renderer()
@@ -223,9 +233,33 @@ def key_row(figure: Figure, entries: Sequence[tuple[str, str]], x: float, y: flo
     widths = [(s.get_window_extent(renderer).width / width_px,
                t.get_window_extent(renderer).width / width_px) for s, t in texts]
     total = sum(a + b for a, b in widths) + gap * (len(texts) - 1)
-    left = x - total / 2
+    left = {"center": x - total / 2, "left": x, "right": x - total}[ha]
     for (square, text), (a, b) in zip(texts, widths):
         square.set_x(left)
         text.set_x(left + a)
         left += a + b + gap
     return [artist for pair in texts for artist in pair]
+
+
+class LocatedTicks(Ticks):
+    """:class:`Ticks` whose places a matplotlib locator picks from the current view limits and
+    whose labels ``format`` writes: call :meth:`update` after each change of the limits (the
+    same ticks the axis itself would draw with that locator and formatter)."""
+
+    def __init__(self, ax: Any, which: str, locator: Any, format: Any,
+                 side: str | None = None, fontsize: float | None = None) -> None:
+        super().__init__(ax, which, side, fontsize)
+        self.locator, self.format = locator, format
+
+    def update(self) -> None:
+        low, high = sorted(self.ax.get_xlim() if self.which == "x" else self.ax.get_ylim())
+        values = [float(v) for v in self.locator.tick_values(low, high)]
+        self.set(values, [self.format(v) for v in values])
+
+
+def room_for(ax: Any, which: str, widest: str) -> None:
+    """Give the axis one tick labelled ``widest`` (the widest label it will show), so that
+    :func:`pin_axis_labels` leaves room for any of its later labels."""
+    low, high = ax.get_xlim() if which == "x" else ax.get_ylim()
+    middle = (low * high) ** 0.5 if low > 0 and high > 0 else (low + high) / 2
+    (ax.set_xticks if which == "x" else ax.set_yticks)([middle], [widest])
