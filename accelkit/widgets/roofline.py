@@ -19,7 +19,7 @@ from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import (GPU_COLOUR, TPU_COLOUR, VENDOR_KEY_HTML, Explorer, View,
                                     new_figure, si, table_html, vendor_colour, vendor_key)
-from accelkit.widgets._fast import Ticks, pin_axis_labels
+from accelkit.widgets._fast import Ticks, key_row, pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["roofline_explorer", "batch_intensity", "ridge_points", "roofline_worked_problem",
@@ -269,8 +269,12 @@ def batch_intensity(chip: str = "TPU v5e", d_model: int = 8192, d_ff: int = 8192
     _log_axes(ax, [1, 10, 100, 1000, 10000], [1, 100, 10000])
     ax.set_xlabel("batch B (tokens per decode step)")
     ax.set_ylabel("FLOPs per byte")
-    ax.legend(loc="upper left", fontsize=8)
     _fast_axes(figure, ax, [1, 10, 100, 1000, 10000], [1, 100, 10000])
+    # The key in the empty upper left, placed once (a legend re-packs its boxes every draw).
+    box = ax.get_position()
+    key_row(figure, [("intensity = B", "#9e9e9e", "┈"), ("[B, D]×[D, F] in bf16", "#0277bd", "●"),
+                     ("the chip's ridge", "#e65100", "━")],
+            x=box.x0 + 0.015, y=box.y1 - 0.05, ha="left")
 
     def render(values: dict) -> View:
         the_chip = chips.get(values["chip"])
