@@ -1,11 +1,17 @@
 """Drawing shortcuts for the widgets of lessons 05-09 (presentation only, no numbers).
 
-Two costs dominate a widget's redraw, and both are paid again on every render although the
-picture they make does not change:
+A few costs dominate a widget's redraw, each paid again on every render although the picture
+it makes does not change:
 
 * an axis label placed automatically is moved clear of the tick labels on every draw, which
   lays out every tick label's text once more (about a third of a small figure's SVG time);
   :func:`pin_axis_labels` measures the place once and fixes it there;
+* each tick is a group of artists of its own, a millisecond or two per tick and draw;
+  :class:`Ticks` (fixed places) and :class:`LocatedTicks` (places from a matplotlib locator,
+  as the axis would pick them) draw the same marks and labels as one marker line and a text
+  per label;
+* a legend re-packs its boxes on every draw; :func:`key_row` draws the same key as a few texts
+  placed once;
 * a frozen background (:func:`accelkit.widgets._base.freeze_background`) is pasted back through
   matplotlib's general image path, which resamples and masks the whole bitmap each draw (most
   of a render at twice the pixels); :func:`freeze_background_hidpi` keeps the same picture at
@@ -25,7 +31,8 @@ from matplotlib.figure import Figure
 from matplotlib.image import FigureImage
 from matplotlib.transforms import IdentityTransform
 
-__all__ = ["pin_axis_labels", "freeze_background_hidpi"]
+__all__ = ["pin_axis_labels", "freeze_background_hidpi", "Ticks", "LocatedTicks", "room_for",
+           "key_row"]
 
 
 _PINNED: "weakref.WeakSet[Any]" = weakref.WeakSet()  # labels already pinned: leave them
