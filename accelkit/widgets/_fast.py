@@ -32,7 +32,7 @@ from matplotlib.image import FigureImage
 from matplotlib.transforms import IdentityTransform
 
 __all__ = ["pin_axis_labels", "freeze_background_hidpi", "Ticks", "LocatedTicks", "room_for",
-           "key_row"]
+           "key_row", "FastText", "fast_texts"]
 
 
 _PINNED: "weakref.WeakSet[Any]" = weakref.WeakSet()  # labels already pinned: leave them
@@ -137,7 +137,6 @@ class Ticks:
         import matplotlib as mpl
         from matplotlib import markers
         from matplotlib.lines import Line2D
-        from matplotlib.text import Text
         from matplotlib.ticker import NullLocator
         from matplotlib.transforms import ScaledTranslation
 
@@ -174,7 +173,7 @@ class Ticks:
         self._at, self._base = at, base
         self._text_transform = base + shift
         self._text_style = {"fontsize": fontsize, "color": colour, **align}
-        self._text_class = Text
+        self._text_class = FastText
         self.marks = Line2D([], [], linestyle="none", marker=marker,
                             markersize=size, markeredgewidth=float(mpl.rcParams[f"{prefix}.major.width"]),
                             color=mpl.rcParams[f"{prefix}.color"], transform=base, clip_on=False)
@@ -233,6 +232,7 @@ def key_row(figure: Figure, entries: Sequence[tuple[str, ...]], x: float, y: flo
         glyph = entry[2] if len(entry) > 2 else "■"
         square = figure.text(0, y, glyph, color=colour, fontsize=fontsize, va="center")
         text = figure.text(0, y, " " + label, color="#212121", fontsize=fontsize, va="center")
+        square.__class__ = text.__class__ = FastText
         texts.append((square, text))
     renderer = FigureCanvasAgg(figure).get_renderer()
     width_px = figure.bbox.width
@@ -270,3 +270,60 @@ def room_for(ax: Any, which: str, widest: str) -> None:
     low, high = ax.get_xlim() if which == "x" else ax.get_ylim()
     middle = (low * high) ** 0.5 if low > 0 and high > 0 else (low + high) / 2
     (ax.set_xticks if which == "x" else ax.set_yticks)([middle], [widest])
+
+
+# -- text laid out once -------------------------------------------------------------------------
+
+_LAYOUTS: dict[tuple, Any] = {}
+_MAX_LAYOUTS = 4096
+
+
+def _layout_key(text: Any, renderer: Any) -> tuple | None:
+    if text.get_wrap() or text.get_usetex():
+        return None
+    font = text.get_fontproperties()
+    return (type(renderer).__name__, text.get_figure(root=True).dpi, text.get_text(),
+            tuple(font.get_family()), font.get_style(), font.get_variant(), font.get_weight(),
+            font.get_stretch(), font.get_size_in_points(), font.get_file(),
+            font.get_math_fontfamily(), text.get_rotation(), text.get_rotation_mode(),
+            text.get_horizontalalignment(), text.get_verticalalignment(),
+            text._get_multialignment(), text._linespacing, text.get_parse_math())
+
+
+def _make_fast_text_class() -> type:
+    from matplotlib.text import Text
+
+    class FastText(Text):
+        """A :class:`matplotlib.text.Text` that lays its text out once per look (string, font,
+        size, alignment, rotation, dpi, kind of renderer) instead of on every draw.
+
+        matplotlib keys its own text-metrics cache on the renderer object, and a widget's
+        every SVG render makes a new renderer, so each text was measured again (the font set
+        to its size, the string's glyphs loaded) on every draw: about a millisecond a text.
+        The layout does not depend on where the text sits, so the result is the same."""
+
+        def _get_layout(self, renderer: Any) -> Any:
+            key = _layout_key(self, renderer)
+            if key is None:
+                return super()._get_layout(renderer)
+            found = _LAYOUTS.get(key)
+            if found is None:
+                if len(_LAYOUTS) >= _MAX_LAYOUTS:
+                    _LAYOUTS.clear()
+                found = _LAYOUTS[key] = super()._get_layout(renderer)
+            return found
+
+    return FastText
+
+
+FastText = _make_fast_text_class()
+
+
+def fast_texts(figure: Figure) -> None:
+    """Make every text now in ``figure`` (titles, axis labels, texts and legends' texts; not
+    matplotlib's own tick labels, which it remakes) a :class:`FastText`: laid out once per
+    look rather than on every draw."""
+    from matplotlib.text import Text
+
+    for artist in figure.findobj(lambda a: type(a) is Text):
+        artist.__class__ = FastText

@@ -19,7 +19,7 @@ from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray
 from accelkit.widgets._base import (Explorer, View, figure_image, new_figure, si, table_html,
                                     vendor_colour, vendor_key)
-from accelkit.widgets._fast import Ticks, key_row, pin_axis_labels
+from accelkit.widgets._fast import Ticks, fast_texts, key_row, pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["energy_costs", "reuse_energy", "perf_per_watt", "flops_per_dollar_explorer",
@@ -59,10 +59,12 @@ def _log_axis(ax, low: float, high: float, ticks: list[float], labels: list[str]
 
 
 def _fast_ticks(figure, ax, xticks, xlabels, yticks, ylabels) -> None:
-    """Place the axis labels once and draw the (fixed) ticks cheaply (:mod:`._fast`)."""
+    """Place the axis labels once, draw the (fixed) ticks cheaply and lay every text out once
+    (:mod:`._fast`)."""
     pin_axis_labels(figure)
     Ticks(ax, "x").set(list(xticks), list(xlabels))
     Ticks(ax, "y").set(list(yticks), list(ylabels))
+    fast_texts(figure)
 
 
 # -- 1. energy per operation versus per access -------------------------------------------------
@@ -174,6 +176,7 @@ def reuse_energy() -> Explorer:
     pin_axis_labels(figure)
     Ticks(ax, "x").set([0, 0.25, 0.5, 0.75, 1.0], ["0", "25%", "50%", "75%", "100%"])
     row_ticks = Ticks(ax, "y")
+    fast_texts(figure)
 
     def render(values: dict) -> View:
         n, side, dataflow = values["n"], values["side"], values["dataflow"]

@@ -17,7 +17,7 @@ from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix
 from accelkit.workloads import WORKLOADS, Comparison
 from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, figure_image, legend_lines,
                                     new_figure, table_html, vendor_colour, vendor_key)
-from accelkit.widgets._fast import Ticks, pin_axis_labels
+from accelkit.widgets._fast import Ticks, fast_texts, pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
@@ -114,6 +114,7 @@ def flexibility_lab(workload: str = "transformer_layer", tensor_core: str = "non
                                                       "bottom": 0.75 / height, "top": 0.97})
             bars = _RatioBars(figure.add_subplot(), rows)
             pin_axis_labels(figure)
+            fast_texts(figure)
             panels[name] = (figure, bars)
         return panels[name]
 
@@ -217,6 +218,8 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
             compute({**start, name: option})
     compute({**start, "tensor_core": "16×8×16", "memory": "generous (256 in flight)"})
 
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
+
     def render(values: dict) -> View:
         result, batch_sweep = compute(values)
         bars.update(result)
@@ -278,6 +281,8 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
     legend = ax.legend([group[0] for group in artists], ["A", "B"], loc="lower right",
                        fontsize=8)
     vendor_key(figure, x=0.99, y=0.99)
+
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         pairs = {c: roofline_pair(c, values["batch"]) for c in (values["chip_a"], values["chip_b"])}

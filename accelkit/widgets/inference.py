@@ -15,7 +15,7 @@ from accelkit import chips, inference, models, price, roofline, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import (Explorer, View, new_figure, si, table_html, vendor_colour,
                                     vendor_key)
-from accelkit.widgets._fast import LocatedTicks, key_row, pin_axis_labels, room_for
+from accelkit.widgets._fast import LocatedTicks, fast_texts, key_row, pin_axis_labels, room_for
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["batch_latency_explorer", "inference_quiz", "inference_worked_problem",
@@ -107,6 +107,8 @@ def prefill_decode_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 
                      ("prefill", "#e65100", "●"), ("decode step", "#6a1b9a", "●")],
             x=box.x0 + 0.7 * box.width, y=box.y0 + 0.07)
 
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
+
     def render(v: dict) -> View:
         n = scenarios.replica_chips(v["model"], v["chip"], headroom=1.5)
         p = inference.prefill(v["model"], v["chip"], n, v["batch"], v["prompt"])
@@ -165,6 +167,8 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
     key_row(figure, [("weights", "#546e7a"), ("KV cache", "#ef6c00"),
                      ("HBM", "#b00020", "┃")],
             x=ax.get_position().x1, y=ax.get_position().y1 + 0.06, ha="right")
+
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
         m = models.get(v["model"])
@@ -236,6 +240,8 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
     room_for(right, "y", "100k")
     ticks = [*_fast_log(figure, ax, "xy", widest="100k"),
              *_fast_log(figure, right, "y", side="right")]
+
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
         kv = v["weights"]
@@ -328,6 +334,8 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
     ax.set_ylabel("USD per million tokens")
     ax.set_title("solid: TPU, dashed: GPU", fontsize=9)
     ticks = _fast_log(figure, ax, "xy", widest="1k")
+
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
         rows, result, low, high = [], {}, np.inf, 0.0

@@ -19,7 +19,7 @@ from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import (GPU_COLOUR, TPU_COLOUR, VENDOR_KEY_HTML, Explorer, View,
                                     new_figure, si, table_html, vendor_colour, vendor_key)
-from accelkit.widgets._fast import Ticks, key_row, pin_axis_labels
+from accelkit.widgets._fast import Ticks, fast_texts, key_row, pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["roofline_explorer", "batch_intensity", "ridge_points", "roofline_worked_problem",
@@ -137,6 +137,7 @@ class _RooflinePlot:
         self.stars = ax.scatter([], [], s=169, marker="*", edgecolors="black", linewidths=0.5)
         self.labels: dict[str, Any] = {}
         self.curves: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+        fast_texts(self.figure)  # every text laid out once per look (widgets/_fast.py)
 
     def _curve(self, chip: chips.Chip, dtype: DType) -> tuple[list[float], list[float]]:
         # The roof is two straight lines on log axes: its ends and the ridge draw it exactly.
@@ -151,6 +152,7 @@ class _RooflinePlot:
             self.labels[chip.name] = self.ax.text(_X_MAX / 1.3, 1.0, _short(chip.name),
                                                   color=_colour(chip), ha="right",
                                                   va="bottom", fontsize=8)
+            fast_texts(self.figure)
         return self.labels[chip.name]
 
     def draw(self, usable: list[chips.Chip], results: tuple, dtype: DType, title: str):
@@ -275,6 +277,8 @@ def batch_intensity(chip: str = "TPU v5e", d_model: int = 8192, d_ff: int = 8192
     key_row(figure, [("intensity = B", "#9e9e9e", "┈"), ("[B, D]×[D, F] in bf16", "#0277bd", "●"),
                      ("the chip's ridge", "#e65100", "━")],
             x=box.x0 + 0.015, y=box.y1 - 0.05, ha="left")
+
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         the_chip = chips.get(values["chip"])

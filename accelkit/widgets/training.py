@@ -18,7 +18,7 @@ from accelkit import chips, models, parallel, price, training
 from accelkit.training import PUBLISHED_RUNS
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html, vendor_colour
-from accelkit.widgets._fast import LocatedTicks, Ticks, key_row, pin_axis_labels
+from accelkit.widgets._fast import LocatedTicks, Ticks, fast_texts, key_row, pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["training_planner", "communication_explorer", "published_runs", "training_quiz",
@@ -82,6 +82,8 @@ def training_planner() -> Explorer:
     ax.set_xlabel("days")
     title = ax.set_title("")
     x_ticks = _fast_ticks(figure, ax, ["days, compute only"])
+
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         chip = chips.get(values["chip"])
@@ -152,6 +154,8 @@ def communication_explorer() -> Explorer:
     key_row(figure, [(name, colour, "●") for name, (_, colour) in systems.items()],
             x=box.x1 - 0.01, y=box.y0 + 0.06, fontsize=7, ha="right")
 
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
+
     def render(values: dict) -> View:
         ratios, crossing = {}, {}
         for name, (chip, _) in systems.items():
@@ -189,6 +193,8 @@ def published_runs() -> Explorer:
     title = ax.set_title("")
     ax.set_xlabel("GPU-hours")  # its text follows the run's unit
     x_ticks = _fast_ticks(figure, ax, ["ours: compute only", "reported"])
+
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         result = comparisons[values["run"]]
