@@ -217,7 +217,6 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
         for option in control.options:
             compute({**start, name: option})
     compute({**start, "tensor_core": "16×8×16", "memory": "generous (256 in flight)"})
-
     fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
@@ -281,7 +280,6 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
     legend = ax.legend([group[0] for group in artists], ["A", "B"], loc="lower right",
                        fontsize=8)
     vendor_key(figure, x=0.99, y=0.99)
-
     fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:

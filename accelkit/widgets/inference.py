@@ -106,7 +106,6 @@ def prefill_decode_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 
     key_row(figure, [("roofline of the replica", "#455a64", "━"),
                      ("prefill", "#e65100", "●"), ("decode step", "#6a1b9a", "●")],
             x=box.x0 + 0.7 * box.width, y=box.y0 + 0.07)
-
     fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
@@ -167,7 +166,6 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
     key_row(figure, [("weights", "#546e7a"), ("KV cache", "#ef6c00"),
                      ("HBM", "#b00020", "┃")],
             x=ax.get_position().x1, y=ax.get_position().y1 + 0.06, ha="right")
-
     fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
@@ -237,10 +235,9 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
     right.set_ylabel("throughput (tokens/s)", color="#00838f")
     # No legend: drawing one costs ~15 ms a render; the key is in the HTML caption instead.
     figure.subplots_adjust(right=0.87, bottom=0.15, top=0.91)  # room for the twin axis label
-    room_for(right, "y", "100k")
+    room_for(right, "y", "100k")  # before the labels of both axes are pinned
     ticks = [*_fast_log(figure, ax, "xy", widest="100k"),
              *_fast_log(figure, right, "y", side="right")]
-
     fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
@@ -334,7 +331,6 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
     ax.set_ylabel("USD per million tokens")
     ax.set_title("solid: TPU, dashed: GPU", fontsize=9)
     ticks = _fast_log(figure, ax, "xy", widest="1k")
-
     fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:

@@ -277,7 +277,6 @@ def batch_intensity(chip: str = "TPU v5e", d_model: int = 8192, d_ff: int = 8192
     key_row(figure, [("intensity = B", "#9e9e9e", "┈"), ("[B, D]×[D, F] in bf16", "#0277bd", "●"),
                      ("the chip's ridge", "#e65100", "━")],
             x=box.x0 + 0.015, y=box.y1 - 0.05, ha="left")
-
     fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:

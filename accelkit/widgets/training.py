@@ -82,7 +82,6 @@ def training_planner() -> Explorer:
     ax.set_xlabel("days")
     title = ax.set_title("")
     x_ticks = _fast_ticks(figure, ax, ["days, compute only"])
-
     fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
@@ -153,7 +152,6 @@ def communication_explorer() -> Explorer:
     box = ax.get_position()
     key_row(figure, [(name, colour, "●") for name, (_, colour) in systems.items()],
             x=box.x1 - 0.01, y=box.y0 + 0.06, fontsize=7, ha="right")
-
     fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
@@ -193,7 +191,6 @@ def published_runs() -> Explorer:
     title = ax.set_title("")
     ax.set_xlabel("GPU-hours")  # its text follows the run's unit
     x_ticks = _fast_ticks(figure, ax, ["ours: compute only", "reported"])
-
     fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
