@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.image import FigureImage
-from matplotlib.transforms import IdentityTransform
+from matplotlib.transforms import Affine2D
 
 __all__ = ["pin_axis_labels", "freeze_background_hidpi", "Ticks", "LocatedTicks", "room_for",
            "key_row", "FastText", "fast_texts"]
@@ -74,11 +74,12 @@ class _Pixels(FigureImage):
         self.set_array(pixels[::-1])
 
     def make_image(self, renderer: Any, magnification: float = 1.0,
-                   unsampled: bool = False) -> tuple[np.ndarray, float, float, IdentityTransform]:
-        if renderer.dpi != self.get_figure(root=True).dpi or magnification != 1.0:
+                   unsampled: bool = False) -> tuple[np.ndarray, float, float, Affine2D]:
+        figure = self.get_figure(root=True)
+        if figure is None or renderer.dpi != figure.dpi or magnification != 1.0:
             # drawn at another resolution (a save at another dpi): the general path is correct
             return super().make_image(renderer, magnification, unsampled)
-        return self._pixels, 0.0, 0.0, IdentityTransform()
+        return self._pixels, 0.0, 0.0, Affine2D()
 
 
 def freeze_background_hidpi(figure: Figure, dynamic: Sequence[Artist]) -> FigureImage:
@@ -137,6 +138,7 @@ class Ticks:
         import matplotlib as mpl
         from matplotlib import markers
         from matplotlib.lines import Line2D
+        from matplotlib.markers import MarkerStyle
         from matplotlib.ticker import NullLocator
         from matplotlib.transforms import ScaledTranslation
 
@@ -146,14 +148,15 @@ class Ticks:
                         ("right" if axis.get_label_position() == "right" else "left"))
         figure = ax.get_figure(root=True)
         prefix = "xtick" if which == "x" else "ytick"
-        size = float(mpl.rcParams[f"{prefix}.major.size"])
-        pad = float(mpl.rcParams[f"{prefix}.major.pad"])
+        rc = cast(dict[str, Any], mpl.rcParams)  # (typed with literal keys only)
+        size = float(rc[f"{prefix}.major.size"])
+        pad = float(rc[f"{prefix}.major.pad"])
         label = axis.get_majorticklabels()[0] if axis.get_majorticklabels() else None
         if fontsize is None:
             fontsize = label.get_fontsize() if label is not None else \
-                mpl.rcParams[f"{prefix}.labelsize"]
-        colour = mpl.rcParams[f"{prefix}.labelcolor"]
-        colour = mpl.rcParams[f"{prefix}.color"] if colour == "inherit" else colour
+                rc[f"{prefix}.labelsize"]
+        colour = rc[f"{prefix}.labelcolor"]
+        colour = rc[f"{prefix}.color"] if colour == "inherit" else colour
         axis.set_major_locator(_fixed([]))
         axis.set_minor_locator(NullLocator())
         base = ax.get_xaxis_transform() if which == "x" else ax.get_yaxis_transform()
@@ -174,9 +177,9 @@ class Ticks:
         self._text_transform = base + shift
         self._text_style = {"fontsize": fontsize, "color": colour, **align}
         self._text_class = FastText
-        self.marks = Line2D([], [], linestyle="none", marker=marker,
-                            markersize=size, markeredgewidth=float(mpl.rcParams[f"{prefix}.major.width"]),
-                            color=mpl.rcParams[f"{prefix}.color"], transform=base, clip_on=False)
+        self.marks = Line2D([], [], linestyle="none", marker=MarkerStyle(marker),
+                            markersize=size, markeredgewidth=float(rc[f"{prefix}.major.width"]),
+                            color=rc[f"{prefix}.color"], transform=base, clip_on=False)
         # On the figure, not the axes: an axes' own lines would count in its autoscaling.
         figure.add_artist(self.marks)
         self.texts: list[Any] = []
@@ -304,13 +307,15 @@ def _make_fast_text_class() -> type:
 
         def _get_layout(self, renderer: Any) -> Any:
             key = _layout_key(self, renderer)
+            # (matplotlib's type stubs omit its private _get_layout: looked up by name)
+            layout = getattr(Text, "_get_layout")
             if key is None:
-                return super()._get_layout(renderer)
+                return layout(self, renderer)
             found = _LAYOUTS.get(key)
             if found is None:
                 if len(_LAYOUTS) >= _MAX_LAYOUTS:
                     _LAYOUTS.clear()
-                found = _LAYOUTS[key] = super()._get_layout(renderer)
+                found = _LAYOUTS[key] = layout(self, renderer)
             return found
 
     return FastText

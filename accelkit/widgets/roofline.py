@@ -132,7 +132,8 @@ class _RooflinePlot:
         _fast_axes(self.figure, ax, [0.1, 1, 10, 100, 1000, 10000], [0.1, 10, 1000])
         self.marker = ax.axvline(1.0, color="black", ls="--", lw=1)
         vendor_key(self.figure, x=0.01, y=0.99, ha="left")
-        self.roofs = ax.add_collection(LineCollection([], linewidths=2), autolim=False)
+        self.roofs = LineCollection([], linewidths=2)
+        ax.add_collection(self.roofs, autolim=False)
         self.ridges = ax.scatter([], [], s=36, marker="o", facecolors="white", linewidths=1.0)
         self.stars = ax.scatter([], [], s=169, marker="*", edgecolors="black", linewidths=0.5)
         self.labels: dict[str, Any] = {}
@@ -162,13 +163,13 @@ class _RooflinePlot:
         curves = [self._curve(chip, dtype) for chip in usable]
         colours = [_colour(chip) for chip in usable]
         self.roofs.set_segments([np.column_stack(curve) for curve in curves])
-        self.roofs.set_colors(colours)
-        self.roofs.set_linestyles(["-" if c.kind == "tpu" else "--" for c in usable])
+        self.roofs.set_color(colours)
+        self.roofs.set_linestyle(["-" if c.kind == "tpu" else "--" for c in usable])
         self.ridges.set_offsets([(xs[1], ys[1]) for xs, ys in curves])
-        self.ridges.set_edgecolors(colours)
+        self.ridges.set_edgecolor(colours)
         self.stars.set_offsets([(r.arithmetic_intensity, r.achieved_flops_per_second / 1e12)
                                 for r in results])
-        self.stars.set_facecolors(colours)
+        self.stars.set_facecolor(colours)
         for chip in usable:
             self._label(chip).set_visible(True)
         # Labelled directly at the lines' right ends, nudged apart where peaks are close.
