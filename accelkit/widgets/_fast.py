@@ -12,11 +12,12 @@ it makes does not change:
   per label;
 * a legend re-packs its boxes on every draw; :func:`key_row` draws the same key as a few texts
   placed once;
-* a frozen background (:func:`accelkit.widgets._base.freeze_background`) is pasted back through
-  matplotlib's general image path, which resamples and masks the whole bitmap each draw (most
-  of a render at twice the pixels); :func:`freeze_background_hidpi` keeps the same picture at
-  twice the pixel density, for a sharp image on a high-dpi (2×) screen, and pastes its pixels
-  straight onto the canvas.
+* matplotlib keys its text-metrics cache on the renderer, and every SVG render makes a new
+  one, so each text is measured again on every draw; :class:`FastText` (:func:`fast_texts`)
+  lays a text out once per look.
+
+With these, the figures of lessons 05-09 redraw as SVG (sharp at any screen density) within
+the speed budget, with no background frozen as pixels.
 """
 
 from __future__ import annotations
@@ -25,14 +26,10 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, cast
 
-import numpy as np
-from matplotlib.artist import Artist
 from matplotlib.figure import Figure
-from matplotlib.image import FigureImage
-from matplotlib.transforms import Affine2D
 
-__all__ = ["pin_axis_labels", "freeze_background_hidpi", "Ticks", "LocatedTicks", "room_for",
-           "key_row", "FastText", "fast_texts"]
+__all__ = ["pin_axis_labels", "Ticks", "LocatedTicks", "room_for", "key_row", "FastText",
+           "fast_texts"]
 
 
 _PINNED: "weakref.WeakSet[Any]" = weakref.WeakSet()  # labels already pinned: leave them
@@ -63,62 +60,6 @@ def pin_axis_labels(figure: Figure, which: str = "xy") -> None:
             else:
                 x = float(to_axes.transform((x, 0.0))[0])
             axis.set_label_coords(x, y)
-
-
-class _Pixels(FigureImage):
-    """A figure-sized RGBA bitmap drawn as is: no resampling, no colour mapping, no mask."""
-
-    def __init__(self, figure: Figure, pixels: np.ndarray) -> None:
-        super().__init__(figure, origin="upper", zorder=-10)
-        self._pixels = pixels  # rows from the bottom of the figure up, as Agg expects
-        self.set_array(pixels[::-1])
-
-    def make_image(self, renderer: Any, magnification: float = 1.0,
-                   unsampled: bool = False) -> tuple[np.ndarray, float, float, Affine2D]:
-        figure = self.get_figure(root=True)
-        if figure is None or renderer.dpi != figure.dpi or magnification != 1.0:
-            # drawn at another resolution (a save at another dpi): the general path is correct
-            return super().make_image(renderer, magnification, unsampled)
-        return self._pixels, 0.0, 0.0, Affine2D()
-
-
-def freeze_background_hidpi(figure: Figure, dynamic: Sequence[Artist]) -> FigureImage:
-    """As :func:`accelkit.widgets._base.freeze_background` (everything but ``dynamic`` drawn once
-    and kept as pixels; the widget is then sent as PNG), with two differences: the figure's dpi
-    is doubled first, so the PNG has two device pixels per CSS pixel and stays sharp on a
-    high-dpi screen at the same on-screen size, and the kept pixels are pasted straight back on
-    each draw instead of going through matplotlib's image resampling."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    from accelkit.widgets._base import DPI
-
-    figure.set_dpi(2 * DPI)
-    canvas = FigureCanvasAgg(figure)
-    for artist in dynamic:
-        artist.set_visible(False)
-    canvas.draw()
-    background = np.asarray(canvas.buffer_rgba()).copy()
-    keep = {id(artist) for artist in dynamic}
-    for owner in [figure, *figure.axes]:
-        for artist in owner.get_children():
-            if id(artist) not in keep and artist is not figure.patch \
-                    and artist not in figure.axes:
-                artist.set_visible(False)
-    for ax in figure.axes:
-        ax.set_axis_off()
-    for artist in dynamic:
-        artist.set_visible(True)
-    image = _Pixels(figure, background[::-1].copy())
-    image.stale_callback = _stale_figure
-    figure.images.append(image)
-    figure.stale = True
-    return image
-
-
-def _stale_figure(artist: Artist, value: bool) -> None:
-    figure = artist.get_figure(root=False)
-    if value and figure is not None:
-        figure.stale = value
 
 
 class Ticks:
