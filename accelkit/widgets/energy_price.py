@@ -19,6 +19,7 @@ from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray
 from accelkit.widgets._base import (Explorer, View, figure_image, new_figure, si, table_html,
                                     vendor_colour, vendor_key)
+from accelkit.widgets._fast import Ticks, fast_texts, key_row, pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["energy_costs", "reuse_energy", "perf_per_watt", "flops_per_dollar_explorer",
@@ -57,6 +58,15 @@ def _log_axis(ax, low: float, high: float, ticks: list[float], labels: list[str]
     ax.xaxis.set_minor_locator(NullLocator())
 
 
+def _fast_ticks(figure, ax, xticks, xlabels, yticks, ylabels) -> None:
+    """Place the axis labels once, draw the (fixed) ticks cheaply and lay every text out once
+    (:mod:`._fast`)."""
+    pin_axis_labels(figure)
+    Ticks(ax, "x").set(list(xticks), list(xlabels))
+    Ticks(ax, "y").set(list(yticks), list(ylabels))
+    fast_texts(figure)
+
+
 # -- 1. energy per operation versus per access -------------------------------------------------
 
 def energy_costs() -> Explorer:
@@ -85,6 +95,8 @@ def energy_costs() -> Explorer:
               ["0.1", "1", "10", "100", "1,000", "10,000"])
     ax.set_xlabel("picojoules (log scale): one operation, or one 64-bit read")
     ax.set_title("Moving data costs more than computing (45 nm)")
+    _fast_ticks(figure, ax, [0.1, 1, 10, 100, 1000, 10000],
+                ["0.1", "1", "10", "100", "1,000", "10,000"], range(len(labels)), labels)
 
     def render(values: dict) -> View:
         dtype, estimate = values["dtype"], values["dram"]
@@ -156,9 +168,15 @@ def reuse_energy() -> Explorer:
     ax.xaxis.set_major_locator(FixedLocator([0, 0.25, 0.5, 0.75, 1.0]))
     ax.xaxis.set_major_formatter(FixedFormatter(["0", "25%", "50%", "75%", "100%"]))
     ax.set_xlabel("share of the energy per useful bf16 MAC  (right: total, pJ per MAC)")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=8, frameon=False)
     figure.subplots_adjust(bottom=0.3)
+    # The key under the x label, centred on the axes (placed once: a legend re-packs per draw).
+    key_row(figure, [(part, colour) for part, _, colour in parts],
+            x=(ax.get_position().x0 + ax.get_position().x1) / 2, y=0.07)
     title = ax.set_title("")
+    pin_axis_labels(figure)
+    Ticks(ax, "x").set([0, 0.25, 0.5, 0.75, 1.0], ["0", "25%", "50%", "75%", "100%"])
+    row_ticks = Ticks(ax, "y")
+    fast_texts(figure)
 
     def render(values: dict) -> View:
         n, side, dataflow = values["n"], values["side"], values["dataflow"]
@@ -176,7 +194,7 @@ def reuse_energy() -> Explorer:
                 left[index] += share
         for text, pj in zip(totals, per_mac):
             text.set_text(f" {sum(pj):,.3g} pJ")
-        ax.set_yticks(range(4), [f"systolic {side}×{side} {dataflow.upper()}", *_SIMD_LABELS])
+        row_ticks.set(range(4), [f"systolic {side}×{side} {dataflow.upper()}", *_SIMD_LABELS])
         title.set_text(f"One {n}×{n}×{n} GEMM, four ways")
         sys_pj = costed.picojoules_per_useful_mac
         naive_pj = bars[1].picojoules_per_useful_mac
@@ -288,6 +306,9 @@ def flops_per_dollar_explorer() -> Explorer:
         ticks = ax.plot([], [], "k|", markersize=12)[0]
         _log_axis(ax, 5e15, 3e18, [1e16, 1e17, 1e18], ["10¹⁶", "10¹⁷", "10¹⁸"])
         title = ax.set_title("")
+        ax.set_xlabel(f"{dtype} FLOPs per dollar")  # its text is set per render
+        _fast_ticks(figure, ax, [1e16, 1e17, 1e18], ["10¹⁶", "10¹⁷", "10¹⁸"],
+                    range(len(labels)), labels)
         charts[dtype] = (figure, ax, shown, bars, ticks, title)
     unpriced_all = [c for c in chips.all() if not points[c.name]]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import FormatStrFormatter, MaxNLocator, NullLocator
 
 from accelkit import roofline
 from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
@@ -17,6 +17,7 @@ from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix
 from accelkit.workloads import WORKLOADS, Comparison
 from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, figure_image, legend_lines,
                                     new_figure, table_html, vendor_colour, vendor_key)
+from accelkit.widgets._fast import Ticks, fast_texts, pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
@@ -33,7 +34,9 @@ class _RatioBars:
     """A panel of horizontal bars, one per operation: TPU ÷ GPU cell-cycles, drawn in log2 units.
 
     Built once per figure; :meth:`update` only moves bar lengths and colours, and touches tick
-    labels and limits only when they change (laying out text is most of a render's cost)."""
+    labels and limits only when they change (laying out text is most of a render's cost). Its
+    ticks are drawn by :class:`~accelkit.widgets._fast.Ticks`, made on the first update: pin
+    the figure's axis labels (:func:`~accelkit.widgets._fast.pin_axis_labels`) before it."""
 
     def __init__(self, ax, rows: int,
                  xlabel: str = "TPU cell-cycles ÷ GPU cell-cycles  (← TPU wins per cell · GPU wins →)"):
@@ -44,6 +47,7 @@ class _RatioBars:
         ax.set_xlabel(xlabel)
         self.labels: list[str] | None = None
         self.limits: tuple[float, float] | None = None
+        self.ticks: tuple[Ticks, Ticks] | None = None
 
     def update(self, comparison: Comparison) -> None:
         rows = comparison.operations
@@ -51,17 +55,21 @@ class _RatioBars:
         for bar, row, ratio in zip(self.bars, rows, ratios):
             bar.set_width(np.log2(ratio))
             bar.set_color(TPU_COLOUR if row.tpu_unit == "matrix" else _VECTOR_UNIT)
+        if self.ticks is None:
+            self.ticks = (Ticks(self.ax, "x"), Ticks(self.ax, "y", fontsize=8))
+        x_ticks, y_ticks = self.ticks
         labels = [r.label + (f" ×{r.count}" if r.count > 1 else "") for r in rows]
         if labels != self.labels:
-            self.ax.set_yticks(self.y, labels, fontsize=8)
+            y_ticks.set(list(self.y), labels)
             self.labels = labels
         low = min(-4.5, min(np.log2(ratios)) - 0.5)
         high = max(4.5, max(np.log2(ratios)) + 0.5)
         if (low, high) != self.limits:
-            self.ax.set_xlim(low, high)
             ticks = [t for t in range(int(np.floor(low)), int(np.ceil(high)) + 1) if t % 2 == 0]
-            self.ax.set_xticks(ticks, [f"{2.0 ** t:g}" if t >= 0 else f"1/{2.0 ** -t:g}"
-                                       for t in ticks])
+            # the limits take in every tick (as matplotlib's set_xticks widens them)
+            self.ax.set_xlim(min(low, ticks[0]), max(high, ticks[-1]))
+            x_ticks.set(ticks, [f"{2.0 ** t:g}" if t >= 0 else f"1/{2.0 ** -t:g}"
+                                for t in ticks])
             self.limits = (low, high)
 
 
@@ -104,7 +112,10 @@ def flexibility_lab(workload: str = "transformer_layer", tensor_core: str = "non
             height = 1.2 + 0.24 * rows
             figure = new_figure(7.4, height, margins={"left": 0.33, "right": 0.97,
                                                       "bottom": 0.75 / height, "top": 0.97})
-            panels[name] = (figure, _RatioBars(figure.add_subplot(), rows))
+            bars = _RatioBars(figure.add_subplot(), rows)
+            pin_axis_labels(figure)
+            fast_texts(figure)
+            panels[name] = (figure, bars)
         return panels[name]
 
     def render(values: dict) -> View:
@@ -180,6 +191,14 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
     ax.set_xticks(range(0, len(_BATCHES), 2), [str(b) for b in _BATCHES[::2]])
     ax.set_xlabel("recurrent step: batch")
     ax.set_ylabel("TPU ÷ GPU cell-cycles")
+    # Tick labels of one width (two decimals: every ratio drawn is below 10), so the axis labels
+    # can be placed once instead of on every draw.
+    y_locator = MaxNLocator(nbins=4, steps=[1, 2, 5, 10])
+    ax.yaxis.set_major_locator(y_locator)
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))
+    pin_axis_labels(figure)
+    Ticks(ax, "x").set(list(range(0, len(_BATCHES), 2)), [str(b) for b in _BATCHES[::2]])
+    y_ticks = Ticks(ax, "y")
 
     def compute(values: dict) -> tuple[Comparison, list[float]]:
         warps = _MEMORY[values["memory"]]
@@ -198,6 +217,7 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
         for option in control.options:
             compute({**start, name: option})
     compute({**start, "tensor_core": "16×8×16", "memory": "generous (256 in flight)"})
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         result, batch_sweep = compute(values)
@@ -207,6 +227,8 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
         choice.set_data([i], [batch_sweep[i]])
         ax.relim()
         ax.autoscale_view()
+        ys = [float(t) for t in y_locator.tick_values(*ax.get_ylim())]
+        y_ticks.set(ys, [f"{t:.2f}" for t in ys])
         return View(figure=figure, text=table_html(_totals(result)), result=result,
                     extras={"batch_sweep": dict(zip(_BATCHES, batch_sweep))})
 
@@ -249,12 +271,16 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
         axis.set_minor_locator(NullLocator())
     ax.set_xlabel("arithmetic intensity (FLOPs per byte); ■ gather, ● dense layer")
     ax.set_ylabel("attainable TFLOP/s (bf16)")
+    pin_axis_labels(figure)
+    Ticks(ax, "x").set(xticks, [f"{t:g}" for t in xticks])
+    Ticks(ax, "y").set(yticks, [f"{t:g}" for t in yticks])
     styles = ("-", "--")  # chip A solid, chip B dashed (two chips of a kind share a hue)
     artists = [(ax.plot([], [], ls=style)[0], ax.plot([], [], "s", markersize=8)[0],
                 ax.plot([], [], "o", markersize=8)[0]) for style in styles]
     legend = ax.legend([group[0] for group in artists], ["A", "B"], loc="lower right",
                        fontsize=8)
     vendor_key(figure, x=0.99, y=0.99)
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         pairs = {c: roofline_pair(c, values["batch"]) for c in (values["chip_a"], values["chip_b"])}

@@ -9,12 +9,13 @@ from __future__ import annotations
 import ipywidgets as W
 import numpy as np
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator
 
 from accelkit import chips, inference, models, price, roofline, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import (Explorer, View, new_figure, si, table_html, vendor_colour,
                                     vendor_key)
+from accelkit.widgets._fast import LocatedTicks, fast_texts, key_row, pin_axis_labels, room_for
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["batch_latency_explorer", "inference_quiz", "inference_worked_problem",
@@ -55,6 +56,18 @@ def _log(ax, axes: str = "xy") -> None:
         axis.set_major_formatter(FuncFormatter(_short))
 
 
+def _fast_log(figure, ax, axes: str = "xy", widest: str = "100k",
+              side: str | None = None) -> list[LocatedTicks]:
+    """The named axes' ticks as :func:`_log` draws them, drawn cheaply (:mod:`._fast`): the
+    axis labels are placed once, leaving room for a y tick label as wide as ``widest``; call
+    ``update()`` on each returned ticks after setting the limits."""
+    if "y" in axes:
+        room_for(ax, "y", widest)
+    pin_axis_labels(figure)
+    return [LocatedTicks(ax, name, LogLocator(base=10, numticks=5), _short, side=side)
+            for name in axes]
+
+
 def _label(chip_name: str) -> str:
     """'NVIDIA H100 (SXM)' -> 'H100', 'TPU v6e (Trillium)' -> 'v6e': short legend text renders fast."""
     return chips.get(chip_name).name.replace("NVIDIA ", "").replace("TPU ", "").split(" (")[0]
@@ -87,7 +100,13 @@ def prefill_decode_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 
     ax.set_xlim(intensities[0], intensities[-1])
     ax.set_xlabel("arithmetic intensity (FLOPs per byte)")
     ax.set_ylabel("achieved FLOP/s")
-    legend = ax.legend(loc="lower right", fontsize=8)
+    ticks = _fast_log(figure, ax, "xy", widest="100P")
+    # The key, placed once (a legend re-packs its boxes on every draw), under the flat roof.
+    box = ax.get_position()
+    key_row(figure, [("roofline of the replica", "#455a64", "━"),
+                     ("prefill", "#e65100", "●"), ("decode step", "#6a1b9a", "●")],
+            x=box.x0 + 0.7 * box.width, y=box.y0 + 0.07)
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
         n = scenarios.replica_chips(v["model"], v["chip"], headroom=1.5)
@@ -96,12 +115,13 @@ def prefill_decode_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 
         peak = n * chips.get(v["chip"]).peak_flops("bf16")
         attainable = n * roofline.curve(v["chip"], "bf16", intensities)
         roof.set_ydata(attainable)
-        legend.get_texts()[0].set_text(f"{n} x {_label(v['chip'])}")
         for r, line in ((p, points["prefill"]), (d, points["decode step"])):
             line.set_data([r.arithmetic_intensity], [r.flops / r.seconds])
         peak_line.set_ydata([peak, peak])
         ax.set_ylim(attainable[0] / 2, peak * 2)
-        ax.set_title(f"{v['model']}, batch {v['batch']}", fontsize=9)
+        for axis_ticks in ticks:
+            axis_ticks.update()
+        ax.set_title(f"{v['model']} on {n} x {_label(v['chip'])}, batch {v['batch']}", fontsize=9)
         text = table_html([
             ("chips in the replica (weights fit 1.5x)", f"{n}"),
             ("prefill: time to first token", f"{p.seconds * 1e3:,.1f} ms ({p.bound}-bound)"),
@@ -138,7 +158,15 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
     hbm_line = ax.axvline(1.0, color="#b00020", linewidth=2, label="HBM of the chips")
     ax.set_yticks([])
     ax.set_xlabel("GB (10^9 bytes; vendors' '80 GB' of HBM is 80 GiB = 85.9 GB)")
-    ax.legend(loc="lower right", fontsize=8)
+    pin_axis_labels(figure)
+    gb_ticks = LocatedTicks(ax, "x", MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]),
+                            lambda v: f"{v:g}")
+    # The key above the axes, placed once (a legend re-packs its boxes on every draw, and
+    # inside the axes it covered long bars).
+    key_row(figure, [("weights", "#546e7a"), ("KV cache", "#ef6c00"),
+                     ("HBM", "#b00020", "┃")],
+            x=ax.get_position().x1, y=ax.get_position().y1 + 0.06, ha="right")
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
         m = models.get(v["model"])
@@ -151,6 +179,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
         kv_bar.set_width(d.kv_cache_bytes / 1e9)
         hbm_line.set_xdata([d.hbm_bytes / 1e9] * 2)
         ax.set_xlim(0, 1.1 * max(d.memory_bytes, d.hbm_bytes) / 1e9)
+        gb_ticks.update()
         ax.set_title("fits" if d.fits else "does NOT fit", color="#212121" if d.fits else "#b00020")
         text = table_html([
             ("KV cache per token",
@@ -206,6 +235,10 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
     right.set_ylabel("throughput (tokens/s)", color="#00838f")
     # No legend: drawing one costs ~15 ms a render; the key is in the HTML caption instead.
     figure.subplots_adjust(right=0.87, bottom=0.15, top=0.91)  # room for the twin axis label
+    room_for(right, "y", "100k")  # before the labels of both axes are pinned
+    ticks = [*_fast_log(figure, ax, "xy", widest="100k"),
+             *_fast_log(figure, right, "y", side="right")]
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
         kv = v["weights"]
@@ -242,6 +275,8 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
         art["target"].set_ydata([v["target_ms"], v["target_ms"]])
         for axis, values in ((ax, np.append(ms, v["target_ms"])), (right, rate)):
             axis.set_ylim(values.min() / 1.5, values.max() * 1.5)
+        for axis_ticks in ticks:
+            axis_ticks.update()
         art["turn"].set_visible(bool(np.isfinite(turn_mm)))
         if np.isfinite(turn_mm):
             art["turn"].set_xdata([turn_mm, turn_mm])
@@ -295,6 +330,8 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
     ax.set_xlabel("batch")
     ax.set_ylabel("USD per million tokens")
     ax.set_title("solid: TPU, dashed: GPU", fontsize=9)
+    ticks = _fast_log(figure, ax, "xy", widest="1k")
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
         rows, result, low, high = [], {}, np.inf, 0.0
@@ -306,6 +343,7 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
                 sweep = inference.decode_sweep(v["model"], [chip], BATCHES, n, v["context"])
             except ValueError as why:  # a TP group the model cannot cost (no NVLink, too wide)
                 lines[name].set_data([], [])
+                ends[name].set_visible(False)  # (its name stood alone at the axes' corner)
                 rows.append((f"{n} x {chip.name}", f"not shown: {why}"))
                 continue
             point = price.lowest(chip) if v["price"] == "lowest" else price.price_points(chip)[0]
@@ -326,6 +364,8 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
             rows.append((f"{n} x {chip.name} at ${hourly:g}/h ({point.basis_note})",
                          f"batch 1: ${usd[0]:,.2f}; batch {BATCHES[fits][-1]:,}: ${usd[-1]:,.3f}"))
         ax.set_ylim(low / 1.5, high * 1.5)
+        for axis_ticks in ticks:
+            axis_ticks.update()
         # Each label at its line's last point, nudged apart (log axis) so none overlap.
         order = sorted(last, key=lambda k: last[k][1])
         placed: list[float] = []

@@ -12,7 +12,8 @@ from functools import lru_cache
 import ipywidgets as W
 
 from accelkit import chips, models, parallel
-from accelkit.widgets._base import Explorer, View, freeze_background, new_figure, table_html
+from accelkit.widgets._base import Explorer, View, new_figure, table_html
+from accelkit.widgets._fast import Ticks, fast_texts, key_row
 
 __all__ = ["layout_explorer"]
 
@@ -78,8 +79,10 @@ def layout_explorer() -> Explorer:
         "split": W.Checkbox(value=True, description="best: micro-batches may split sequences",
                             style=_STYLE),
     }
-    # One fixed axis, so the background (ticks, labels, legend) is drawn once and frozen:
-    # the step as shares of its time, memory as a share of the chip's HBM (dashed line = 100%).
+    # One fixed axis: the step as shares of its time, memory as a share of the chip's HBM
+    # (dashed line = 100%). Sent as SVG, sharp at any dpi; cheap to redraw because its ticks
+    # are one marker line and texts, its key texts placed once and every text laid out once
+    # (widgets/_fast.py).
     figure = new_figure(6.6, 1.9, margins={"left": 0.2, "bottom": 0.22, "top": 0.78})
     ax = figure.add_subplot()
     rows_y = (1, 0)
@@ -88,14 +91,19 @@ def layout_explorer() -> Explorer:
     mem_bars = [ax.barh([rows_y[1]], [0.0], left=[0.0], color=_COLOURS[k], label=k)[0]
                 for k in ("weights + grads + optimizer", "activations")]
     ax.axvline(1.0, color="#333", linestyle="--", linewidth=1.2)
-    ax.set_yticks(rows_y, ["step time", "memory ÷ HBM"], fontsize=8)
     ax.set_xlim(0, 1.6)
     ax.set_ylim(-0.6, 1.6)
-    ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5],
-                  ["0", "25%", "50%", "75%", "100%", "125%", "≥150%"], fontsize=7)
-    ax.legend(loc="lower center", bbox_to_anchor=(0.45, 1.0), ncol=3, fontsize=7, frameon=False)
+    Ticks(ax, "y", fontsize=8).set(list(rows_y), ["step time", "memory ÷ HBM"])
+    Ticks(ax, "x", fontsize=7).set([0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5],
+                                   ["0", "25%", "50%", "75%", "100%", "125%", "≥150%"])
+    box = ax.get_position()
+    middle = box.x0 + 0.45 * box.width
+    key_row(figure, [(k, _COLOURS[k]) for k in ("compute", "exposed communication",
+                                                  "pipeline bubble")], middle, 0.935, fontsize=7)
+    key_row(figure, [(k, _COLOURS[k]) for k in ("weights + grads + optimizer", "activations")],
+            middle, 0.855, fontsize=7)
     # The figures themselves are in the table under the chart (text is the costliest artist).
-    freeze_background(figure, [*time_bars, *mem_bars])
+    fast_texts(figure)
 
     def render(values: dict) -> View:
         chip = chips.get(values["chip"])
@@ -144,4 +152,10 @@ def layout_explorer() -> Explorer:
         text = (table_html(rows) + "<table style='font-size:90%'>" + header + body + "</table>")
         return View(figure=figure, text=text, result=step)
 
+    # The exhaustive search behind "best_layouts" takes a few hundred ms: run it once at build
+    # for the starting model, chip and batch (memoised), so that the first press of the toggle
+    # only draws. Other settings are searched when chosen.
+    start = {name: control.value for name, control in controls.items()}
+    _best(start["model"], start["chip"], start["n_chips"], start["n_chips"] * start["per_chip"],
+          not start["split"])
     return Explorer(controls, render, title="Lay out a training step", columns=3)

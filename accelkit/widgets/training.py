@@ -12,13 +12,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import ipywidgets as W
-from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
 
 from accelkit import chips, models, parallel, price, training
 from accelkit.training import PUBLISHED_RUNS
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import (Explorer, View, freeze_background, new_figure, si, table_html,
-                                    vendor_colour)
+from accelkit.widgets._base import Explorer, View, new_figure, si, table_html, vendor_colour
+from accelkit.widgets._fast import LocatedTicks, Ticks, fast_texts, key_row, pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["training_planner", "communication_explorer", "published_runs", "training_quiz",
@@ -43,6 +43,19 @@ def _log_ticks(axis, ticks: list[float], labels: list[str]) -> None:
     axis.set_minor_locator(NullLocator())
 
 
+def _fast_ticks(figure, ax, rows: list[str]) -> LocatedTicks:
+    """A bar chart's ticks drawn cheaply (:mod:`accelkit.widgets._fast`): its rows' names once,
+    the x axis's (linear, as matplotlib's own locator would place them) on each ``update()``,
+    and the axis labels placed once."""
+    pin_axis_labels(figure)
+    Ticks(ax, "y").set(list(range(len(rows))), rows)
+    return LocatedTicks(ax, "x", MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]), _plain)
+
+
+def _plain(value: float) -> str:
+    return f"{value:,.6g}"
+
+
 # -- 1. plan a run ------------------------------------------------------------------------------
 
 def training_planner() -> Explorer:
@@ -62,11 +75,14 @@ def training_planner() -> Explorer:
                              readout_format=".0%", continuous_update=False, style=_STYLE),
     }
     figure = _frame(6.4, 1.6, left=0.3, bottom=0.3)
+    figure.subplots_adjust(top=0.8)  # room for the title (it was clipped at 0.88)
     ax = figure.add_subplot()
     bar = ax.barh(["days, compute only"], [1.0], color="#455a64")[0]
     label = ax.text(1, 0, "", va="center", fontsize=8)
     ax.set_xlabel("days")
     title = ax.set_title("")
+    x_ticks = _fast_ticks(figure, ax, ["days, compute only"])
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         chip = chips.get(values["chip"])
@@ -78,6 +94,7 @@ def training_planner() -> Explorer:
         label.set_x(days)
         label.set_text(f" {days:,.3g}")
         ax.set_xlim(0, days * 1.25 or 1)
+        x_ticks.update()
         title.set_text(f"{est.model} on {n:,} × {chip.name}: {est.days:,.1f} days")
         rows = [("FLOPs (6·N·D)", f"{est.flops:.3g}"), ("days", f"{est.days:,.1f}"),
                 ("chip-hours", f"{est.chip_hours:,.0f}"),
@@ -125,10 +142,17 @@ def communication_explorer() -> Explorer:
     ax.set_ylim(0.0003, 300)
     ax.set_xlabel("chips (data parallel, fixed global batch)")
     ax.set_ylabel("all-reduce ÷ backward time")
-    ax.legend(loc="lower right", fontsize=7)
     title = ax.set_title("")
-    # The log axes cost most of a render: draw them once (everything but lines and title).
-    freeze_background(figure, [*lines.values(), title])
+    # The log axes cost most of a render: their ticks are drawn as one marker line and texts,
+    # the axis labels and the key (instead of a legend) placed once. Sent as SVG, sharp on a
+    # high-dpi screen (a background frozen at 2x pixels cost more to encode than this draws).
+    pin_axis_labels(figure)
+    Ticks(ax, "x").set([8, 64, 1024, 8960], ["8", "64", "1,024", "8,960"])
+    Ticks(ax, "y").set([0.001, 0.01, 0.1, 1, 10, 100], ["0.001", "0.01", "0.1", "1", "10", "100"])
+    box = ax.get_position()
+    key_row(figure, [(name, colour, "●") for name, (_, colour) in systems.items()],
+            x=box.x1 - 0.01, y=box.y0 + 0.06, fontsize=7, ha="right")
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         ratios, crossing = {}, {}
@@ -165,6 +189,9 @@ def published_runs() -> Explorer:
     labels = [ax.text(1, i, "", va="center", fontsize=8) for i in range(2)]
     ax.invert_yaxis()
     title = ax.set_title("")
+    ax.set_xlabel("GPU-hours")  # its text follows the run's unit
+    x_ticks = _fast_ticks(figure, ax, ["ours: compute only", "reported"])
+    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         result = comparisons[values["run"]]
@@ -175,6 +202,7 @@ def published_runs() -> Explorer:
             text.set_x(value)
             text.set_text(f" {value:,.3g}")
         ax.set_xlim(0, max(ours, theirs) * 1.3)
+        x_ticks.update()
         ax.set_xlabel(unit)
         title.set_text(f"{run.name}: reported ÷ ours = {result.ratio:.2f}")
         rows = [("inputs", f"{run.model}, {run.tokens:.3g} tokens, {run.n_chips:,} × "
