@@ -20,6 +20,7 @@ pixels to paint.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import time
 import weakref
@@ -141,6 +142,36 @@ def figure_image(figure: Figure) -> tuple[str, bytes]:
     return result
 
 
+@functools.lru_cache(maxsize=8192)
+def _text_metrics(text: str, font: Any, ismath: Any) -> tuple[float, float, float]:
+    from matplotlib.textpath import text_to_path
+
+    return text_to_path.get_text_width_height_descent(text, font, ismath)
+
+
+@contextlib.contextmanager
+def _text_measured_once() -> Iterator[None]:
+    """While it lasts, SVG renderers measure each (text, font, size) once across renders.
+
+    matplotlib caches text measurements per renderer object, and every SVG print makes a new
+    renderer, so every label of a widget would be measured again on every render. The SVG
+    renderer measures with ``text_to_path``, a pure function of text, font and size, which is
+    what this cache calls: the numbers, and so the SVG, are the same."""
+    from matplotlib.backends.backend_svg import RendererSVG
+
+    name = "get_text_width_height_descent"
+    own = RendererSVG.__dict__.get(name)
+    setattr(RendererSVG, name,
+            lambda self, text, font, ismath: _text_metrics(text, font.copy(), ismath))
+    try:
+        yield
+    finally:
+        if own is None:
+            delattr(RendererSVG, name)
+        else:
+            setattr(RendererSVG, name, own)
+
+
 def _svg(figure: Figure) -> bytes:
     import matplotlib
     from matplotlib.backends.backend_svg import FigureCanvasSVG
@@ -148,7 +179,8 @@ def _svg(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     # Text as <text> elements (not glyph paths), no date stamp, fixed ids: small, fast and the
     # same bytes for the same picture (the browser tests compare hashes of what is shown).
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "accelkit"}):
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "accelkit"}), \
+            _text_measured_once():
         FigureCanvasSVG(figure).print_svg(buffer, metadata={"Date": None})
     return buffer.getvalue()
 

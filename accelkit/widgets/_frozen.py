@@ -56,23 +56,6 @@ def _raw_writer(renderer: Any) -> Callable[[str], None] | None:
     return write
 
 
-@lru_cache(maxsize=4096)
-def _text_metrics(text: str, font: Any, ismath: Any) -> tuple[float, float, float]:
-    from matplotlib.textpath import text_to_path
-
-    return text_to_path.get_text_width_height_descent(text, font, ismath)
-
-
-def _measure(renderer: Any) -> None:
-    """Keep text measurements across renders: matplotlib caches them per renderer, and every
-    SVG print makes a new renderer, so each label would be laid out again on every render.
-    The SVG renderer measures with ``text_to_path`` (a pure function of text, font and size),
-    which is what the cache calls."""
-    svg = getattr(renderer, "_renderer", renderer)
-    svg.get_text_width_height_descent = (
-        lambda text, font, ismath: _text_metrics(text, font.copy(), ismath))
-
-
 def _body(document: str) -> str:
     """The drawing inside an SVG document (no prolog, root element, metadata or default style),
     with its ids renamed so that they cannot clash with the dynamic part's."""
@@ -165,7 +148,6 @@ class FrozenFigure(Figure):
             super().draw(renderer)
             return
         write(self.static_svg())
-        _measure(renderer)
         axes = {id(a.axes): a.axes for a in self._dynamic if isinstance(a.axes, Axes)}
         for ax in axes.values():
             ax.apply_aspect()  # what Axes.draw would do first: the data transform is current
