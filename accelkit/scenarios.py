@@ -33,7 +33,7 @@ Conventions (on top of those of the cost models):
   dollars are optimistic by about that factor, on every chip. Two overrides: a number
   ``compute_efficiency=`` in (0, 1] runs every matmul at that assumed fraction of peak inside
   the same layout model (:data:`COMPUTE_EFFICIENCY`, 0.6, was the lab's default before the
-  prediction: fully specified published runs reach 0.42-0.88 of what the layout model
+  prediction: fully specified published runs reach 0.42-0.95 of what the layout model
   predicts at peak, docs/parallel.md); ``mfu=`` assumes the MFU itself, the same on every
   chip: the time is then :func:`accelkit.training.estimate`'s (6·N·D FLOPs at that MFU, the
   scaling book's convention, plus any exposed data-parallel all-reduce); layout and memory

@@ -11,10 +11,9 @@ Figures are drawn with matplotlib's object API (no pyplot state) and shown in an
 without any extra front-end extension. A figure of lines, bars and text is sent as SVG with its
 text kept as text: the browser draws it at the screen's own resolution, so it is sharp on a
 high-dpi laptop, and writing SVG skips rasterising glyphs, the costliest part of a redraw. A
-figure that paints pixels itself (a frozen background, an animation frame) is sent as PNG at
-the figure's own dpi, shown at :data:`DPI` CSS pixels per inch: a figure made with
-``new_figure(..., dpi=2 * DPI)`` is therefore sharp at 2× device pixels, at four times the
-pixels to paint.
+figure that holds figure-level pixel images (none of the course's does now) is sent as PNG at
+the figure's own dpi, shown at :data:`DPI` CSS pixels per inch: one made with
+``new_figure(..., dpi=2 * DPI)`` is then sharp at 2× device pixels, at four times the pixels.
 """
 
 from __future__ import annotations
@@ -24,15 +23,13 @@ import functools
 import io
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import ipywidgets as W
-import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.figure import Figure
-from matplotlib.image import FigureImage
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 
@@ -199,36 +196,6 @@ def figure_png(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="png", compress_level=1)
     return buffer.getvalue()
-
-
-def freeze_background(figure: Figure, dynamic: Sequence[Artist]) -> FigureImage:
-    """Render everything but ``dynamic`` once and paste it back as one image on later draws.
-
-    Axes, ticks and labels cost more to draw than the whole 50 ms budget allows when a frame
-    is redrawn many times a second (text layout dominates); the picture they make never
-    changes, so it is drawn once, kept as pixels, and the axes are then switched off so that
-    each frame draws only the artists that change (their data transforms stay valid).
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    canvas = FigureCanvasAgg(figure)
-    for artist in dynamic:
-        artist.set_visible(False)
-    canvas.draw()
-    background = np.asarray(canvas.buffer_rgba()).copy()
-    keep = {id(artist) for artist in dynamic}
-    # From now on only the dynamic artists draw: hide every other one (legends, colour bars,
-    # titles, grid lines, spines), each already in the background's pixels.
-    for owner in [figure, *figure.axes]:
-        for artist in owner.get_children():
-            if id(artist) not in keep and artist is not figure.patch \
-                    and artist not in figure.axes:
-                artist.set_visible(False)
-    for ax in figure.axes:
-        ax.set_axis_off()
-    for artist in dynamic:
-        artist.set_visible(True)
-    return figure.figimage(background, xo=0, yo=0, origin="upper", zorder=-10)
 
 
 def legend_lines(legend: Legend) -> list[Line2D]:

@@ -12,8 +12,7 @@ The static SVG is cached per *key*: a function of the figure's state that change
 the static picture would (by default the limits of every axes, so moving a limit redraws the
 ticks). Anything else a render changes must be among the dynamic artists.
 
-This differs from :func:`accelkit.widgets._base.freeze_background` (pixels, PNG) in that
-nothing is rasterised: the cached part is SVG text. :class:`TextBlock` goes one step further
+Unlike a background frozen as pixels, nothing is rasterised: the cached part is SVG text. :class:`TextBlock` goes one step further
 for many small labels (an animation's cells): it writes them as ``<text>`` elements directly.
 
 Both write into matplotlib's SVG writer through its (name-mangled) raw output; should a
