@@ -200,3 +200,39 @@ def test_knobs_a_scenario_ignores_are_greyed_out():
     assert lab.renders == renders + 1  # loading a scenario's knobs renders once
     assert not controls["mfu"].disabled and controls["latency_ms"].disabled
     assert controls["batch"].disabled
+
+
+def test_chart_sent_as_svg_holds_what_a_full_draw_holds():
+    # the chart's frame and chip names are cached SVG; the bars and y axis are drawn per render:
+    # the SVG sent after a knob moves must carry the same texts and bar heights as a full draw
+    import re
+
+    from accelkit.widgets import _base
+
+    def texts(svg: bytes) -> list[str]:
+        return sorted(re.findall(r"<text[^>]*>([^<]*)</text>", svg.decode("utf-8")))
+
+    def bar_paths(svg: bytes) -> list[str]:
+        return sorted(re.findall(r'<g id="(?:s_)?patch_\d+">\s*<path d="([^"]+)"',
+                                 svg.decode("utf-8")))
+
+    w = decision_explorer()
+    figure = w.view.figure
+    for metric, latency in (("time (days)", 50), ("cost per million (USD)", 20)):
+        w.controls["metric"].value = metric
+        w.controls["latency_ms"].value = latency
+        sent = _base._svg(figure)
+        dynamic, figure._dynamic = figure._dynamic, []
+        figure.stale = True
+        try:
+            full = _base._svg(figure)
+        finally:
+            figure._dynamic = dynamic
+            figure.stale = True
+        assert texts(sent) == texts(full)
+        assert metric in texts(sent)
+        assert "H100" in texts(sent) and "v5e" in texts(sent)
+        heights = [b.get_height() for b in figure.axes[0].patches]
+        assert max(heights) > 0
+        # the same patches (figure and axes backgrounds, every bar), same geometry
+        assert bar_paths(full) == bar_paths(sent)

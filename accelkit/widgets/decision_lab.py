@@ -18,7 +18,8 @@ from matplotlib.ticker import FuncFormatter
 
 from accelkit import chips, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import Explorer, View, new_figure
+from accelkit.widgets._base import Explorer, View
+from accelkit.widgets._frozen import frozen_figure
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["decision_explorer", "decision_quiz", "decision_worked_problem"]
@@ -136,9 +137,12 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             controls[name].disabled = name not in used
 
     # One bar chart, built once; renders only change heights (new axes cost ~30 ms). Its key
-    # is in the HTML above the table, not a title: a two-line title costs ~25 ms of Agg text
-    # drawing on every render (measured on the course's 2-core machine).
-    figure = new_figure(6.6, 2.7, margins={"top": 0.95})
+    # is in the HTML above the table, not a title: a two-line title costs ~25 ms of text
+    # drawing on every render (measured on the course's 2-core machine). The chart is frozen
+    # (accelkit.widgets._frozen): the axes, the chip names under the bars and the frame are
+    # written to SVG once; a render draws only the bars and the y axis (its ticks, their
+    # labels and the metric's name), the parts a knob moves.
+    figure = frozen_figure(6.6, 2.7, margins={"top": 0.95})
     ax = figure.add_subplot()
     bars = ax.bar([_short(c) for c in scenarios.DEFAULT_CHIPS],
                   [0.0] * len(scenarios.DEFAULT_CHIPS),
@@ -146,6 +150,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
                          for c in scenarios.DEFAULT_CHIPS])
     ax.tick_params(axis="x", labelsize=8)
     ax.yaxis.set_major_formatter(FuncFormatter(_compact))
+    figure.freeze([*bars, ax.yaxis], key=lambda f: ax.get_xlim())
 
     def render(v: dict) -> View:
         s = scenarios.get(v["scenario"])
