@@ -875,8 +875,17 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
     best: tuple[tuple[int, float, int], int, int, int] | None = None  # key, tp, batch, limit
     tried: list[tuple[int, int, int]] = []
     searches: dict[int, Callable[[int], float]] = {}  # each group's step time, remembered
+    # max_batch's rule, its checks and per-chip figures taken once for every group size
+    hbm_bytes = float(the_chip.require("hbm_bytes"))
+    weight_bytes = m.weight_bytes(weight)
+    sequence_bytes = (context + 1) * m.kv_cache_bytes_per_token(kv)
+
+    def memory_limit_of(tp: int) -> int:
+        free = tp * hbm_bytes - weight_bytes
+        return 0 if free <= 0 else int(free // sequence_bytes)
+
     for tp in sizes:
-        memory_limit = max_batch(m, the_chip, tp, context, weight, kv)
+        memory_limit = memory_limit_of(tp)
         if memory_limit < 1:
             continue
         fitting += 1
@@ -914,7 +923,7 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
             f"{the_chip.name}: its fastest batch-1 step takes {fastest * 1e3:,.2f} ms; relax the "
             "target, use narrower weights or a faster chip")
     (n_total, _, _), tp, batch, limit = best
-    memory_limit = max_batch(m, the_chip, tp, context, weight, kv)
+    memory_limit = memory_limit_of(tp)
     if limit == users < memory_limit:   # the search stopped at the users: find the true limit
         limit = _largest_batch(searches[tp], memory_limit, target, low=users + 1)
     step = decode_step(m, the_chip, tp, batch, context, weight, kv, compute,
