@@ -792,6 +792,37 @@ def _largest_batch(seconds: Callable[[int], float], limit: int, target: float,
     return low
 
 
+def _step_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
+                  weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
+                  per_op_overhead: float) -> Callable[[int], float]:
+    """``b -> decode_step(m, chip, n_chips, b, context, ...).seconds``, for a search that asks
+    for many batches: the same arithmetic as :func:`_result` (so the same float, bit for bit),
+    with the batch-independent parts (rates, kernel counts, the communication line) taken once
+    and no result built. Arguments are already checked; a batch beyond what
+    :func:`decode_step` allows goes to it, which raises."""
+    peak, bandwidth, _ = _chip_rates(chip, n_chips, compute_dtype)
+    peak, bandwidth = float(peak), float(bandwidth)  # as roofline.times checks them
+    floor = _operation_counts(m, "decode") * per_op_overhead
+    act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
+    c0, c1, _ = _tp_line(chip, n_chips, _communication_plan(m, act))
+    known: dict[int, float] = {}
+
+    def seconds(b: int) -> float:
+        found = known.get(b)
+        if found is not None:
+            return found
+        if b > _MAX_BATCH:
+            return decode_step(m, chip, n_chips, b, context, weight_dtype, kv_dtype,
+                               compute_dtype, overhead_seconds=per_op_overhead).seconds
+        flops, moved = _decode_arrays(m, b, context, weight_dtype, kv_dtype)
+        per_op = np.maximum(np.divide(flops, peak), np.divide(moved, bandwidth))
+        step = float(np.sum(np.maximum(per_op, floor)))
+        step += c0 + c1 * b
+        known[b] = step
+        return step
+    return seconds
+
+
 def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users: int,
              max_seconds_per_token: float, context_tokens: int = 2048,
              prompt_tokens: int | None = None, weight_dtype: DType = "bf16",
@@ -843,15 +874,24 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
     fitting = 0
     best: tuple[tuple[int, float, int], int, int, int] | None = None  # key, tp, batch, limit
     tried: list[tuple[int, int, int]] = []
+    searches: dict[int, Callable[[int], float]] = {}  # each group's step time, remembered
+    # max_batch's rule, its checks and per-chip figures taken once for every group size
+    hbm_bytes = float(the_chip.require("hbm_bytes"))
+    weight_bytes = m.weight_bytes(weight)
+    sequence_bytes = (context + 1) * m.kv_cache_bytes_per_token(kv)
+
+    def memory_limit_of(tp: int) -> int:
+        free = tp * hbm_bytes - weight_bytes
+        return 0 if free <= 0 else int(free // sequence_bytes)
+
     for tp in sizes:
-        memory_limit = max_batch(m, the_chip, tp, context, weight, kv)
+        memory_limit = memory_limit_of(tp)
         if memory_limit < 1:
             continue
         fitting += 1
 
-        def seconds(b: int, tp: int = tp) -> float:
-            return decode_step(m, the_chip, tp, b, context, weight, kv, compute,
-                               overhead_seconds=per_op).seconds
+        seconds = _step_seconds(m, the_chip, tp, context, weight, kv, compute, per_op)
+        searches[tp] = seconds
         # Only whether the limit reaches the users matters here: search up to them (the
         # winner's exact limit, if larger, is found once below).
         cap = min(memory_limit, users)
@@ -883,12 +923,9 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
             f"{the_chip.name}: its fastest batch-1 step takes {fastest * 1e3:,.2f} ms; relax the "
             "target, use narrower weights or a faster chip")
     (n_total, _, _), tp, batch, limit = best
-    memory_limit = max_batch(m, the_chip, tp, context, weight, kv)
+    memory_limit = memory_limit_of(tp)
     if limit == users < memory_limit:   # the search stopped at the users: find the true limit
-        limit = _largest_batch(
-            lambda b: decode_step(m, the_chip, tp, b, context, weight, kv, compute,
-                                  overhead_seconds=per_op).seconds,
-            memory_limit, target, low=users + 1)
+        limit = _largest_batch(searches[tp], memory_limit, target, low=users + 1)
     step = decode_step(m, the_chip, tp, batch, context, weight, kv, compute,
                        overhead_seconds=per_op)
     first = prefill(m, the_chip, tp, batch, prompt, weight, kv, compute,

@@ -606,13 +606,8 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
                 batch = 1  # even batch 1 misses the target: price it and say so
         if batch < 1:
             batch = 1  # does not fit at all: price batch 1 and say so
-    pre = inference.prefill(s.model, the_chip, n, batch, s.prompt_tokens, weight_dtype=weights,
-                            kv_dtype=kv, compute_dtype="bf16")
-    dec = inference.decode_step(s.model, the_chip, n, batch, context, weight_dtype=weights,
-                                kv_dtype=kv)
-    end = inference.decode_step(s.model, the_chip, n, batch,
-                                s.prompt_tokens + s.output_tokens - 1, weight_dtype=weights,
-                                kv_dtype=kv)
+    pre, dec, end = _serve_steps(s.model, the_chip, n, batch, s.prompt_tokens, context,
+                                 s.prompt_tokens + s.output_tokens - 1, weights, kv)
     batch_seconds = pre.seconds + s.output_tokens * dec.seconds
     seconds = s.work / (batch * s.output_tokens) * batch_seconds
     flops = pre.flops + s.output_tokens * dec.flops
@@ -653,6 +648,23 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Out
         memory_bytes=end.memory_bytes, hbm_bytes=end.hbm_bytes, note="; ".join(notes),
         replicas=replicas, fleet_usd_per_hour=fleet,
         communication_seconds=comm, **_plan_fields(plan))
+
+
+@functools.lru_cache(maxsize=256)
+def _serve_steps(model: str, the_chip: chips.Chip, n: int, batch: int, prompt: int,
+                 context: int, last: int, weights: dtypes.DType, kv: dtypes.DType
+                 ) -> tuple[inference.InferenceResult, inference.InferenceResult,
+                            inference.InferenceResult]:
+    """A serving row's prefill, its mid-answer decode step (at ``context``) and its last one
+    (at ``last``), cached: they depend on neither the latency target nor the price, so a lab
+    moving those reuses them (the results are frozen)."""
+    pre = inference.prefill(model, the_chip, n, batch, prompt, weight_dtype=weights,
+                            kv_dtype=kv, compute_dtype="bf16")
+    dec = inference.decode_step(model, the_chip, n, batch, context, weight_dtype=weights,
+                                kv_dtype=kv)
+    end = inference.decode_step(model, the_chip, n, batch, last, weight_dtype=weights,
+                                kv_dtype=kv)
+    return pre, dec, end
 
 
 @functools.lru_cache(maxsize=256)

@@ -200,3 +200,84 @@ def test_knobs_a_scenario_ignores_are_greyed_out():
     assert lab.renders == renders + 1  # loading a scenario's knobs renders once
     assert not controls["mfu"].disabled and controls["latency_ms"].disabled
     assert controls["batch"].disabled
+
+
+def test_chart_sent_as_svg_holds_what_a_full_draw_holds():
+    # the chart's frame and chip names are cached SVG; the bars and y axis are drawn per render:
+    # the SVG sent after a knob moves must carry the same texts and bar heights as a full draw
+    import re
+
+    from accelkit.widgets import _base
+
+    def texts(svg: bytes) -> list[str]:
+        return sorted(re.findall(r"<text[^>]*>([^<]*)</text>", svg.decode("utf-8")))
+
+    def bar_paths(svg: bytes) -> list[str]:
+        return sorted(re.findall(r'<g id="(?:s_)?patch_\d+">\s*<path d="([^"]+)"',
+                                 svg.decode("utf-8")))
+
+    w = decision_explorer()
+    figure = w.view.figure
+    for metric, latency in (("time (days)", 50), ("cost per million (USD)", 20)):
+        w.controls["metric"].value = metric
+        w.controls["latency_ms"].value = latency
+        sent = _base._svg(figure)
+        dynamic, figure._dynamic = figure._dynamic, []
+        figure.stale = True
+        try:
+            full = _base._svg(figure)
+        finally:
+            figure._dynamic = dynamic
+            figure.stale = True
+        assert texts(sent) == texts(full)
+        assert metric in texts(sent)
+        assert "H100" in texts(sent) and "v5e" in texts(sent)
+        heights = [b.get_height() for b in figure.axes[0].patches]
+        assert max(heights) > 0
+        # the same patches (figure and axes backgrounds, every bar), same geometry
+        assert bar_paths(full) == bar_paths(sent)
+
+
+def test_y_tick_labels_and_metric_name_sit_where_matplotlib_puts_them():
+    # the y tick labels are written as one block and the metric's name placed beside the widest
+    # of them: both must land where matplotlib's own axis would draw them
+    import re
+
+    from matplotlib.ticker import FuncFormatter
+
+    from accelkit.widgets import _base
+    from accelkit.widgets.decision_lab import _compact
+
+    def labels(svg: str) -> list[tuple[float, str]]:
+        return [(float(x), t) for x, t in re.findall(
+            r'<text[^>]*x="(-?[\d.]+)" y="[\d.]+" transform="rotate\(-90[^>]*>([^<]*)<', svg)]
+
+    def ticks(svg: str, block: bool) -> list[tuple[float, float, str]]:
+        # the block's <text> elements carry only x and y (its style is on their group);
+        # matplotlib's right-aligned tick labels carry their own style
+        pattern = (r'<text x="([\d.]+)" y="([\d.]+)">([^<]*)</text>' if block else
+                   r'<text style="[^"]*text-anchor: end[^"]*" x="([\d.]+)" y="([\d.]+)"'
+                   r'[^>]*>([^<]*)</text>')
+        return [(float(x), float(y), t) for x, y, t in re.findall(pattern, svg)]
+
+    w = decision_explorer()
+    figure = w.view.figure
+    ax = figure.axes[0]
+    for scenario, metric in (("chatbot", "cost (USD)"), ("recommender", "cost per million (USD)"),
+                             ("pretrain", "time (days)")):
+        w.controls["scenario"].value = scenario
+        w.controls["metric"].value = metric
+        sent = _base._svg(figure).decode()
+        reference = _base.new_figure(6.6, 2.7, margins={"top": 0.95})
+        rax = reference.add_subplot()
+        rax.bar(range(len(ax.patches)), [b.get_height() for b in ax.patches])
+        rax.set_ylim(ax.get_ylim())
+        rax.yaxis.set_major_formatter(FuncFormatter(_compact))
+        rax.set_ylabel(metric)
+        full = _base._svg(reference).decode()
+        assert [t for _, t in labels(sent)] == [metric]
+        assert labels(sent)[0][0] == pytest.approx(labels(full)[0][0], abs=0.01)
+        mine, theirs = ticks(sent, True), ticks(full, False)
+        assert [t for *_, t in mine] == [t for *_, t in theirs] and len(mine) >= 3
+        for (x, y, _), (x_ref, y_ref, _) in zip(mine, theirs):
+            assert x == pytest.approx(x_ref, abs=0.05) and y == pytest.approx(y_ref, abs=0.5)

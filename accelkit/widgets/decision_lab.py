@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from functools import lru_cache
 
 import ipywidgets as W
+from matplotlib import rcParams
+from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import FuncFormatter
+from matplotlib.transforms import offset_copy
 
 from accelkit import chips, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import Explorer, View, new_figure
+from accelkit.widgets._base import Explorer, View
+from accelkit.widgets._frozen import TextBlock, frozen_figure
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["decision_explorer", "decision_quiz", "decision_worked_problem"]
@@ -51,6 +56,14 @@ def _compact(x: float, _pos: object = None) -> str:
         if abs(x) >= scale:
             return f"{x / scale:g}{suffix}"
     return f"{x:g}"
+
+
+@lru_cache(maxsize=512)
+def _text_width(text: str, font: FontProperties) -> float:
+    """Width in points of ``text`` in ``font``, as matplotlib's SVG writer measures it."""
+    from matplotlib.textpath import text_to_path
+
+    return float(text_to_path.get_text_width_height_descent(text, font, False)[0])
 
 
 def _fmt(value: float | None, pattern: str) -> str:
@@ -136,9 +149,14 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             controls[name].disabled = name not in used
 
     # One bar chart, built once; renders only change heights (new axes cost ~30 ms). Its key
-    # is in the HTML above the table, not a title: a two-line title costs ~25 ms of Agg text
-    # drawing on every render (measured on the course's 2-core machine).
-    figure = new_figure(6.6, 2.7, margins={"top": 0.95})
+    # is in the HTML above the table, not a title: a two-line title costs ~25 ms of text
+    # drawing on every render (measured on the course's 2-core machine). The chart is frozen
+    # (accelkit.widgets._frozen): the axes, the chip names under the bars and the frame are
+    # written to SVG once; a render draws only the bars and the y axis, the parts a knob
+    # moves. The y tick labels are one TextBlock (written as <text> without matplotlib's
+    # per-label layout, half the y axis's cost) and the metric's name is placed beside the
+    # widest of them, where matplotlib would put it.
+    figure = frozen_figure(6.6, 2.7, margins={"top": 0.95})
     ax = figure.add_subplot()
     bars = ax.bar([_short(c) for c in scenarios.DEFAULT_CHIPS],
                   [0.0] * len(scenarios.DEFAULT_CHIPS),
@@ -146,6 +164,25 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
                          for c in scenarios.DEFAULT_CHIPS])
     ax.tick_params(axis="x", labelsize=8)
     ax.yaxis.set_major_formatter(FuncFormatter(_compact))
+    tick = ax.yaxis.get_major_ticks()[0]
+    tick_font = tick.label1.get_fontproperties()
+    # points from the spine to a label's end: the tick's length out, then the label's pad
+    gap = tick.get_tick_padding() + float(rcParams["ytick.major.pad"])
+    ax.tick_params(axis="y", labelleft=False)
+    y_labels = TextBlock(offset_copy(ax.get_yaxis_transform(), figure, x=-gap, units="points"),
+                         tick_font.get_size_in_points(), ha="right")
+    y_labels.set_clip_on(False)
+    ax.add_artist(y_labels)
+    axes_points = ax.get_position().width * figure.get_figwidth() * 72
+
+    def set_y_labels(top: float) -> None:
+        locs = [t for t in ax.yaxis.get_majorticklocs() if 0 <= t <= top * (1 + 1e-9)]
+        labels = [_compact(t) for t in locs]
+        y_labels.set_items([(0.0, t, text) for t, text in zip(locs, labels)])
+        widest = max([_text_width(text, tick_font) for text in labels] or [0.0])
+        ax.yaxis.set_label_coords(-(gap + widest + ax.yaxis.labelpad) / axes_points, 0.5)
+
+    figure.freeze([*bars, ax.yaxis, y_labels], key=lambda f: ax.get_xlim())
 
     def render(v: dict) -> View:
         s = scenarios.get(v["scenario"])
@@ -164,6 +201,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             bar.set_hatch("//" if faded else "")
             bar.set_alpha(0.45 if faded else 1.0)
         ax.set_ylim(0, top * 1.1)
+        set_y_labels(top * 1.1)
         if ax.get_ylabel() != v["metric"]:
             ax.set_ylabel(v["metric"])
         head, cells_of = _columns(s)
