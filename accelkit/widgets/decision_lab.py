@@ -51,10 +51,14 @@ def _short(name: str) -> str:
 
 
 def _compact(x: float, _pos: object = None) -> str:
-    # 30000 -> "30k": narrow tick labels keep the y label inside the figure
+    # 30000 -> "30k", 0.000125 -> "125µ": narrow tick labels keep the y label inside the figure
     for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(x) >= scale:
             return f"{x / scale:g}{suffix}"
+    if x and abs(x) < 0.01:
+        for scale, suffix in ((1e-3, "m"), (1e-6, "µ"), (1e-9, "n")):
+            if abs(x) >= scale:
+                return f"{x / scale:g}{suffix}"
     return f"{x:g}"
 
 
