@@ -281,3 +281,11 @@ def test_y_tick_labels_and_metric_name_sit_where_matplotlib_puts_them():
         assert [t for *_, t in mine] == [t for *_, t in theirs] and len(mine) >= 3
         for (x, y, _), (x_ref, y_ref, _) in zip(mine, theirs):
             assert x == pytest.approx(x_ref, abs=0.05) and y == pytest.approx(y_ref, abs=0.5)
+
+
+def test_tick_labels_stay_narrow_at_both_ends_of_the_scale() -> None:
+    # Wide tick labels (0.000125, 30000) push the y axis title out of the figure.
+    from accelkit.widgets.decision_lab import _compact
+
+    assert [_compact(x) for x in (0.000125, 0.0025, 0.05, 0.0, 1.5, 30000.0, 2.5e9)] == \
+        ["125µ", "2.5m", "0.05", "0", "1.5", "30k", "2.5G"]
