@@ -356,11 +356,24 @@ def _unit_cost(chip: chips.Chip, kind: str, n: int, k: int) -> tuple[float, floa
     return result
 
 
+def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for arrays with few distinct values, without
+    sorting the whole array: runs of equal keys (candidates come in blocks) are collapsed
+    first, and only the distinct values are sorted."""
+    keys = keys.reshape(-1)
+    if len(keys) == 0:
+        return keys.copy(), np.zeros(0, dtype=np.intp)
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    unique, run_index = np.unique(keys[starts], return_inverse=True)
+    lengths = np.diff(np.append(starts, len(keys)))
+    return unique, np.repeat(run_index.reshape(-1), lengths)
+
+
 def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray
            ) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised :func:`_unit_cost`: one collectives call per distinct (n, k)."""
     keys = n.astype(np.int64) * (1 << 24) + k.astype(np.int64)
-    unique, inverse = np.unique(keys, return_inverse=True)
+    unique, inverse = _factorize(keys)
     lat = np.empty(len(unique))
     per = np.empty(len(unique))
     for i, key in enumerate(unique.tolist()):
@@ -705,6 +718,15 @@ def candidate_layouts(model: str | models.Model, n_chips: int, batch_tokens: int
     n = _validate.positive_int("n_chips", n_chips, maximum=_MAX_DEGREE)
     batch = _validate.positive_int("batch_tokens", batch_tokens, maximum=10**12)
     s = _seq_len(the_model, seq_len)
+    return {name: array.copy() for name, array in
+            _candidates(the_model, n, batch, s, bool(whole_sequences)).items()}
+
+
+@functools.lru_cache(maxsize=64)
+def _candidates(the_model: models.Model, n: int, batch: int, s: int, whole_sequences: bool
+                ) -> dict[str, np.ndarray]:
+    """:func:`candidate_layouts` for checked arguments, cached (the search's candidates do not
+    depend on the chip, so a widget that switches chips reuses them); arrays read-only."""
     heads, layers = the_model.heads, the_model.layers  # type: ignore[attr-defined]
     experts = getattr(the_model, "n_experts", 0) or 1
     divs = _divisors(n)
@@ -737,14 +759,19 @@ def candidate_layouts(model: str | models.Model, n_chips: int, batch_tokens: int
                             break
                         mb //= 2
     if not rows:
-        return {k: np.zeros(0, dtype=np.int64) for k in
-                ("dp", "fsdp", "tp", "pp", "ep", "mb", "interleave", "recompute")}
+        empty = {k: np.zeros(0, dtype=np.int64) for k in
+                 ("dp", "fsdp", "tp", "pp", "ep", "mb", "interleave", "recompute")}
+        for array in empty.values():
+            array.flags.writeable = False
+        return empty
     base = np.array(rows, dtype=np.int64)
     table = np.repeat(base, len(RECOMPUTE), axis=0)
     codes = np.tile(np.arange(len(RECOMPUTE)), len(base))
     names = ("dp", "fsdp", "tp", "pp", "ep", "mb", "interleave")
-    out = {name: table[:, i] for i, name in enumerate(names)}
+    out = {name: np.ascontiguousarray(table[:, i]) for i, name in enumerate(names)}
     out["recompute"] = codes
+    for array in out.values():
+        array.flags.writeable = False
     return out
 
 
@@ -771,7 +798,7 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
     limit = _largest_job(the_chip)
     if n > limit:
         raise ValueError(f"n_chips is {n:,}; {the_chip.name}'s largest job is {limit:,} chips")
-    cand = candidate_layouts(the_model, n, batch, s, whole_sequences=whole_sequences)
+    cand = _candidates(the_model, n, batch, s, bool(whole_sequences))
     if len(cand["dp"]) == 0:
         return ()
     spec = _spec(the_model, s, dropout)
