@@ -722,6 +722,39 @@ def candidate_layouts(model: str | models.Model, n_chips: int, batch_tokens: int
             _candidates(the_model, n, batch, s, bool(whole_sequences)).items()}
 
 
+def _expand_microbatches(combos: np.ndarray, layers: int, s: int, min_mb: int,
+                         whole_sequences: bool) -> np.ndarray:
+    """Rows (dp, fsdp, tp, pp, ep, mb, interleave) for degree combinations (dp, fsdp, tp, pp,
+    ep, replica tokens): each replica's batch, then halved while it stays even, at least
+    ``min_mb`` and (``whole_sequences``) a whole number of sequences; each with interleave 1,
+    2, 4, 8 where pp > 1 and pp·v ≤ layers. Same rows, in the same order, as nested loops."""
+    if len(combos) == 0:
+        return np.zeros((0, 7), dtype=np.int64)
+    mb = combos[:, 5].copy()
+    halvings = np.zeros(len(combos), dtype=np.int64)
+    alive = np.ones(len(combos), dtype=bool)
+    while alive.any():
+        half = mb // 2
+        ok = alive & (mb % 2 == 0) & (half >= min_mb)
+        if whole_sequences:
+            ok &= half % s == 0
+        halvings += ok
+        mb = np.where(ok, half, mb)
+        alive = ok
+    # one row per (combo, micro-batch), micro-batches largest first
+    per_combo = halvings + 1
+    index = np.repeat(np.arange(len(combos)), per_combo)
+    step = np.arange(len(index)) - np.repeat(np.cumsum(per_combo) - per_combo, per_combo)
+    mbs = combos[index, 5] >> step
+    pp = combos[index, 3]
+    # then one row per allowed interleave, smallest first
+    options = np.array([1, 2, 4, 8], dtype=np.int64)
+    allowed = (options[None, :] * pp[:, None] <= layers) & ((pp[:, None] > 1) | (options[None, :] == 1))
+    row, option = np.nonzero(allowed)
+    picked = index[row]
+    return np.column_stack([combos[picked, :5], mbs[row], options[option]])
+
+
 @functools.lru_cache(maxsize=64)
 def _candidates(the_model: models.Model, n: int, batch: int, s: int, whole_sequences: bool
                 ) -> dict[str, np.ndarray]:
@@ -730,7 +763,7 @@ def _candidates(the_model: models.Model, n: int, batch: int, s: int, whole_seque
     heads, layers = the_model.heads, the_model.layers  # type: ignore[attr-defined]
     experts = getattr(the_model, "n_experts", 0) or 1
     divs = _divisors(n)
-    rows: list[tuple[int, int, int, int, int, int, int]] = []
+    combos: list[tuple[int, int, int, int, int, int]] = []   # dp, fsdp, tp, pp, ep, replica
     min_mb = s if whole_sequences else max(1, s // 64)
     for tp in divs:
         if heads % tp:
@@ -750,21 +783,16 @@ def _candidates(the_model: models.Model, n: int, batch: int, s: int, whole_seque
                     replica = batch // replicas
                     if whole_sequences and replica % s:
                         continue
-                    mb = replica
-                    while True:
-                        for v in ((1, 2, 4, 8) if pp > 1 else (1,)):
-                            if pp * v <= layers:
-                                rows.append((dp, fsdp, tp, pp, ep, mb, v))
-                        if mb % 2 or mb // 2 < min_mb or (whole_sequences and (mb // 2) % s):
-                            break
-                        mb //= 2
-    if not rows:
+                    combos.append((dp, fsdp, tp, pp, ep, replica))
+    rows = _expand_microbatches(np.array(combos, dtype=np.int64).reshape(-1, 6), layers, s,
+                                min_mb, whole_sequences)
+    if not len(rows):
         empty = {k: np.zeros(0, dtype=np.int64) for k in
                  ("dp", "fsdp", "tp", "pp", "ep", "mb", "interleave", "recompute")}
         for array in empty.values():
             array.flags.writeable = False
         return empty
-    base = np.array(rows, dtype=np.int64)
+    base = rows
     table = np.repeat(base, len(RECOMPUTE), axis=0)
     codes = np.tile(np.arange(len(RECOMPUTE)), len(base))
     names = ("dp", "fsdp", "tp", "pp", "ep", "mb", "interleave")

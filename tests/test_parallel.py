@@ -277,6 +277,40 @@ def test_best_layouts_are_fitting_fastest_first_and_exhaustive() -> None:
     assert best[0].seconds <= fastest.seconds * (1 + 1e-9)
 
 
+@pytest.mark.parametrize("model, n, batch, whole", [
+    ("llama-3-70b", 64, 4 * M, True), ("llama-3-70b", 8960, 8960 * 4096, False),
+    ("mixtral-8x7b", 96, 3 * M, True), ("llama-3-8b", 12, 4096, False)])
+def test_candidate_layouts_are_every_factorisation_micro_batch_and_interleave(
+        model: str, n: int, batch: int, whole: bool) -> None:
+    """The vectorised generator against the rule written as plain loops, row for row."""
+    m = ak.models.get(model)
+    s, experts = m.seq_len, getattr(m, "n_experts", 0) or 1
+    divisors = [d for d in range(1, n + 1) if n % d == 0]
+    rows = []
+    for tp in divisors:
+        for ep in (d for d in divisors if (n // tp) % d == 0):
+            for pp in (d for d in divisors if (n // (tp * ep)) % d == 0):
+                rest = n // (tp * ep * pp)
+                for fsdp in (d for d in divisors if rest % d == 0):
+                    dp, replicas = rest // fsdp, rest // fsdp * fsdp * ep
+                    if m.heads % tp or experts % ep or pp > m.layers or batch % replicas:
+                        continue
+                    mb = batch // replicas
+                    if whole and mb % s:
+                        continue
+                    while True:
+                        rows += [(dp, fsdp, tp, pp, ep, mb, v) for v in (1, 2, 4, 8)
+                                 if (v == 1 or pp > 1) and pp * v <= m.layers]
+                        half = mb // 2
+                        if mb % 2 or half < (s if whole else max(1, s // 64)) or (whole and half % s):
+                            break
+                        mb = half
+    cand = candidate_layouts(model, n, batch, whole_sequences=whole)
+    got = list(zip(*(cand[k].tolist() for k in ("dp", "fsdp", "tp", "pp", "ep", "mb", "interleave"))))
+    assert got == [r for r in rows for _ in range(3)]
+    assert cand["recompute"].tolist() == [0, 1, 2] * len(rows)
+
+
 def test_best_layouts_for_moe_use_expert_parallelism() -> None:
     best = best_layouts("deepseek-v3", "H100", 2048, 16 * M, top=3)
     assert best and all(b.fits for b in best)
