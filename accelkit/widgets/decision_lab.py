@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from functools import lru_cache
+from typing import cast
 
 import ipywidgets as W
 from matplotlib import rcParams
@@ -326,22 +327,8 @@ def _knobs(s: scenarios.Scenario, v: dict) -> scenarios.Knobs:
         "precision": v["precision"], "mfu": None if v["mfu"] == _MODELLED else v["mfu"],
         "compute_efficiency": v["compute_efficiency"], "latency_ms": v["latency_ms"],
         "price_source": v["price"]})
-    knobs: scenarios.Knobs = {}
-    if used.get("n_chips") is not None:
-        knobs["n_chips"] = v["n_chips"]
-    if used.get("batch") is not None:
-        knobs["batch"] = v["batch"]
-    if used.get("precision") is not None:
-        knobs["precision"] = v["precision"]
-    if used.get("mfu") is not None:
-        knobs["mfu"] = v["mfu"]
-    if used.get("compute_efficiency") is not None:
-        knobs["compute_efficiency"] = v["compute_efficiency"]
-    if used.get("latency_ms") is not None:
-        knobs["latency_ms"] = v["latency_ms"]
-    if used.get("price_source") is not None:
-        knobs["price_source"] = v["price"]
-    return knobs
+    # The values were mapped to knob names above; "auto" and "modelled" became None (unset).
+    return cast(scenarios.Knobs, {name: value for name, value in used.items() if value is not None})
 
 
 def _basis_word(r: scenarios.Outcome) -> str:
