@@ -35,9 +35,6 @@ from matplotlib.lines import Line2D
 
 #: Dots per inch of a widget figure's layout (its size on screen: 1 inch = DPI CSS pixels).
 DPI = 80
-#: How each figure is sent to the browser: "auto" = SVG unless the figure holds pixel images
-#: (then PNG); "svg" or "png" force one. Tests and benchmarks may switch it.
-IMAGE_FORMAT: Literal["auto", "svg", "png"] = "auto"
 
 
 @dataclass
@@ -112,16 +109,9 @@ _MARGINS = {"left": 0.1, "right": 0.97, "bottom": 0.17, "top": 0.88, "wspace": 0
 _IMAGE_CACHE: "weakref.WeakKeyDictionary[Figure, tuple[str, bytes]]" = weakref.WeakKeyDictionary()
 
 
-def image_format(figure: Figure) -> Literal["svg", "png"]:
-    """The format :func:`figure_image` uses for ``figure`` under :data:`IMAGE_FORMAT`."""
-    if IMAGE_FORMAT != "auto":
-        return IMAGE_FORMAT
-    return "png" if figure.images else "svg"
-
-
 def figure_image(figure: Figure) -> tuple[str, bytes]:
     """``(format, bytes)`` of the figure, for an ``ipywidgets.Image``: ``("svg+xml", ...)`` or
-    ``("png", ...)`` (see :func:`image_format`).
+    ``("png", ...)``: SVG unless the figure holds figure-level pixel images (``figimage``).
 
     A figure unchanged since its last encoding (no artist touched: matplotlib's ``stale`` flag
     is clear) is not drawn again: its bytes are reused, so a widget that switches between
@@ -130,7 +120,7 @@ def figure_image(figure: Figure) -> tuple[str, bytes]:
     cached = _IMAGE_CACHE.get(figure)
     if cached is not None and not figure.stale:
         return cached
-    if image_format(figure) == "svg":
+    if not figure.images:
         result = ("svg+xml", _svg(figure))
     else:
         result = ("png", figure_png(figure))
