@@ -87,10 +87,14 @@ def clear_caches() -> None:
                 clear()
 
 
-def time_control(factory: Any, index: int, control_name: str) -> tuple[list[float], list[float]]:
-    """Wall-clock and CPU milliseconds of each move of one control on a fresh widget."""
+def time_control(factory: Any, index: int, control_name: str,
+                 setup: Any = None) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU milliseconds of each move of one control on a fresh widget
+    (``setup(explorer)``, if given, runs first, untimed: another control set, say)."""
     clear_caches()
     explorer = explorers_of(factory())[index]
+    if setup is not None:
+        setup(explorer)
     control = explorer.controls[control_name]
     wall, cpu = [], []
     for value in sweep_values(control):
