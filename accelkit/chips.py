@@ -50,13 +50,12 @@ per GPU, modelled by ``accelkit.collectives`` with ``scaleup_domain=72`` on "B20
 from __future__ import annotations
 
 import builtins
-import html
 import json
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from accelkit import _validate, dtypes
+from accelkit import _html, _validate, dtypes
 from accelkit import dtypes as _dtypes
 from accelkit.dtypes import DType
 
@@ -377,12 +376,8 @@ class Chip:
              and self.has_sparsecores else _fmt(self.sparsecores_per_chip, 1, "per chip"),
              self.source("sparsecores_per_chip")),
         ]
-        body = "".join(
-            f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td>"
-            f"<td style='font-size:smaller'>{html.escape(c)}</td></tr>" for a, b, c in rows
-        )
-        return (f"<table><caption><b>{html.escape(self.name)}</b></caption>"
-                f"<tr><th>what</th><th>value</th><th>source</th></tr>{body}</table>")
+        return _html.table(rows, header=("what", "value", "source"), caption=self.name,
+                           small_last=True)
 
 
 def _fmt(value: float | None, scale: float, unit: str, digits: int = 0) -> str:

@@ -27,7 +27,6 @@ DRAM kind and the node, which is why it is not a fixed property of hardware.
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -36,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from accelkit import _validate, dtypes
+from accelkit import _html, _validate, dtypes
 from accelkit.dtypes import DType
 
 #: Process-node tables: ``"45nm"`` (Horowitz, ISSCC 2014) and ``"7nm"`` (Jouppi et al., ISCA 2021).
@@ -222,11 +221,8 @@ class EnergyBreakdown:
         rows = [(name, value) for name, value in (
             ("compute (MACs)", self.compute_joules), (f"SRAM ({self.sram_level})", self.sram_joules),
             ("DRAM", self.dram_joules), ("total", self.total_joules))]
-        body = "".join(
-            f"<tr><td>{html.escape(name)}</td><td>{value * 1e9:,.3g} nJ</td>"
-            f"<td>{value / total:.0%}</td></tr>" for name, value in rows
-        )
-        return f"<table><tr><th>where</th><th>energy</th><th>share</th></tr>{body}</table>"
+        return _html.table([(name, f"{value * 1e9:,.3g} nJ", f"{value / total:.0%}")
+                            for name, value in rows], header=("where", "energy", "share"))
 
 
 def of_run(run: object, dtype: DType = "bf16", sram_level: str = "sram_32kb", *,

@@ -84,7 +84,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from accelkit import _validate, chips, collectives, dtypes, models, price, roofline
+from accelkit import _html, _validate, chips, collectives, dtypes, models, price, roofline
 from accelkit.dtypes import DType
 
 _MAX_BATCH = 10**7
@@ -161,8 +161,7 @@ class InferenceResult:
                 ("weights + KV", f"{self.memory_bytes / 1e9:,.1f} GB of "
                                  f"{self.hbm_bytes / 1e9:,.1f} GB"),
                 ("fits", self.message)]
-        body = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
-        return f"<table>{body}</table>"
+        return _html.table(rows)
 
 
 @dataclass(frozen=True)

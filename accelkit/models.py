@@ -48,7 +48,7 @@ from functools import cached_property
 from importlib import resources
 from typing import Any
 
-from accelkit import _validate, dtypes
+from accelkit import _html, _validate, dtypes
 from accelkit.dtypes import DType
 
 PHASES = ("forward", "backward", "train", "prefill", "decode")
@@ -271,8 +271,7 @@ class Model:
                 f"published={self.published_params / 1e9:.3g}e9)")
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in self.summary().items())
-        return f"<table>{rows}</table>"
+        return _html.table(self.summary().items())
 
 
 @dataclass(frozen=True, repr=False)

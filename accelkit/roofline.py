@@ -25,7 +25,6 @@ whose compute and memory times are both shorter is overhead-bound:
 
 from __future__ import annotations
 
-import html
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from typing import NamedTuple, TypedDict
 
 import numpy as np
 
-from accelkit import _validate, chips, dtypes
+from accelkit import _html, _validate, chips, dtypes
 from accelkit.dtypes import DType
 
 _Numbers = float | np.ndarray
@@ -172,8 +171,7 @@ class RooflineResult:
             ("achieved", f"{self.achieved_flops_per_second / 1e12:,.1f} TFLOP/s "
                          f"({self.fraction_of_peak:.0%} of peak)"),
         ]
-        body = "".join(f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td></tr>" for a, b in rows)
-        return f"<table>{body}</table>"
+        return _html.table(rows)
 
 
 def _seconds(value: float) -> str:

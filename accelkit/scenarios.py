@@ -88,7 +88,7 @@ from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
-from accelkit import (_validate, chips, dtypes, energy, inference, mfu, models, parallel,
+from accelkit import (_html, _validate, chips, dtypes, energy, inference, mfu, models, parallel,
                       price, roofline, training)
 
 #: Chips the lab compares by default: current TPUs and GPUs with a list price.
@@ -284,8 +284,7 @@ class Outcome:
                       else f"{self.fleet_usd_per_hour:,.0f}")]
         if self.gather_unit:
             rows.append(("lookups on", self.gather_unit))
-        body = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
-        return f"<table>{body}</table>"
+        return _html.table(rows)
 
 
 def get(name: str | Scenario) -> Scenario:

@@ -19,6 +19,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from accelkit import _html
 from accelkit import _validate as check
 
 #: Unary/binary elementwise operations and the ALU instructions each costs per element. These are
@@ -146,8 +147,7 @@ class SIMDRun:
             ("global transactions", f"{self.global_transactions:,}"),
             ("DRAM reads", ", ".join(f"{k} {v:,}" for k, v in self.dram_reads.items())),
         ]
-        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td>{v}</td></tr>" for k, v in rows)
-        return f"<table>{body}</table>"
+        return _html.table(rows, row_headers=True)
 
     def counts(self) -> dict[str, object]:
         """Every field except ``output``: what matmul() and estimate() must agree on."""

@@ -86,6 +86,7 @@ from typing import Any, Literal, NoReturn
 
 import numpy as np
 
+from accelkit import _html
 from accelkit import _validate as check
 
 Dataflow = Literal["os", "ws", "is"]
@@ -295,8 +296,7 @@ class SystolicRun:
             ("SRAM reads A / B", f"{self.sram_reads['A']:,} / {self.sram_reads['B']:,}"),
             ("SRAM writes C", f"{self.sram_writes['C']:,}"),
         ]
-        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td>{v}</td></tr>" for k, v in rows)
-        return f"<table>{body}</table>"
+        return _html.table(rows, row_headers=True)
 
     def counts(self) -> dict[str, object]:
         """Every field except ``output``: what the three paths must agree on."""

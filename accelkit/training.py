@@ -79,7 +79,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from accelkit import _validate, chips, collectives, dtypes, energy, inference, models, price
+from accelkit import _html, _validate, chips, collectives, dtypes, energy, inference, models, price
 from accelkit.dtypes import DType
 
 SECONDS_PER_DAY = 86_400.0
@@ -197,8 +197,7 @@ class TrainingEstimate:
                 ("joules", "n/a" if self.joules is None else f"{self.joules:.3g}"),
                 ("memory / chip", f"{self.memory_bytes_per_chip / 1e9:,.1f} GB"),
                 ("fits", str(self.fits))]
-        body = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
-        return f"<table>{body}</table>"
+        return _html.table(rows)
 
 
 def _attention_flops_per_token(model: models.Model | None, seq_len: int | None,
