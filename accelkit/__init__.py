@@ -8,8 +8,8 @@ Engines (toy, but honest):
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
     chips, dtypes, models, roofline, energy, price, training, inference, collectives, workloads,
-    scenarios, utilization (lesson 04's shape sweeps), flexibility (lesson 09's comparisons),
-    parallel, mlperf (a published GPU-vs-TPU gap walked from peak to measured)
+    scenarios, labs (what the lessons' labs compute: lesson 04's shape sweeps, lesson 09's
+    comparisons), parallel, mlperf (a published GPU-vs-TPU gap walked from peak to measured)
 
 Submodules are imported lazily so that ``import accelkit`` stays fast.
 """
@@ -41,8 +41,7 @@ _SUBMODULES = (
     "price",
     "training",
     "inference",
-    "utilization",
-    "flexibility",
+    "labs",
     "collectives",
     "parallel",
     "mlperf",
@@ -82,8 +81,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         dtypes,
         energy,
         exercises,
-        flexibility,
         inference,
+        labs,
         mfu,
         mlperf,
         models,
@@ -95,7 +94,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         simd,
         systolic,
         training,
-        utilization,
         widgets,
         workloads,
     )

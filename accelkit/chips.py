@@ -226,6 +226,21 @@ class Chip:
         """Precisions with a published 2:4 structured-sparsity peak (GPUs only; () on TPUs)."""
         return tuple(d for d, _ in self._sparse_peaks)
 
+    def peaks(self, sparse: bool = False) -> dict[str, float]:
+        """Every published peak FLOP/s (int8, int4: OP/s) by format: the dense ones, or with
+        ``sparse=True`` the 2:4 structured-sparsity ones, never both; a new dict, in the order of
+        :data:`accelkit.dtypes.PEAK_DTYPES`.
+
+            >>> get("v5e").peaks()["int8"] / 1e12, get("v5e").peaks(sparse=True)
+            (393.0, {})
+
+        Raises:
+            TypeError: ``sparse`` is not a bool.
+        """
+        if not isinstance(sparse, bool):
+            raise TypeError(f"sparse must be True or False, got {type(sparse).__name__} {sparse!r}")
+        return dict(self._sparse_peaks if sparse else self._peaks)
+
     def peak_flops(self, dtype: DType = "bf16", sparse: bool = False) -> float:
         """Peak FLOP/s (int8, int4: OP/s) per chip for ``dtype``: dense unless ``sparse=True``.
 
@@ -540,7 +555,7 @@ def peak_table(dtypes: tuple[str, ...] = ("bf16", "fp8", "int8", "fp4"), *,
         raise TypeError(f"sparse must be True or False, got {type(sparse).__name__} {sparse!r}")
     rows = []
     for chip in all():
-        have = dict(chip._sparse_peaks if sparse else chip._peaks)
+        have = chip.peaks(sparse)
         rows.append(PeakRow(chip=chip.name, kind=chip.kind, dtypes=names_,
                             flops_per_second=tuple(have.get(d) for d in names_), sparse=sparse))
     return tuple(rows)

@@ -68,6 +68,9 @@ class MissingEnergyFigureError(ValueError):
         self.figure = figure
 
 
+# Each node's table, read from its JSON file on first use: every figure and every source goes
+# through _data, and re-reading and re-parsing the file on each call (the energy widget asks for
+# several figures a move) would be file I/O for numbers that never change.
 _DATA: dict[str, dict[str, Any]] = {}
 
 

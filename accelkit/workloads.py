@@ -21,10 +21,12 @@ an asymmetry in the TPU's favour, kept because that is the systolic engine's mod
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
 
+from accelkit import _html
 from accelkit import _validate as check
 from accelkit.simd import ELEMENTWISE_INSTRUCTIONS, REDUCTIONS, SIMDMachine, SIMDRun
 from accelkit.systolic import SystolicArray, SystolicRun
@@ -271,7 +273,8 @@ class SparseMatmul:
 
 
 Operation = Matmul | Elementwise | Reduction | Gather | Branchy | SparseMatmul
-_OPERATIONS = (Matmul, Elementwise, Reduction, Gather, Branchy, SparseMatmul)
+#: Every operation type a workload may hold (what :func:`compare` accepts).
+OPERATIONS = (Matmul, Elementwise, Reduction, Gather, Branchy, SparseMatmul)
 
 
 def _transformer_layer(tokens: int = 256, seq: int = 128, d: int = 512, heads: int = 8,
@@ -434,12 +437,10 @@ class Comparison:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{h}</th>" for h in self._HEAD)
-        body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in self._rows())
-        return (f"<p>{self.workload}: GPU {self.gpu_mac_cells} MAC cells, TPU "
+        return (f"<p>{html.escape(self.workload)}: GPU {self.gpu_mac_cells} MAC cells, TPU "
                 f"{self.tpu_mac_cells} MAC cells; outside matrix work GPU "
                 f"{self.gpu_outside_matrix_share:.1%}, TPU {self.tpu_outside_matrix_share:.1%}</p>"
-                f"<table><tr>{head}</tr>{body}</table>")
+                + _html.table(self._rows(), header=self._HEAD))
 
 
 def compare(workload: str | tuple | list, gpu: SIMDMachine | None = None,
@@ -462,8 +463,9 @@ def compare(workload: str | tuple | list, gpu: SIMDMachine | None = None,
         if not ops:
             raise ValueError("workload must hold at least one operation")
         for i, op in enumerate(ops):
-            if not isinstance(op, _OPERATIONS):
-                raise TypeError(f"workload[{i}] must be an operation ({', '.join(c.__name__ for c in _OPERATIONS)}), "
+            if not isinstance(op, OPERATIONS):
+                raise TypeError(f"workload[{i}] must be an operation "
+                                f"({', '.join(c.__name__ for c in OPERATIONS)}), "
                                 f"got {type(op).__name__}")
     else:
         raise TypeError(f"workload must be a preset name or a list of operations, "

@@ -407,6 +407,18 @@ def test_sparse_peaks_are_kept_apart_from_dense_ones() -> None:
             assert chip.sparse_dtypes == ()
 
 
+def test_peaks_lists_each_kind_apart_and_agrees_with_peak_flops() -> None:
+    for chip in ak.chips.all():
+        dense, sparse = chip.peaks(), chip.peaks(sparse=True)
+        assert tuple(dense) == chip.dtypes and tuple(sparse) == chip.sparse_dtypes
+        assert all(chip.peak_flops(d) == v for d, v in dense.items())
+        assert all(chip.peak_flops(d, sparse=True) == v for d, v in sparse.items())
+        dense.clear()  # a new dict: the chip keeps its figures
+        assert chip.peaks() and chip.peaks() != dense
+    with pytest.raises(TypeError, match="sparse must be True or False"):
+        ak.chips.get("H100").peaks(sparse=1)  # type: ignore[arg-type]
+
+
 def test_sparse_errors_name_the_argument() -> None:
     with pytest.raises(ak.chips.MissingFigureError, match=r"MI300X has no published 2:4 .*fp8 peak \(dtype='fp8', sparse=True\)"):
         ak.chips.get("MI300X").peak_flops("fp8", sparse=True)

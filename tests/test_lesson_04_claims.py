@@ -7,7 +7,7 @@ import pytest
 
 import accelkit as ak
 from accelkit import SIMDMachine, SystolicArray
-from accelkit.utilization import TENSOR_CORE, cell_cycles
+from accelkit.labs.shapes import TENSOR_CORE, cell_cycles
 
 
 def test_k129_second_row_fold_makes_padding_the_largest_share():
@@ -98,7 +98,7 @@ def test_quiz_answer_n1025_hurts_most():
 
 def test_double_buffering_lowers_the_batch_that_fills_half_the_array():
     """Worked problem: 50% utilization is reached at a smaller M with double buffering."""
-    from accelkit.utilization import smallest_M_reaching as _smallest_M_reaching
+    from accelkit.labs.shapes import smallest_M_reaching as _smallest_M_reaching
     plain = _smallest_M_reaching(0.5, SystolicArray(128, 128, "ws"), 4096)
     buffered = _smallest_M_reaching(0.5, SystolicArray(128, 128, "ws", double_buffer=True), 4096)
     assert buffered < plain

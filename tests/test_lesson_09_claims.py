@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from accelkit import roofline
 from accelkit import workloads as wl
-from accelkit.flexibility import lab_compare, with_side_instructions
+from accelkit.labs.flexibility import lab_compare, with_side_instructions
 
 
 def _ratio(c):

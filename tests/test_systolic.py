@@ -346,18 +346,20 @@ def test_every_option_agrees_across_the_three_paths(flow, R, C, operands, option
 def test_overlapped_folds_cannot_start_one_cycle_sooner(flow, R, C, operands, double_buffer,
                                                         os_drain):
     """The walk checks every hand-over; a schedule one cycle tighter breaks one of them."""
-    from accelkit import systolic
+    from accelkit.systolic import simulator, timing
 
     A, B = operands
     sa = SystolicArray(R, C, flow, double_buffer=double_buffer, overlap_folds=True,
                        os_drain=os_drain)
-    if sa.estimate(M=A.shape[0], N=B.shape[1], K=A.shape[1]).folds < 2:
+    run = sa.estimate(M=A.shape[0], N=B.shape[1], K=A.shape[1])
+    if run.folds < 2:
         return
-    real = systolic._overlap_gap
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(systolic, "_overlap_gap", lambda *args: real(*args) - 1)
-        with pytest.raises(systolic._Hazard):
-            sa.simulate(A, B)
+    T = sa.spec.geometry(A.shape[0], B.shape[1], A.shape[1])[2]
+    tightest = timing.overlap_gap(sa.spec, R, T, double_buffer, os_drain)
+    tighter = timing.timeline(sa.spec, R, C, T, run.folds, double_buffer, True, os_drain,
+                              gap=tightest - 1)
+    with pytest.raises(simulator.ScheduleHazard):
+        simulator.Simulation(sa, A, B, line=tighter).run_overlapped()
 
 
 def test_pipelined_mxu_pays_fill_and_drain_once():

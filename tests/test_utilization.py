@@ -1,4 +1,4 @@
-"""accelkit.utilization against closed forms of a weight-stationary array and of tile padding.
+"""accelkit.labs.shapes against closed forms of a weight-stationary array and of tile padding.
 
 Closed forms used (the engine's cycle model, SCALE-Sim's: Samajdar et al., "A Systematic
 Methodology for Characterizing Scalability of DNN Accelerators using SCALE-Sim", ISPASS 2020):
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from accelkit import SIMDMachine, SystolicArray
-from accelkit.utilization import (LINE_SIZES, MAP_SIZES, TENSOR_CORE, TOKENS, cell_cycles,
+from accelkit.labs.shapes import (LINE_SIZES, MAP_SIZES, TENSOR_CORE, TOKENS, cell_cycles,
                                   smallest_M_reaching, tile_curves, utilization_grid,
                                   utilization_line)
 

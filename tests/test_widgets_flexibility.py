@@ -8,8 +8,8 @@ from accelkit import roofline
 from accelkit import workloads as wl
 from accelkit.widgets import (flexibility_lab, flexibility_quiz, flexibility_worked_problem,
                               gather_vs_matmul_roofline, mix_builder)
-from accelkit.flexibility import (gpu_machine, lab_compare, mix_ops, tpu_machine,
-                                  with_side_instructions)
+from accelkit.labs.flexibility import (gpu_machine, lab_compare, mix_ops, tpu_machine,
+                                       with_side_instructions)
 
 
 def _library(ops, name="custom", tc="none (toy default)", double_buffer=False, warps=8):

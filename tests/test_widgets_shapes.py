@@ -10,7 +10,7 @@ import pytest
 from accelkit import SIMDMachine, SystolicArray
 from accelkit.widgets import (fold_explorer, shapes_quiz, shapes_worked_problem, tile_comparison,
                               utilization_map)
-from accelkit.utilization import LINE_SIZES, MAP_SIZES, TENSOR_CORE, TOKENS, cell_cycles
+from accelkit.labs.shapes import LINE_SIZES, MAP_SIZES, TENSOR_CORE, TOKENS, cell_cycles
 from accelkit.widgets.shapes import MAPPED, STREAMED
 
 

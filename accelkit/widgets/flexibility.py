@@ -1,7 +1,7 @@
 """Lesson 09's widgets: the same work on the toy GPU and the toy TPU, and on real chips' rooflines.
 
-Every number comes from :mod:`accelkit.flexibility` (the lab's machines, memoised comparisons,
-the mix's operations, the roofline pair, the Amdahl presets), :mod:`accelkit.workloads` and
+Every number comes from :mod:`accelkit.labs.flexibility` (the lab's machines, memoised
+comparisons, the mix's operations, the roofline pair, the Amdahl presets), :mod:`accelkit.workloads` and
 :mod:`accelkit.roofline`; this module only gathers inputs and draws.
 """
 
@@ -12,8 +12,9 @@ import numpy as np
 from matplotlib.ticker import FormatStrFormatter, MaxNLocator, NullLocator
 
 from accelkit import roofline
-from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
-                                  recurrent_batch_sweep, roofline_pair, with_side_instructions)
+from accelkit.labs.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
+                                       recurrent_batch_sweep, roofline_pair,
+                                       with_side_instructions)
 from accelkit.workloads import WORKLOADS, Comparison
 from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, figure_image, legend_lines,
                                     new_figure, table_html, vendor_colour, vendor_key)

@@ -1,6 +1,6 @@
 """Lesson 04's widgets: folds, padding, fill and drain, and utilization as a map.
 
-Every number comes from :mod:`accelkit.utilization` (shares of cell-cycles, sweeps over shapes)
+Every number comes from :mod:`accelkit.labs.shapes` (shares of cell-cycles, sweeps over shapes)
 and :meth:`accelkit.systolic.SystolicArray.estimate`; this module only chooses what to ask for
 and draws it. Sweeps that do not depend on a control are computed once and cached.
 """
@@ -12,7 +12,7 @@ import ipywidgets as W
 import numpy as np
 
 from accelkit.systolic import DATAFLOW_NAMES, MAPPING, SystolicArray
-from accelkit.utilization import (LINE_SIZES, MAP_SIZES, TENSOR_CORE, TOKENS, cell_cycles,
+from accelkit.labs.shapes import (LINE_SIZES, MAP_SIZES, TENSOR_CORE, TOKENS, cell_cycles,
                                    smallest_M_reaching, tile_curves, utilization_grid,
                                    utilization_line)
 from accelkit.widgets._base import Explorer, View, table_html

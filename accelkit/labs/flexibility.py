@@ -7,6 +7,10 @@ per (operation, the machine knobs that operation uses), so flipping the tensor c
 the matrix operations; :func:`lab_compare` then assembles the table with
 :func:`accelkit.workloads.compare_runs`, exactly as :func:`accelkit.workloads.compare` does (a
 test checks they are equal). The widgets in :mod:`accelkit.widgets.flexibility` draw these.
+
+    >>> from accelkit import workloads
+    >>> lab_compare(workloads.WORKLOADS["dense_matmul"]).winner_per_area
+    'TPU'
 """
 
 from __future__ import annotations
@@ -15,13 +19,12 @@ from dataclasses import replace
 from functools import lru_cache
 
 from accelkit import _validate as check
-from accelkit import roofline
+from accelkit import chips, roofline
 from accelkit.roofline import RooflineResult
-from accelkit.simd import SIMDMachine
-from accelkit.systolic import SystolicArray
-from accelkit.workloads import (Branchy, Comparison, Gather, Matmul, SparseMatmul,
-                                TPUStyleMachine, compare, compare_runs)
-from accelkit.workloads import _OPERATIONS
+from accelkit.simd import SIMDMachine, SIMDRun
+from accelkit.systolic import SystolicArray, SystolicRun
+from accelkit.workloads import (OPERATIONS, WORKLOADS, Branchy, Comparison, Gather, Matmul,
+                                Operation, SparseMatmul, TPUStyleMachine, compare_runs)
 
 __all__ = ["DEFAULT_WARPS", "TENSOR_CORES", "amdahl_numbers", "gpu_machine", "lab_compare",
            "mix_ops", "recurrent_batch_sweep", "roofline_pair", "tpu_machine",
@@ -59,16 +62,12 @@ def gpu_machine(tensor_core: str = _NO_TENSOR_CORE, warps_per_core: int = DEFAUL
         tensor_core: a key of :data:`TENSOR_CORES`.
         warps_per_core: warps (memory requests) in flight per core, 1 to 1,024.
     Returns:
-        A :class:`~accelkit.simd.SIMDMachine` (the same object for the same arguments).
+        A new :class:`~accelkit.simd.SIMDMachine`.
     Raises:
         TypeError, ValueError: an unknown tensor core or a bad warp count.
     """
-    return _gpu_machine(_tensor_core(tensor_core), _warps(warps_per_core))
-
-
-@lru_cache(maxsize=16)
-def _gpu_machine(tensor_core: str, warps_per_core: int) -> SIMDMachine:
-    return SIMDMachine(tensor_core=TENSOR_CORES[tensor_core], warps_per_core=warps_per_core)
+    return SIMDMachine(tensor_core=TENSOR_CORES[_tensor_core(tensor_core)],
+                       warps_per_core=_warps(warps_per_core))
 
 
 def tpu_machine(double_buffer: bool = False, memory_in_flight: int = 4 * DEFAULT_WARPS
@@ -79,39 +78,34 @@ def tpu_machine(double_buffer: bool = False, memory_in_flight: int = 4 * DEFAULT
         double_buffer: whether the array hides weight loads behind the previous fold.
         memory_in_flight: memory transactions the vector unit keeps in flight, 1 to 4,096.
     Returns:
-        A :class:`~accelkit.workloads.TPUStyleMachine` (the same object for the same arguments).
+        A new :class:`~accelkit.workloads.TPUStyleMachine`.
     Raises:
         TypeError, ValueError: a non-bool ``double_buffer`` or a bad ``memory_in_flight``.
     """
-    return _tpu_machine(_flag("double_buffer", double_buffer),
-                        check.positive_int("memory_in_flight", memory_in_flight, maximum=4096))
+    array = SystolicArray(rows=16, cols=16, dataflow="ws",
+                          double_buffer=_flag("double_buffer", double_buffer))
+    return TPUStyleMachine(array, memory_in_flight=check.positive_int(
+        "memory_in_flight", memory_in_flight, maximum=4096))
 
 
-@lru_cache(maxsize=16)
-def _tpu_machine(double_buffer: bool, memory_in_flight: int) -> TPUStyleMachine:
-    array = SystolicArray(rows=16, cols=16, dataflow="ws", double_buffer=double_buffer)
-    return TPUStyleMachine(array, memory_in_flight=memory_in_flight)
+# The lab's one cache. A learner's knob changes only a few of a workload's runs, but run afresh
+# the whole workload costs 100-180 ms a widget move (the mix builder's and the lab's controls,
+# bench_widgets' timing with this cache off, on the course's 2-core machine: over the 50 ms
+# budget); memoised per run, a move pays for the runs it changes, 4-15 ms. The key names only
+# the knobs the operation's unit reads: vector kernels never touch the tensor core, and weight
+# double-buffering only changes the systolic array's matrix operations.
+@lru_cache(maxsize=1024)
+def _run(op: Operation, side: str, knob: str | bool, memory: int) -> SIMDRun | SystolicRun:
+    machine = gpu_machine(str(knob), memory) if side == "gpu" else tpu_machine(bool(knob), memory)
+    return op.run(machine)
 
 
-def _gpu_run(op, tensor_core: str, warps: int):
-    # Vector kernels never touch the tensor core: key them without it, so flipping the tensor
-    # core re-runs only the matrix operations.
-    return _gpu_run_keyed(op, tensor_core if op.kind in _MATRIX_KINDS else _NO_TENSOR_CORE, warps)
+def _gpu_run(op: Operation, tensor_core: str, warps: int) -> SIMDRun | SystolicRun:
+    return _run(op, "gpu", tensor_core if op.kind in _MATRIX_KINDS else _NO_TENSOR_CORE, warps)
 
 
-@lru_cache(maxsize=512)
-def _gpu_run_keyed(op, tensor_core: str, warps: int):
-    return op.run(_gpu_machine(tensor_core, warps))
-
-
-def _tpu_run(op, double_buffer: bool, in_flight: int):
-    # Likewise, weight double-buffering only changes the systolic array's matrix operations.
-    return _tpu_run_keyed(op, double_buffer if op.kind in _MATRIX_KINDS else False, in_flight)
-
-
-@lru_cache(maxsize=512)
-def _tpu_run_keyed(op, double_buffer: bool, in_flight: int):
-    return op.run(_tpu_machine(double_buffer, in_flight))
+def _tpu_run(op: Operation, double_buffer: bool, in_flight: int) -> SIMDRun | SystolicRun:
+    return _run(op, "tpu", double_buffer if op.kind in _MATRIX_KINDS else False, in_flight)
 
 
 def _operations(ops: object) -> tuple:
@@ -121,9 +115,9 @@ def _operations(ops: object) -> tuple:
     if not ops:
         raise ValueError("ops must hold at least one operation")
     for i, op in enumerate(ops):
-        if not isinstance(op, _OPERATIONS):
+        if not isinstance(op, OPERATIONS):
             raise TypeError(f"ops[{i}] must be an operation "
-                            f"({', '.join(c.__name__ for c in _OPERATIONS)}), "
+                            f"({', '.join(c.__name__ for c in OPERATIONS)}), "
                             f"got {type(op).__name__}")
         # Operations check their own sizes when constructed (workloads.py's __post_init__).
     return ops
@@ -154,7 +148,7 @@ def lab_compare(ops: tuple, name: str = "custom", tensor_core: str = _NO_TENSOR_
     tensor_core = _tensor_core(tensor_core)
     double_buffer = _flag("double_buffer", double_buffer)
     warps = _warps(warps_per_core)
-    gpu = _gpu_machine(tensor_core, warps)
+    gpu = gpu_machine(tensor_core, warps)
     tpu = tpu_machine(double_buffer, 4 * warps)
     runs_gpu = [_gpu_run(op, tensor_core, warps) for op in ops]
     runs_tpu = [_tpu_run(op, double_buffer, 4 * warps) for op in ops]
@@ -234,7 +228,7 @@ def recurrent_batch_sweep(batches: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 12
                            ).operations[0].tpu_over_gpu_per_area for b in sizes}
 
 
-def roofline_pair(chip: str, batch: int, lookups: int = 4096, dim: int = 128,
+def roofline_pair(chip: str | chips.Chip, batch: int, lookups: int = 4096, dim: int = 128,
                   d_model: int = 4096) -> tuple[RooflineResult, RooflineResult]:
     """An embedding-bag gather and a dense layer on one real chip's roofline, in bf16.
 
@@ -244,7 +238,7 @@ def roofline_pair(chip: str, batch: int, lookups: int = 4096, dim: int = 128,
     compute or peak HBM bandwidth, whichever binds, with no kernel overheads.
 
     Args:
-        chip: a chip name (see ``accelkit.chips.names()``).
+        chip: a chip name (see ``accelkit.chips.names()``) or a Chip.
         batch: the dense layer's batch (rows of its input), >= 1.
         lookups: embedding rows gathered, >= 1.
         dim: elements per embedding row, >= 1.
@@ -254,11 +248,12 @@ def roofline_pair(chip: str, batch: int, lookups: int = 4096, dim: int = 128,
     Raises:
         TypeError, ValueError: an unknown chip or a bad size.
     """
+    the_chip = chips.get(chip)
     lookups = check.positive_int("lookups", lookups, maximum=1 << 30)
     dim = check.positive_int("dim", dim, maximum=1 << 20)
-    gather = roofline.elementwise(chip, n_elements=lookups * dim, flops_per_element=1.0,
+    gather = roofline.elementwise(the_chip, n_elements=lookups * dim, flops_per_element=1.0,
                                   reads_per_element=1, writes_per_element=0)
-    dense = roofline.matmul(chip, M=batch, N=d_model, K=d_model)
+    dense = roofline.matmul(the_chip, M=batch, N=d_model, K=d_model)
     return gather, dense
 
 
@@ -266,13 +261,9 @@ def amdahl_numbers() -> dict[str, Comparison]:
     """The recommender step and the transformer layer on the default machines.
 
     Returns:
-        ``{"recommender_step": Comparison, "transformer_layer": Comparison}`` from
-        :func:`accelkit.workloads.compare` with default machines (computed once; a new dict each
-        call, so a caller cannot change another's).
+        ``{"recommender_step": Comparison, "transformer_layer": Comparison}``, what
+        :func:`accelkit.workloads.compare` gives on the default machines (:func:`lab_compare`'s
+        default knobs, so the runs are memoised with the lab's); a new dict each call.
     """
-    return dict(_amdahl())
-
-
-@lru_cache(maxsize=1)
-def _amdahl() -> dict[str, Comparison]:
-    return {name: compare(name) for name in ("recommender_step", "transformer_layer")}
+    return {name: lab_compare(WORKLOADS[name], name)
+            for name in ("recommender_step", "transformer_layer")}
