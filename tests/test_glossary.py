@@ -1,5 +1,9 @@
 """The glossary defines every term the lessons use, lessons link each term at its first use, and every
-lesson header states the minutes the workshop plans give it (issue 14 item 2)."""
+lesson header states the minutes the workshop plans give it (issue 14 item 2).
+
+The headers and the course map state exactly the minutes in docs/timings.json (both are written from
+it by docs/regenerate.py, and neither changes a word count); docs/timings.json itself may lag the
+notebooks' text by make_plans.MINUTES_TOLERANCE, so a one-word prose edit does not fail the suite."""
 
 from __future__ import annotations
 
@@ -180,15 +184,39 @@ def test_the_course_map_minutes_are_the_plans():
     assert seen == expected
 
 
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
-def test_the_timings_were_measured_on_this_text(path):
-    # docs/timings.json derives minutes from each notebook's word count; if the prose changed since it
-    # was measured, the minutes in the header and the plans are stale.
+NOTEBOOKS = LESSONS + sorted((ROOT / "exercises").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_timings_are_within_a_minute_of_this_text(path):
+    # docs/timings.json derives minutes from each notebook's content (words, code cells, widgets,
+    # questions); the headers, the course map and the plans are written from it. It may lag the
+    # text by make_plans.MINUTES_TOLERANCE (one minute: its comment says why), so rewording a
+    # sentence does not fail here; a new section or widget does, until the timings are regenerated.
     import lesson_timings
 
-    row = make_plans.timings()[f"lessons/{path.name}"]
-    words = sum(len(source.split()) for _, source in link_glossary.markdown_cells(path))
-    assert words == row["words"], (f"{path.name} has {words} words, docs/timings.json {row['words']}: run "
-                                   "python benchmarks/lesson_timings.py --write && python docs/make_plans.py")
+    notebook = str(path.relative_to(ROOT))
+    drift = make_plans.drift(notebook)
+    assert abs(drift) <= make_plans.MINUTES_TOLERANCE, (
+        f"{notebook}: its text now plans {drift:+d} minutes against docs/timings.json "
+        f"(tolerance ±{make_plans.MINUTES_TOLERANCE}): run python docs/regenerate.py")
     assert lesson_timings.WORDS_PER_MINUTE == make_plans.json.loads(
         make_plans.TIMINGS.read_text(encoding="utf-8"))["rates"]["words_per_minute"]
+
+
+def test_the_timing_tolerance_passes_a_reworded_sentence_and_fails_a_new_section(tmp_path):
+    import lesson_timings
+
+    path = ROOT / "lessons" / "05_roofline.ipynb"
+    row = make_plans.timings()["lessons/05_roofline.ipynb"]
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    markdown = next(c for c in notebook["cells"] if c["cell_type"] == "markdown")
+
+    def planned_with(extra_words: int) -> int:
+        markdown["source"] = ["".join(markdown["source"]) + " word" * extra_words]
+        copy = tmp_path / f"{extra_words}.ipynb"
+        copy.write_text(json.dumps(notebook), encoding="utf-8")
+        return lesson_timings.count(copy)["planned_minutes"] - row["planned_minutes"]
+
+    assert abs(planned_with(1)) <= make_plans.MINUTES_TOLERANCE
+    assert planned_with(3 * lesson_timings.WORDS_PER_MINUTE) > make_plans.MINUTES_TOLERANCE
