@@ -65,7 +65,9 @@ def test_half_divergence_nearly_doubles_only_with_long_sides():
     prose.check("02", "With sides of {} instructions (the engine's default)", side)
     prose.check("02", "the branch's sides are long ({} instructions each)", side)
     uniform = Branchy(4096, 0.0, side).run(gpu)
-    prose.check("02", "Cost of one warp ≈ {} + then + else", uniform.instructions / uniform.warps - side)
+    overhead = uniform.instructions / uniform.warps - side
+    prose.check("02", "Cost of one warp ≈ {} + then + else instructions instead of {} + one side",
+                overhead, overhead)
     long = Branchy(4096, 0.5, 64).run(gpu).cycles / Branchy(4096, 0.0, 64).run(gpu).cycles
     short = Branchy(4096, 0.5, 4).run(gpu).cycles / Branchy(4096, 0.0, 4).run(gpu).cycles
     assert 1.8 < long <= 2.0
@@ -159,6 +161,8 @@ def test_real_gpus_tensor_core_peaks_beside_the_toys_promise():
     prose.check("02", "a 16×8×16 unit 2,048 ÷ 32 = {}×", toy)
     prose.check("02", "A 4×4×4 unit promises 64 ÷ 32 = {}×", small)
     prose.check("02", "against the toy's {}×", toy)
+    prose.check("02", "the toy stops well short of {}×", toy)
+    prose.check("02", "promises {}×, delivers", toy)
     assert all(r < toy for r in ratios.values())
     # wgmma's largest tile, 64×N×16 with N up to 256 (Hopper's, not the catalog's), against the
     # toy's 16×8×16: the prose's 'up to 128 times' is its own arithmetic
