@@ -16,7 +16,7 @@ there, with the precision the prose shows, and the test compares it with the lib
   only); otherwise the test fails and says where it looked. Keep anchors to the few words that carry
   the number's meaning (usually its unit), so rewording the rest of the sentence does not matter.
 * A slot matches a number as written in prose: ``8,960``, ``2.89``, ``−3``, or a number word from
-  zero to twenty (``eight``). It does not match digits inside a name (``v5e``, ``H100``, ``70B``).
+  zero to ninety-nine (``eight``, ``twenty-six``). It does not match digits inside a name (``v5e``, ``H100``, ``70B``).
 * ``check`` passes when the library's value, rounded to the decimals the prose shows, prints as the
   prose's number: "2.89" accepts 2.885 to 2.895, "15" accepts 14.5 to 15.5. Where the prose rounds
   a whole number further (it writes "1,000" for 1,024), say so with ``significant=`` (the figures
@@ -39,9 +39,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty".split())}
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+          "fifteen sixteen seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+WORDS = {**{w: i for i, w in enumerate(_UNITS)},
+         **{t: 20 + 10 * i for i, t in enumerate(_TENS)},
+         **{f"{t}-{u}": 20 + 10 * i + j for i, t in enumerate(_TENS) for j, u in enumerate(_UNITS[1:10], 1)}}
 # A number as prose writes it; not preceded by a letter, digit or point (v5e, H100, 1.5.2), not
 # followed by more digits, and not the tail of a name such as 70B (a letter right after a digit).
 _DIGITS = r"[−-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
@@ -102,7 +105,7 @@ def _path(source: str | Path) -> Path:
 
 
 @lru_cache(maxsize=None)
-def _cells(path: Path, stamp: float) -> tuple[str, ...]:
+def _cells(path: Path, stamp: tuple[int, int]) -> tuple[str, ...]:
     if path.suffix == ".md":
         return (normalise(path.read_text(encoding="utf-8")),)
     notebook = json.loads(path.read_text(encoding="utf-8"))
@@ -112,7 +115,8 @@ def _cells(path: Path, stamp: float) -> tuple[str, ...]:
 def cells(source: str | Path) -> tuple[str, ...]:
     """The markdown cells of a lesson (or the one text of a markdown file), normalised."""
     path = _path(source)
-    return _cells(path, path.stat().st_mtime)
+    stat = path.stat()
+    return _cells(path, (stat.st_mtime_ns, stat.st_size))  # re-read when the file changes
 
 
 def _name(source: str | Path) -> str:

@@ -10,8 +10,8 @@ import pytest
 from tests import prose
 
 
-def _markdown(tmp_path, text: str):
-    path = tmp_path / "page.md"
+def _markdown(tmp_path, text: str, name: str = "page.md"):
+    path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -26,6 +26,7 @@ def test_reads_numbers_as_prose_writes_them(tmp_path):
     assert prose.shown(page, "about {}× the lanes")[0].value == 15  # non-breaking space folded
     assert prose.shown(page, "{}% and")[0].value == -3
     assert prose.shown(page, "{} times")[0].value == 8
+    assert prose.shown(_markdown(tmp_path, "not twenty-six times", "words.md"), "not {} times")[0].value == 26
     assert prose.says(page, "TPU v5e has a ridge")  # links and emphasis read as text
 
 
