@@ -301,6 +301,7 @@ def test_reported_gpu_hours_exceed_compute_only_and_70b_gap_is_larger():
     interruptions, days = prose.shown("07", "counts {} job interruptions in a {}-day snapshot")
     assert f"{interruptions.text} job interruptions in a {days.text}-day snapshot" in big.note
     prose.check("07", "the cost of running {} GPUs for months", big.n_chips)
+    prose.check("07", "its MFU was probably below {}%", 100 * small.mfu)  # the run's assumed MFU
 
 
 def test_price_source_moves_the_bill_more_than_mfu_tuning():

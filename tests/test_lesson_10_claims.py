@@ -206,8 +206,21 @@ def test_same_cloud_a_tpu_is_cheapest_for_every_scenario():
         tpu = min(o.usd for o in rows if o.chip.startswith("TPU"))
         gpu = min(o.usd for o in rows if o.chip.startswith("NVIDIA"))
         assert gpu / tpu > 1, key
+    # 'The catalog's TPU prices and its H100 price all come from Google Cloud's list (the v5e, v5p and
+    # H100 figures from the scaling book's February 2025 table, the v6e's from January 2025; ...)'
+    for name in SAME_CLOUD:
+        chip = ak.chips.get(name)
+        assert "Google Cloud" in chip.price_source or "GCP" in chip.price_source, name
+    from datetime import date
+
+    def month(chip):
+        year, number = ak.chips.get(chip).price_date.split("-")[:2]
+        return f"{date(int(year), int(number), 1):%B %Y}"
+
     for chip in ("TPU v5e", "TPU v5p", "H100"):  # the same price table
         assert "scaling book" in ak.chips.get(chip).price_source
+        assert prose.says("10", f"H100 figures from the scaling book's {month(chip)} table"), chip
+    assert prose.says("10", f"the v6e's from {month('TPU v6e')}")
 
 
 def test_dlrm_is_almost_all_embeddings_and_toy_tpu_loses_per_area():
