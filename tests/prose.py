@@ -16,7 +16,8 @@ there, with the precision the prose shows, and the test compares it with the lib
   only); otherwise the test fails and says where it looked. Keep anchors to the few words that carry
   the number's meaning (usually its unit), so rewording the rest of the sentence does not matter.
 * A slot matches a number as written in prose: ``8,960``, ``2.89``, ``−3``, or a number word from
-  zero to ninety-nine (``eight``, ``twenty-six``). It does not match digits inside a name (``v5e``, ``H100``, ``70B``).
+  zero to ninety-nine (``eight``, ``twenty-six``). It does not match digits inside a name
+  (``v5e``, ``H100``, ``70B``).
 * ``check`` passes when the library's value, rounded to the decimals the prose shows, prints as the
   prose's number: "2.89" accepts 2.885 to 2.895, "15" accepts 14.5 to 15.5. Where the prose rounds
   a whole number further (it writes "1,000" for 1,024), say so with ``significant=`` (the figures
