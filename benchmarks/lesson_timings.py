@@ -43,7 +43,8 @@ def _widget_names() -> set[str]:
 CALL = re.compile(r"\b(\w+)\(")
 
 
-def measure(path: Path) -> dict:
+def count(path: Path) -> dict:
+    """What the planned minutes are derived from, counted from the notebook (nothing executed)."""
     notebook = load(path)
     words = sum(len(c.source.split()) for c in notebook.cells if c.cell_type == "markdown")
     code = [c for c in notebook.cells if c.cell_type == "code"]
@@ -52,17 +53,24 @@ def measure(path: Path) -> dict:
     questions = sum(1 for name in called if "quiz" in name)
     widgets = len(called) - questions
     tasks = sum(1 for c in code for t in c.get("metadata", {}).get("tags", []) if t.startswith("answer:"))
-    started = time.perf_counter()
-    execute(notebook, path.parent)
-    seconds = time.perf_counter() - started
     minutes = (words / WORDS_PER_MINUTE + len(code) * MINUTES_PER_CODE_CELL
                + widgets * MINUTES_PER_WIDGET + questions * MINUTES_PER_QUESTION
                + tasks * MINUTES_PER_EXERCISE_TASK)
-    return {"notebook": str(path.relative_to(ROOT)), "run_seconds": round(seconds, 1), "words": words,
+    name = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+    return {"notebook": name, "words": words,
             "code_cells": len(code), "widgets": widgets, "questions": questions, "tasks": tasks,
             "planned_minutes": round(minutes),
             # Reading and running, without the tasks: an exercise's share of it goes with each task.
             "reading_minutes": round(minutes - tasks * MINUTES_PER_EXERCISE_TASK, 1)}
+
+
+def measure(path: Path) -> dict:
+    """``count(path)`` and the wall time to execute the notebook in a fresh kernel."""
+    row = count(path)
+    started = time.perf_counter()
+    execute(load(path), path.parent)
+    seconds = time.perf_counter() - started
+    return {"notebook": row.pop("notebook"), "run_seconds": round(seconds, 1), **row}
 
 
 def main() -> None:

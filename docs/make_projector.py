@@ -5,10 +5,16 @@ verbatim), the one number to remember (computed here by the library call the les
 the call's text must appear in the lesson), the widget to show (the lesson's first interactive
 widget, with what it does from its docstring) and the lesson's check-yourself question.
 tests/test_projector.py fails when a page is out of date or a number's call left its lesson.
+
+"Out of date" allows for prose (``stale``): a page's copy of its lesson's title and takeaway may
+lag the lesson by ``PROSE_TOLERANCE`` of their words, so a reworded sentence in a takeaway does not
+fail the suite; every number, link, widget and question on the page must be what this script
+writes now. ``python docs/regenerate.py`` makes the pages exact again.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 from dataclasses import dataclass
@@ -25,6 +31,12 @@ from accelkit import inference, scenarios, widgets, workloads  # noqa: E402
 from accelkit.widgets.quiz import MultipleChoice  # noqa: E402
 
 OUT = ROOT / "docs" / "projector"
+# The share of a copied prose line's words (a lesson's title or takeaway) that may differ from the
+# lesson's before its page counts as stale: a tenth, so a fixed typo or a reworded phrase passes and
+# a rewritten takeaway does not. The numbers in the line may not differ at all: the projector must
+# never show a number its lesson no longer says.
+PROSE_TOLERANCE = 0.10
+NUMBER = re.compile(r"\d[\d,.]*")
 
 
 @dataclass(frozen=True)
@@ -131,6 +143,40 @@ def pages() -> dict[str, str]:
               for name in found]
     found["README.md"] = "\n".join(index) + "\n"
     return found
+
+
+def _prose_lines(name: str, lines: list[str]) -> set[int]:
+    """The lines of a page copied from lesson prose: the title and the takeaway (index: the titles)."""
+    if name == "README.md":
+        return {i for i, line in enumerate(lines) if line.startswith("- [")}
+    return {0} | {i + 2 for i, line in enumerate(lines) if line == "## Takeaway"}
+
+
+def words_changed(old: str, new: str) -> int:
+    """Words inserted, deleted or replaced between two lines (a replacement counts its longer side)."""
+    a, b = old.split(), new.split()
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in
+               difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if tag != "equal")
+
+
+def stale(name: str, committed: str, fresh: str) -> list[str]:
+    """Why the committed page ``name`` is not what this script writes now, beyond the prose tolerance."""
+    old, new = committed.split("\n"), fresh.split("\n")
+    if len(old) != len(new):
+        return [f"{name}: {len(old)} lines, {len(new)} written now"]
+    prose, problems = _prose_lines(name, new), []
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a == b:
+            continue
+        allowed = int(PROSE_TOLERANCE * len(b.split()))
+        if i not in prose:
+            problems.append(f"{name} line {i + 1}: {a!r} is now {b!r}")
+        elif NUMBER.findall(a) != NUMBER.findall(b):
+            problems.append(f"{name} line {i + 1}: its numbers {NUMBER.findall(a)} are now {NUMBER.findall(b)}")
+        elif words_changed(a, b) > allowed:
+            problems.append(f"{name} line {i + 1}: {words_changed(a, b)} words differ from the lesson's, "
+                            f"more than {allowed} ({PROSE_TOLERANCE:.0%})")
+    return problems
 
 
 def main() -> None:

@@ -1,5 +1,9 @@
 """The glossary defines every term the lessons use, lessons link each term at its first use, and every
-lesson header states the minutes the workshop plans give it (issue 14 item 2)."""
+lesson header states the minutes the workshop plans give it (issue 14 item 2).
+
+The headers and the course map state exactly the minutes in docs/timings.json (both are written from
+it by docs/regenerate.py, and neither changes a word count); docs/timings.json itself may lag the
+notebooks' text by make_plans.MINUTES_TOLERANCE, so a one-word prose edit does not fail the suite."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import sys
 
 import pytest
 
+from tests import prose
 from tests.notebook_runner import ROOT
 
 sys.path.insert(0, str(ROOT / "docs"))
@@ -74,45 +79,58 @@ def test_the_scaling_book_is_said_once_in_the_glossary_and_lesson_00():
     assert "](../docs/glossary.md)" in text and re.search(r"^## Glossary$", text, re.M)
 
 
-# Every hardware figure the glossary quotes, against the catalog it says it comes from.
+# Every hardware figure the glossary quotes, against the catalog it says it comes from: the number is
+# read from the glossary's text at the anchor (tests/prose.py) and compared at the precision shown.
 FIGURES = [
-    ("TPU v5e", lambda c: c.hbm_bytes / 2**30, 16, "16 GiB at 819 GB/s"),
-    ("TPU v5e", lambda c: c.hbm_bytes_per_second / 1e9, 819, "16 GiB at 819 GB/s"),
-    ("H100", lambda c: c.hbm_bytes / 2**30, 80, "80 GB at 3,350 GB/s"),
-    ("H100", lambda c: c.hbm_bytes_per_second / 1e9, 3350, "80 GB at 3,350 GB/s"),
-    ("H100", lambda c: c.peak_flops("bf16") / 1e12, 989, "989 TFLOP/s"),
-    ("TPU v5e", lambda c: c.peak_flops("bf16") / 1e12, 197, "197 TFLOP/s"),
-    ("TPU v5e", lambda c: round(c.ridge_flops_per_byte(), 1), 240.5, "≈ 240.5"),
-    ("H100", lambda c: round(c.ridge_flops_per_byte()), 295, "≈\n295"),
-    ("H100", lambda c: c.sms_per_chip, 132, "132 SMs"),
-    ("H100", lambda c: c.watts, 700, "700 W"),
-    ("H100", lambda c: c.onchip_sram_bytes / 2**20, 50, "50 MiB"),
-    ("TPU v5e", lambda c: c.onchip_sram_bytes / 2**20, 128, "128 MiB on a v5e"),
-    ("TPU v5e", lambda c: c.tensorcores_per_chip, 1, "one\nTensorCore with 4 MXUs"),
-    ("TPU v5p", lambda c: c.tensorcores_per_chip, 2, "a v5p has two"),
-    ("TPU v5p", lambda c: c.sparsecores_per_chip, 4, "v5p chip has four"),
-    ("TPU v5e", lambda c: c.sparsecores_per_chip, 0, "not the v5e"),
-    ("TPU v5e", lambda c: c.link_bytes_per_second / 1e9, 45, "45 GB/s per link"),
-    ("TPU v5e", lambda c: c.links_per_chip, 4, "(4 links)"),
-    ("TPU v5p", lambda c: c.link_bytes_per_second / 1e9, 90, "90 GB/s on a v5p"),
-    ("TPU v5p", lambda c: c.links_per_chip, 6, "(6 links)"),
-    ("H100", lambda c: c.links_per_chip, 18, "18 links"),
-    ("H100", lambda c: c.link_bytes_per_second / 1e9, 25, "25 GB/s"),
-    ("H100", lambda c: c.scaleup_bytes_per_second / 1e9, 450, "450 GB/s each way"),
-    ("H100", lambda c: c.scaleup_domain_chips, 8, "the 8 GPUs"),
-    ("H100", lambda c: c.scaleout_bytes_per_second / 1e9, 50, "50 GB/s each way"),
-    ("TPU v5e", lambda c: c.scaleout_bytes_per_second / 1e9, 3.125, "3.125 GB/s"),
-    ("TPU v5e", lambda c: c.max_domain_chips, 256, "256 chips for a v5e"),
-    ("TPU v5p", lambda c: c.max_domain_chips, 8960, "8,960 for a v5p"),
+    ("TPU v5e", lambda c: (c.hbm_bytes / 2**30, c.hbm_bytes_per_second / 1e9), "TPU v5e: {} GiB at {} GB/s"),
+    ("H100", lambda c: (c.hbm_bytes / 2**30, c.hbm_bytes_per_second / 1e9), "H100: {} GiB at {} GB/s"),
+    ("H100", lambda c: (c.peak_flops("bf16") / 1e12,), "dense (no sparsity): {} TFLOP/s"),
+    ("TPU v5e", lambda c: (c.peak_flops("bf16") / 1e12,), "in bf16 for an H100, {} TFLOP/s for a TPU v5e"),
+    ("TPU v5e", lambda c: (c.peak_flops("bf16") / 1e12, c.hbm_bytes_per_second / 1e9, c.ridge_flops_per_byte()),
+     "TPU v5e in bf16: {} TFLOP/s ÷ {} GB/s ≈ {} FLOPs/byte"),
+    ("H100", lambda c: (c.peak_flops("bf16") / 1e12, c.hbm_bytes_per_second / 1e9, c.ridge_flops_per_byte()),
+     "H100: {} TFLOP/s ÷ {} GB/s ≈ {}."),
+    ("H100", lambda c: (c.sms_per_chip,), "An H100 has {} SMs"),
+    ("H100", lambda c: (c.watts,), "(H100: {} W)"),
+    ("H100", lambda c: (c.onchip_sram_bytes / 2**20,), "({} MiB on an H100)"),
+    ("TPU v5e", lambda c: (c.onchip_sram_bytes / 2**20,), "{} MiB on a v5e"),
+    ("TPU v5e", lambda c: (c.tensorcores_per_chip, mfu_count(c) / c.tensorcores_per_chip),
+     "A TPU v5e chip has {} TensorCore with {} MXUs"),
+    ("TPU v5p", lambda c: (c.tensorcores_per_chip,), "with 4 MXUs; a v5p has {}."),
+    ("TPU v5p", lambda c: (c.sparsecores_per_chip,), "A TPU v5p chip has {}."),
+    ("TPU v5e", lambda c: (c.link_bytes_per_second / 1e9, c.links_per_chip), "{} GB/s per link each way on a v5e ({} links)"),
+    ("TPU v5p", lambda c: (c.link_bytes_per_second / 1e9, c.links_per_chip), "{} GB/s on a v5p ({} links)"),
+    ("H100", lambda c: (c.links_per_chip, c.link_bytes_per_second / 1e9, c.scaleup_bytes_per_second / 1e9,
+                        c.scaleup_domain_chips),
+     "on an H100, {} links × {} GB/s = {} GB/s each way per GPU, among the {} GPUs"),
+    ("H100", lambda c: (8 * c.scaleout_bytes_per_second / 1e9, c.scaleout_bytes_per_second / 1e9),
+     "one {} Gb/s NIC per GPU, {} GB/s each way"),
+    ("TPU v5e", lambda c: (c.scaleout_bytes_per_second / 1e9,), "about {} GB/s per v5e chip each way"),
+    ("TPU v5e", lambda c: (c.max_domain_chips,), "({} chips for a v5e"),
+    ("TPU v5p", lambda c: (c.max_domain_chips,), "{} for a v5p)"),
 ]
 
 
-@pytest.mark.parametrize("chip, read, value, quoted", FIGURES, ids=lambda x: x if isinstance(x, str) else None)
-def test_glossary_figures_are_the_catalogs(chip, read, value, quoted):
+def mfu_count(chip):
+    from accelkit import mfu
+
+    return mfu.mxu_count(chip)
+
+
+@pytest.mark.parametrize("chip, read, anchor", FIGURES, ids=lambda x: x if isinstance(x, str) else None)
+def test_glossary_figures_are_the_catalogs(chip, read, anchor):
     import accelkit as ak
 
-    assert quoted in GLOSSARY, f"the glossary no longer says {quoted!r}: update this test's figure"
-    assert read(ak.chips.get(chip)) == pytest.approx(value), (chip, quoted)
+    prose.check(ROOT / "docs" / "glossary.md", anchor, *read(ak.chips.get(chip)))
+
+
+def test_sparsecores_are_on_the_tpus_the_glossary_names():
+    import accelkit as ak
+
+    assert prose.says(ROOT / "docs" / "glossary.md", "(v4, v5p, v6e, TPU7x; not the v5e)")
+    named = {ak.chips.get(n).name for n in ("v4", "v5p", "v6e", "TPU7x")}
+    assert {c.name for c in ak.chips.all() if c.kind == "tpu" and c.has_sparsecores} == named
+    assert ak.chips.get("TPU v5e").sparsecores_per_chip == 0
 
 
 def test_infiniband_is_a_ninth_of_nvlink():
@@ -180,15 +198,39 @@ def test_the_course_map_minutes_are_the_plans():
     assert seen == expected
 
 
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
-def test_the_timings_were_measured_on_this_text(path):
-    # docs/timings.json derives minutes from each notebook's word count; if the prose changed since it
-    # was measured, the minutes in the header and the plans are stale.
+NOTEBOOKS = LESSONS + sorted((ROOT / "exercises").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_timings_are_within_a_minute_of_this_text(path):
+    # docs/timings.json derives minutes from each notebook's content (words, code cells, widgets,
+    # questions); the headers, the course map and the plans are written from it. It may lag the
+    # text by make_plans.MINUTES_TOLERANCE (one minute: its comment says why), so rewording a
+    # sentence does not fail here; a new section or widget does, until the timings are regenerated.
     import lesson_timings
 
-    row = make_plans.timings()[f"lessons/{path.name}"]
-    words = sum(len(source.split()) for _, source in link_glossary.markdown_cells(path))
-    assert words == row["words"], (f"{path.name} has {words} words, docs/timings.json {row['words']}: run "
-                                   "python benchmarks/lesson_timings.py --write && python docs/make_plans.py")
+    notebook = str(path.relative_to(ROOT))
+    drift = make_plans.drift(notebook)
+    assert abs(drift) <= make_plans.MINUTES_TOLERANCE, (
+        f"{notebook}: its text now plans {drift:+d} minutes against docs/timings.json "
+        f"(tolerance ±{make_plans.MINUTES_TOLERANCE}): run python docs/regenerate.py")
     assert lesson_timings.WORDS_PER_MINUTE == make_plans.json.loads(
         make_plans.TIMINGS.read_text(encoding="utf-8"))["rates"]["words_per_minute"]
+
+
+def test_the_timing_tolerance_passes_a_reworded_sentence_and_fails_a_new_section(tmp_path):
+    import lesson_timings
+
+    path = ROOT / "lessons" / "05_roofline.ipynb"
+    row = make_plans.timings()["lessons/05_roofline.ipynb"]
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    markdown = next(c for c in notebook["cells"] if c["cell_type"] == "markdown")
+
+    def planned_with(extra_words: int) -> int:
+        markdown["source"] = ["".join(markdown["source"]) + " word" * extra_words]
+        copy = tmp_path / f"{extra_words}.ipynb"
+        copy.write_text(json.dumps(notebook), encoding="utf-8")
+        return lesson_timings.count(copy)["planned_minutes"] - row["planned_minutes"]
+
+    assert abs(planned_with(1)) <= make_plans.MINUTES_TOLERANCE
+    assert planned_with(3 * lesson_timings.WORDS_PER_MINUTE) > make_plans.MINUTES_TOLERANCE

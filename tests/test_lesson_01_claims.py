@@ -1,5 +1,11 @@
 """Every quantitative claim in lessons/01_why_matmul.ipynb, recomputed with the library.
 
+The lesson's markdown states few numbers of its own: the shares it discusses are printed by its
+code cells, and the prose points at them ("as printed above"). The numbers it does state (2 FLOPs a
+multiply-accumulate, one FLOP for every three numbers an add moves) are read out of the markdown
+(tests/prose.py) and compared with the library. The qualitative claims ("nearly all", "a much
+smaller share") are checked against thresholds that say what those words mean.
+
 If one of these fails, the lesson's prose no longer matches the code: fix the prose (or the
 library), not the test's threshold.
 """
@@ -9,6 +15,7 @@ from __future__ import annotations
 import pytest
 
 import accelkit as ak
+from tests import prose
 from accelkit.models import kind_share
 from accelkit.models import rule_of_thumb as worked_problem_numbers
 
@@ -21,8 +28,11 @@ def test_matmul_reuses_what_it_reads():
     big = ak.roofline.matmul("TPU v5e", M=4096, N=4096, K=4096)
     assert big.flops / small.flops == pytest.approx(8**3)
     assert big.bytes / small.bytes == pytest.approx(8**2)
+    prose.check("01", "{}·M·N·K FLOPs", big.flops / 4096**3)
+    prose.check("01", "({} FLOPs per multiply-accumulate", big.flops / 4096**3)
     add = ak.roofline.elementwise("TPU v5e", n_elements=4096 * 4096)
-    assert add.flops / (add.bytes / 2) == pytest.approx(1 / 3)  # bf16: 2 bytes a number
+    numbers_moved = add.bytes / ak.dtypes.nbytes("bf16")
+    prose.check("01", "one FLOP for every {} numbers it moves", numbers_moved / add.flops)
     assert big.arithmetic_intensity / add.arithmetic_intensity > 1000
 
 
@@ -92,6 +102,8 @@ def test_worked_problem_two_corrections():
     """Worked problem: 2 x params x tokens misses attention (no weights) and over-counts the
     embedding lookup; the library's count is higher at Llama 3 8B's 8,192 tokens."""
     n = worked_problem_numbers("llama-3-8b")
+    prose.check("01", "the rule of thumb is {} FLOPs per parameter per token",
+                n["rule_of_thumb_flops"] / (n["params"] * n["tokens"]))
     assert n["library_flops"] > n["rule_of_thumb_flops"]
     attention = n["attention_fraction"] * n["library_flops"]
     corrected = n["rule_of_thumb_flops"] - n["embedding_flops_in_rule"] + attention

@@ -1,11 +1,18 @@
-"""Lesson 02's quantitative claims, recomputed with the SIMD engine so the prose cannot drift."""
+"""Lesson 02's quantitative claims, recomputed with the SIMD engine so the prose cannot drift.
+
+The numbers the prose states are read out of its markdown (tests/prose.py) and compared with the
+engine and the catalog at the precision shown: the toy's defaults (32 lanes, four cores, 8 requests
+in flight, 4-byte elements, 32-byte segments, 64-instruction branch sides), the GELU program, the
+tensor-core promises and the 2.89× they deliver, and the catalog GPUs' tensor-over-SIMD ratios.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 import accelkit as ak
-from accelkit.simd import SIMDMachine
+from tests import prose
+from accelkit.simd import ELEMENTWISE_INSTRUCTIONS, SIMDMachine
 from accelkit.workloads import Branchy
 from accelkit.simd import access_pattern_indices
 
@@ -16,7 +23,9 @@ def test_gelu_closed_form_matches_engine_and_is_memory_bound():
     """'Check the closed form against the engine ... Memory is the larger number above.'"""
     gpu = SIMDMachine()
     run = gpu.elementwise(X, "gelu")
-    assert run.issue_cycles == -(-run.warps // gpu.cores) * 12
+    prose.check("02", "one load, {} ALU instructions, one store", ELEMENTWISE_INSTRUCTIONS["gelu"])
+    prose.check("02", "Run GELU over {} elements", X.size)
+    assert run.issue_cycles == -(-run.warps // gpu.cores) * (1 + ELEMENTWISE_INSTRUCTIONS["gelu"] + 1)
     memory = -(-run.global_transactions * gpu.memory_latency_cycles // (gpu.cores * gpu.warps_per_core))
     assert run.memory_cycles == memory
     assert run.cycles == max(run.issue_cycles, memory) + gpu.memory_latency_cycles
@@ -36,7 +45,15 @@ def test_scattered_access_costs_up_to_eight_times_the_traffic():
     """'Same data volume used, up to eight times the memory traffic.'"""
     gpu = SIMDMachine()
     tx = {p: gpu.transactions(access_pattern_indices(p)) for p in ("coalesced", "stride 2", "stride 8", "random")}
-    assert tx["stride 8"] / tx["coalesced"] == 8
+    prose.check("02", "up to {} times the memory traffic", tx["stride 8"] / tx["coalesced"])
+    # 'A warp's 32 lanes reading 32 consecutive 4-byte elements touch 128 bytes: four 32-byte
+    # segments, four transactions.'
+    lanes, _, element, touched, segments, segment, transactions = prose.shown(
+        "02", "A warp's {} lanes reading {} consecutive {}-byte elements touch {} bytes: {} {}-byte "
+        "segments, {} transactions")
+    assert (lanes.value, element.value, segment.value) == (gpu.lanes, gpu.element_bytes, gpu.transaction_bytes)
+    assert touched.value == lanes.value * element.value == segments.value * segment.value
+    assert transactions.value == tx["coalesced"] / (X.size / gpu.lanes)
     assert tx["coalesced"] < tx["stride 2"] < tx["random"] <= tx["stride 8"]
 
 
@@ -44,6 +61,13 @@ def test_half_divergence_nearly_doubles_only_with_long_sides():
     """'half the lanes taking the branch should nearly double the time' (64 per side) and 'With
     4-instruction sides ... divergence costs nothing measurable.'"""
     gpu = SIMDMachine()
+    side = Branchy(4096).side_instructions
+    prose.check("02", "With sides of {} instructions (the engine's default)", side)
+    prose.check("02", "the branch's sides are long ({} instructions each)", side)
+    uniform = Branchy(4096, 0.0, side).run(gpu)
+    overhead = uniform.instructions / uniform.warps - side
+    prose.check("02", "Cost of one warp ≈ {} + then + else instructions instead of {} + one side",
+                overhead, overhead)
     long = Branchy(4096, 0.5, 64).run(gpu).cycles / Branchy(4096, 0.0, 64).run(gpu).cycles
     short = Branchy(4096, 0.5, 4).run(gpu).cycles / Branchy(4096, 0.0, 4).run(gpu).cycles
     assert 1.8 < long <= 2.0
@@ -54,6 +78,7 @@ def test_rare_branch_still_diverges_many_warps():
     """'a branch that only 2% of lanes take still makes a warp diverge if any one of its 32 lanes
     takes it' — the quiz says about half the warps."""
     rare = Branchy(4096, 0.02).run(SIMDMachine())
+    prose.check("02", "if any one of its {} lanes takes it", SIMDMachine().lanes)
     assert 0.3 < rare.diverged_warps / rare.warps < 0.6
     assert rare.cycles / Branchy(4096, 0.0).run(SIMDMachine()).cycles > 1.3
 
@@ -100,9 +125,10 @@ def test_the_toys_tensor_core_cap_is_its_memory_system():
     and 'Even then the toy stops well short of 64×: once memory keeps up, instruction issue sets
     the pace (the last row)'."""
     toy = SIMDMachine()
-    # 'The toy keeps only 8 memory requests in flight per core and reads 4-byte elements'; 'the
-    # default toy's four cores' of 32 lanes (one SM sub-partition each: 4 x 32 FP32 lanes, one SM)
-    assert (toy.warps_per_core, toy.element_bytes, toy.cores, toy.lanes) == (8, 4, 4, 32)
+    prose.check("02", "keeps only {} memory requests in flight per core and reads {}-byte elements",
+                toy.warps_per_core, toy.element_bytes)
+    prose.check("02", "the default toy's {} cores", toy.cores)
+    prose.check("02", "all the lanes of a warp ({} by default)", toy.lanes)
     delivered = {}
     for warps, element in ((8, 4), (8, 2), (32, 4), (128, 4)):
         simd = SIMDMachine(warps_per_core=warps, element_bytes=element).estimate(
@@ -110,7 +136,9 @@ def test_the_toys_tensor_core_cap_is_its_memory_system():
         r = SIMDMachine(tensor_core=(16, 8, 16), warps_per_core=warps,
                         element_bytes=element).estimate(M=1024, N=1024, K=1024)
         delivered[(warps, element)] = (simd.cycles / r.cycles, r)
-    assert round(delivered[(8, 4)][0], 2) == 2.89
+    for cell in ("That {}× is a fact", "delivers {}×\" says nothing"):
+        prose.check("02", cell, delivered[(8, 4)][0])
+    prose.check("02", "capped by memory ({}× of a {}× promise)", delivered[(8, 4)][0], 64)
     assert delivered[(8, 4)][0] < delivered[(8, 2)][0] < delivered[(32, 4)][0] < delivered[(128, 4)][0]
     assert delivered[(8, 2)][1].memory_cycles > delivered[(8, 2)][1].issue_cycles  # still memory
     best, run = delivered[(128, 4)]
@@ -123,10 +151,26 @@ def test_real_gpus_tensor_core_peaks_beside_the_toys_promise():
     catalog's GPUs, against the toy's 64×' (catalog peaks: NVIDIA datasheet figures, sources in
     accelkit/data/chips.json)."""
     ratios = _tensor_over_simd_peaks()
-    assert round(ratios["NVIDIA H100 (SXM)"]) == 15
-    assert min(ratios, key=ratios.get) == "NVIDIA L4" and round(min(ratios.values())) == 4
-    assert max(ratios, key=ratios.get) == "NVIDIA B200 (HGX)" and round(max(ratios.values())) == 28
+    h100 = ratios["NVIDIA H100 (SXM)"]
+    prose.check("02", "about {}× the SIMD lanes' peak on an H100", h100)
+    prose.check("02", "(about {}× its SIMD lanes' on an H100)", h100)
+    assert min(ratios, key=ratios.get) == "NVIDIA L4" and max(ratios, key=ratios.get) == "NVIDIA B200 (HGX)"
+    prose.check("02", "from {}× (L4) to {}× (B200)", min(ratios.values()), max(ratios.values()))
     toy = SIMDMachine(tensor_core=(16, 8, 16)).peak_macs_per_cycle / SIMDMachine().peak_macs_per_cycle
-    assert toy == 64 and all(r < toy for r in ratios.values())
-    # wgmma's largest tile, 64×256×16, against the toy's 16×8×16: 'up to 128 times'
-    assert 64 * 256 * 16 // (16 * 8 * 16) == 128
+    small = SIMDMachine(tensor_core=(4, 4, 4)).peak_macs_per_cycle / SIMDMachine().peak_macs_per_cycle
+    prose.check("02", "a 16×8×16 unit 2,048 ÷ 32 = {}×", toy)
+    prose.check("02", "A 4×4×4 unit promises 64 ÷ 32 = {}×", small)
+    prose.check("02", "against the toy's {}×", toy)
+    prose.check("02", "the toy stops well short of {}×", toy)
+    prose.check("02", "promises {}×, delivers", toy)
+    assert all(r < toy for r in ratios.values())
+    # wgmma's largest tile, 64×N×16 with N up to 256 (Hopper's, not the catalog's), against the
+    # toy's 16×8×16: the prose's 'up to 128 times' is its own arithmetic
+    m, k = prose.shown("02", "multiplies a {}×N×{} tile")
+    (n,) = prose.shown("02", "N up to {}")
+    prose.check("02", "feed up to {} times the toy", m.value * n.value * k.value / (16 * 8 * 16))
+
+
+def test_an_h100s_sms_are_the_catalogs():
+    """'an H100 has 132 SMs (same source)': the scaling book's figure, which the catalog holds."""
+    prose.check("02", "an H100 has {} SMs", ak.chips.get("H100").sms_per_chip)

@@ -1,4 +1,10 @@
-"""Every quantitative claim in lessons/03_tpu_systolic.ipynb, recomputed with the library."""
+"""Every quantitative claim in lessons/03_tpu_systolic.ipynb, recomputed with the library.
+
+The lesson's numbers are mostly printed by its code cells; its prose states the closed forms and a
+few counts (the four load cycles, two folds, 128 cycles to shift a tile in, the SIMD machine's 4
+cores × 32 lanes). Those are read out of its markdown (tests/prose.py) and compared with the engine,
+and the closed forms the tests check are the ones the prose writes.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ import numpy as np
 import pytest
 
 from accelkit import SIMDMachine, SystolicArray
+from tests import prose
 
 N1024 = 1024
 VALUES = N1024 * N1024
@@ -33,13 +40,13 @@ def test_os_has_no_load_phase_so_one_fold_is_shorter():
     """"Switch to os: no load phase" (ws and is first shift the stationary tile in)."""
     cycles = {f: SystolicArray(4, 4, f).estimate(M=4, N=4, K=4).cycles for f in ("os", "ws", "is")}
     assert cycles["os"] < cycles["ws"] == cycles["is"]
-    assert cycles["ws"] - cycles["os"] == 4  # exactly the R = 4 load cycles
+    prose.check("03", "watch the first {} cycles: the weights B shift down", cycles["ws"] - cycles["os"])
 
 
 def test_which_dimension_folds_depends_on_the_dataflow():
     """"Set K = 8 and see ws cut the problem into two folds ... M = 8: ws needs no second fold
     (M is the dimension it streams), but os and is do." """
-    assert SystolicArray(4, 4, "ws").estimate(M=4, N=4, K=8).folds == 2
+    prose.check("03", "cut the problem into {} folds", SystolicArray(4, 4, "ws").estimate(M=4, N=4, K=8).folds)
     folds = {f: SystolicArray(4, 4, f).estimate(M=8, N=4, K=4).folds for f in ("os", "ws", "is")}
     assert folds == {"os": 2, "ws": 1, "is": 2}
 
@@ -47,6 +54,7 @@ def test_which_dimension_folds_depends_on_the_dataflow():
 @pytest.mark.parametrize("R,C,T", [(4, 4, 4), (8, 3, 17), (128, 128, 512), (2, 9, 1)])
 def test_cycles_per_fold_closed_forms(R, C, T):
     """"os: T + R + C − 2 cycles ... ws / is: R + (R + C + T − 2) cycles." """
+    assert prose.says("03", "os: T + R + C − 2 cycles") and prose.says("03", "ws / is: R + (R + C + T − 2) cycles")
     assert SystolicArray(R, C, "os").estimate(M=R, N=C, K=T).cycles == T + R + C - 2
     assert SystolicArray(R, C, "ws").estimate(M=T, N=C, K=R).cycles == 2 * R + C + T - 2
     assert SystolicArray(R, C, "is").estimate(M=C, N=T, K=R).cycles == 2 * R + C + T - 2
@@ -58,6 +66,7 @@ def test_systolic_reads_each_weight_once_and_A_once_per_column_fold(machines):
     mxu = machines["mxu"]
     assert mxu.sram_reads["B"] == VALUES
     assert mxu.sram_reads["A"] / VALUES == N1024 / 128 == mxu.col_folds
+    prose.check("03", "once per column fold (N / {} times)", mxu.cols)
 
 
 def test_naive_kernel_reads_every_value_once_per_mac(machines):
@@ -65,6 +74,8 @@ def test_naive_kernel_reads_every_value_once_per_mac(machines):
     number above." """
     naive = machines["naive"]
     assert naive.dram_reads["A"] / VALUES == N1024 == naive.dram_reads["B"] / VALUES
+    simd = SIMDMachine()
+    prose.check("03", "the SIMD machine of lesson 02 ({} cores × {} lanes)", simd.cores, simd.lanes)
     others = [machines["mxu"].sram_reads["A"], machines["tiled"].dram_reads["A"],
               machines["tiled"].sram_reads["A"], machines["tensor"].sram_reads["A"]]
     assert all(naive.dram_reads["A"] > x for x in others)
@@ -128,7 +139,11 @@ def test_pipelined_folds_pay_fill_and_drain_once_but_not_a_load_longer_than_the_
             M=M, N=1024, K=1024)
         # One load, folds max(M, 2R - 1) apart, one fill-out at the end.
         assert piped.cycles == R + (piped.folds - 1) * max(M, 2 * R - 1) + M + R + C - 2
+        # 'A 128-row tile takes 128 cycles to shift in': what double buffering saves per later fold
+        prose.check("03", "A 128-row tile takes {} cycles to shift in", (plain.cycles - SystolicArray(
+            R, C, "ws", double_buffer=True).estimate(M=M, N=1024, K=1024).cycles) / (plain.folds - 1))
         runs[M] = plain, piped
+    assert prose.says("03", "no closer than 2R − 1 cycles apart")
     plain, piped = runs[512]
     assert piped.utilization > 0.95 and piped.utilization - plain.utilization > 0.3
     assert runs[8][1].utilization < 0.05

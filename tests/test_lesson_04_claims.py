@@ -1,5 +1,11 @@
 """Every quantitative claim in lessons/04_shapes_and_utilization.ipynb, recomputed with the
-library."""
+library.
+
+Utilizations, fold counts, tile and wave counts are printed by the lesson's code cells and its prose
+points at them. What the prose itself states (the closed forms, the padding fractions, the load
+cycles, the chips' 8 MXUs and 132 SMs, the 8,192-row stream, Meta's 16,384 H100s and 41%) is read out
+of its markdown (tests/prose.py) and compared with the library and the catalog.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import pytest
 import accelkit as ak
 from accelkit import SIMDMachine, SystolicArray
 from accelkit.labs.shapes import TENSOR_CORE, cell_cycles
+from tests import prose
 
 
 def test_k129_second_row_fold_makes_padding_the_largest_share():
@@ -24,6 +31,8 @@ def test_utilization_is_mapping_efficiency_times_useful_share_of_a_fold(M, N, K)
     """"utilization = mapping efficiency × T / (cycles per fold), with cycles per fold =
     2R + C + T − 2 (ws, T = M)." """
     run = SystolicArray(128, 128, "ws").estimate(M=M, N=N, K=K)
+    assert prose.says("04", "with cycles per fold = 2R + C + T − 2 (ws, T = M)")
+    assert prose.says("04", "spends R cycles loading its weights and R + C − 2 cycles")
     assert run.utilization == pytest.approx(run.mapping_efficiency * M / (2 * 128 + 128 + M - 2))
 
 
@@ -42,9 +51,10 @@ def test_n129_nearly_halves_utilization_and_257_repeats_the_cliff_but_m129_costs
     assert 0.45 < u[129] / u[128] < 0.55
     assert u[257] < 0.75 * u[256]
     assert u[127] < u[128]
-    m128 = sa.estimate(M=128, N=1024, K=1024).utilization
-    m129 = sa.estimate(M=129, N=1024, K=1024).utilization
-    assert m129 >= m128
+    m128 = sa.estimate(M=128, N=1024, K=1024)
+    m129 = sa.estimate(M=129, N=1024, K=1024)
+    assert m129.utilization >= m128.utilization
+    prose.check("04", "makes each fold {} cycle longer", (m129.cycles - m128.cycles) / m128.folds)
 
 
 def test_os_maps_both_m_and_n_so_cliffs_run_both_ways():
@@ -70,8 +80,12 @@ def test_small_tiles_waste_less_at_m1():
     """"padding M = 1 up to 16 wastes 15/16 of the tile, padding it to 128 wastes 127/128" """
     gpu = SIMDMachine(**TENSOR_CORE).estimate(M=1, N=4096, K=4096)
     big = SystolicArray(128, 128, "os").estimate(M=1, N=4096, K=4096)
-    assert gpu.lane_utilization == pytest.approx(1 / 16)
-    assert big.mapping_efficiency == pytest.approx(1 / 128)
+    small_tile, small_wasted, small_of, big_tile, big_wasted, big_of = prose.shown(
+        "04", "padding M = 1 up to {} wastes {}/{} of the tile, padding it to {} wastes {}/{}")
+    assert small_tile.value == small_of.value == TENSOR_CORE["tensor_core"][0]
+    assert big_tile.value == big_of.value == big.rows
+    assert 1 - small_wasted.value / small_of.value == pytest.approx(gpu.lane_utilization)
+    assert 1 - big_wasted.value / big_of.value == pytest.approx(big.mapping_efficiency)
 
 
 def test_ws_mxu_had_no_padding_at_decode():
@@ -122,6 +136,10 @@ def test_pipelined_mxu_still_idles_at_batch_one_and_fills_at_batch_256():
     ... the pipelined array is nearly full — far above the per-fold figure" """
     mxu = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True)
     one, full = (mxu.estimate(M=M, N=4096, K=4096) for M in (1, 256))
+    plain, buffered = (SystolicArray(128, 128, "ws", double_buffer=b).estimate(M=1, N=4096, K=4096)
+                       for b in (False, True))
+    prose.check("04", "weight tile still takes {} cycles to shift in",
+                (plain.cycles - buffered.cycles) / (plain.folds - 1))
     per_fold = SystolicArray(128, 128, "ws").estimate(M=256, N=4096, K=4096)
     assert one.utilization < 0.01
     # Batch 1: folds are 2R - 1 cycles apart, the weight load, not the one-row stream.
@@ -156,6 +174,8 @@ def test_one_pipelined_mxu_is_almost_never_idle():
         M=shape.M, N=shape.N, K=shape.K)
     assert cell.folds == (16384 // 128) * (13312 // 128) == 13312
     assert cell.mapping_efficiency == 1.0
+    prose.check("04", "each fold streams {} rows", shape.M)
+    assert all(d % 128 == 0 for d in (shape.M, shape.N, shape.K)) and prose.says("04", "128 divides every dimension")
     assert 0 < 1 - cell.utilization < 1e-5
 
 
@@ -167,7 +187,9 @@ def test_h100_loses_the_last_wave_v5p_loses_nothing():
     shape = _llama_mlp_shape()
     h100 = mfu.matmul_efficiency("H100", shape.M, shape.N, shape.K)
     v5p = mfu.matmul_efficiency("TPU v5p", shape.M, shape.N, shape.K)
-    assert ak.chips.get("H100").sms_per_chip == 132
+    prose.check("04", "to its {} SMs in waves", ak.chips.get("H100").sms_per_chip)
+    prose.check("04", "A TPU v5p deals the folds to its {} MXUs", mfu.mxu_count("TPU v5p"))
+    prose.check("04", "deals {}×{} output tiles (a Hopper CUTLASS tile)", *mfu.GPU_TILE[:2])
     tiles = (8192 // 128) * (13312 // 256)
     assert tiles == 3328 and -(-tiles // 132) == 26 and tiles - 25 * 132 == 28
     assert h100 == pytest.approx(3328 / (26 * 132)) and round(h100, 3) == 0.970
@@ -188,5 +210,10 @@ def test_cell_to_chip_to_cluster_chain():
     lost_on_chip = 1 - chip_step.efficiency
     lost_in_cluster = chip_step.efficiency - cluster.mfu
     assert lost_in_cluster > 3 * lost_on_chip
-    assert 0.41 < cluster.mfu < 0.41 / 0.85  # a little above the published 41%
+    # 'Meta's layout on 16,384 H100s, for which the paper reports 41% MFU' (a published figure, read
+    # from the prose: the run the lesson quotes is this layout's)
+    prose.check("04", "Meta's layout on {} H100s", layout.dp * layout.tp * layout.pp)
+    (published,) = prose.shown("04", "the paper reports {}% MFU")
+    assert prose.says("04", f"a little above Meta's {published.text}%")
+    assert published.value / 100 < cluster.mfu < published.value / 100 / 0.85  # a little above it
     assert 0 < cluster.step.bubble_fraction < 0.5

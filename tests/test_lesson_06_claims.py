@@ -1,4 +1,11 @@
-"""Every quantitative claim in lessons/06_energy_power_price.ipynb, recomputed with the library."""
+"""Every quantitative claim in lessons/06_energy_power_price.ipynb, recomputed with the library.
+
+The figures the prose states (the break-even ranges, the 45 nm and 7 nm table entries it quotes, the
+TPU v4's 192 W, the 3600 of the FLOPs-per-dollar formula) are read out of its markdown
+(tests/prose.py) and compared with the library and the catalog at the precision shown; "about a
+thousand", "hundreds of times" and "roughly a quarter" are checked against the ranges those words
+mean.
+"""
 
 import numpy as np
 
@@ -6,6 +13,7 @@ import pytest
 
 import accelkit as ak
 from accelkit import SIMDMachine, SystolicArray
+from tests import prose
 
 
 def _runs(n=128, side=32):
@@ -36,11 +44,12 @@ def test_break_even_moves_with_precision_and_dram_figure():
     """"the bf16 break-even runs from about 162 to 325 FLOPs per byte; int8's cheaper MAC pushes it
     past a thousand, fp32 down to between 71 and 141; and the catalog's bf16 ridges run from 64 to 560"."""
     be = ak.energy.break_even_flops_per_byte
-    assert round(be("bf16", estimate="low")) == 162 and round(be("bf16", estimate="high")) == 325
+    prose.check("06", "break-even runs from about {} to {} FLOPs per byte", be("bf16", estimate="low"),
+                be("bf16", estimate="high"))
     assert be("int8", estimate="low") > 1000
-    assert round(be("fp32", estimate="low")) == 71 and round(be("fp32", estimate="high")) == 141
+    prose.check("06", "fp32 down to between {} and {}", be("fp32", estimate="low"), be("fp32", estimate="high"))
     ridges = [c.ridge_flops_per_byte("bf16") for c in ak.chips.all()]
-    assert round(min(ridges)) == 64 and round(max(ridges)) == 560
+    prose.check("06", "the catalog's bf16 ridges run from {} to {}", min(ridges), max(ridges))
 
 
 def test_seven_nm_table_moves_the_break_even_both_ways():
@@ -50,13 +59,16 @@ def test_seven_nm_table_moves_the_break_even_both_ways():
     it back down to about 106-191 ... none of them "the v5e ridge". ... Two figures no transcription
     gave are left out, and a calculation that needs one raises an error"."""
     e = ak.energy
-    assert round(e.mac_picojoules("bf16") / e.mac_picojoules("bf16", node="7nm"), 1) == 3.4
+    prose.check("06", "A bf16 MAC got {} times cheaper from 45 nm to 7 nm",
+                e.mac_picojoules("bf16") / e.mac_picojoules("bf16", node="7nm"))
     assert e.access_picojoules("dram", node="7nm") == e.access_picojoules("dram", estimate="low")
+    prose.check("06", "barely changed ({} nJ, the low end", e.access_picojoules("dram", node="7nm") / 1e3)
     be45, be7 = e.break_even_flops_per_byte("bf16"), e.break_even_flops_per_byte("bf16", node="7nm")
-    assert be7 > 2 * be45 and round(be7) == 551
+    assert be7 > 2 * be45
+    prose.check("06", "more than doubles, to about {} FLOPs per byte", be7)
     assert 0.2 < e.access_picojoules("hbm2", node="7nm") / e.access_picojoules("dram", node="7nm") < 0.3
     hbm = [e.break_even_flops_per_byte("bf16", node="7nm", dram="hbm2", estimate=x) for x in ("low", "high")]
-    assert [round(x) for x in hbm] == [106, 191]
+    prose.check("06", "brings it back down to about {}–{}", *hbm)
     ridge = ak.chips.get("v5e").ridge_flops_per_byte()
     assert not (0.9 < be7 / ridge < 1.1) and not (hbm[0] <= ridge <= hbm[1])
     assert len(e.missing("7nm")) == 2
@@ -70,6 +82,7 @@ def test_naive_kernel_spends_hundreds_of_times_more_per_mac_mostly_on_dram():
     systolic, naive, tiled = (ak.energy.of_run(r) for r in _runs())
     assert systolic.macs == naive.macs == tiled.macs
     assert systolic.compute_joules == naive.compute_joules
+    prose.check("06", "Same MACs, same {} pJ each", systolic.compute_joules / systolic.macs * 1e12)
     assert naive.picojoules_per_useful_mac / systolic.picojoules_per_useful_mac > 100
     assert naive.dram_joules / naive.total_joules > 0.95
     assert systolic.picojoules_per_useful_mac < tiled.picojoules_per_useful_mac < naive.picojoules_per_useful_mac
@@ -117,12 +130,16 @@ def test_b200_leads_perf_per_watt_and_v4_keeps_pace_with_h100():
     v4, h100 = ak.chips.get("v4"), ak.chips.get("H100")
     assert abs(rated[v4.name] / rated[h100.name] - 1) < 0.1
     assert "measured" in v4.source("watts")
+    prose.check("06", "its {} W is a measured maximum", v4.watts)
 
 
 def test_flops_per_dollar_flips_between_price_sources():
     """"The answer flips": at catalog prices TPU v5p buys more FLOPs per dollar than an H100; at
     the cheapest sourced H100 price the H100 buys more."""
     v5p = ak.price.flops_per_dollar("v5p", mfu=0.4)
+    chip = ak.chips.get("v5p")
+    prose.check("06", "FLOPs per dollar = peak FLOP/s × MFU × {} / (price per chip-hour)",
+                v5p * chip.usd_per_hour / (chip.peak_flops("bf16") * 0.4))
     assert v5p > ak.price.flops_per_dollar("H100", mfu=0.4)
     cheapest = min(p.usd_per_hour for p in ak.price.alternatives("H100"))
     assert ak.price.flops_per_dollar("H100", mfu=0.4, usd_per_hour=cheapest) > v5p
@@ -131,8 +148,10 @@ def test_flops_per_dollar_flips_between_price_sources():
 def test_table_figures_quoted_for_the_worked_problem():
     """"45 nm table: 2.0 pJ per bf16 MAC, 1.95 nJ per 64-bit DRAM read" and "same 2 pJ each":
     the lesson quotes the cited table's inputs for a paper exercise; they must be the table's."""
-    assert ak.energy.mac_picojoules("bf16") == pytest.approx(2.0)
-    assert ak.energy.access_picojoules("dram", bytes=8) == pytest.approx(1950)
+    prose.check("06", "45 nm table: {} pJ per bf16 MAC, {} nJ per {}-bit DRAM read",
+                ak.energy.mac_picojoules("bf16"), ak.energy.access_picojoules("dram") / 1e3,
+                8 * 8)  # access_picojoules' default access is 8 bytes
+    assert ak.energy.access_picojoules("dram") == ak.energy.access_picojoules("dram", bytes=8)
 
 
 def test_price_bases_named_in_the_lesson():

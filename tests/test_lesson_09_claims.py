@@ -1,12 +1,41 @@
 """Lesson 09's quantitative claims, recomputed with the library so the prose cannot drift.
 
-These are also the toy machines' required outcomes, read through the lesson's wording."""
+These are also the toy machines' required outcomes, read through the lesson's wording. The
+numbers the prose states (the two toys' sizes, the workloads' shapes, the catalog's MXUs, the
+load cycles) are read out of its markdown (tests/prose.py) and compared with the library."""
 
 from __future__ import annotations
 
-from accelkit import roofline
+from accelkit import chips, mfu, roofline
 from accelkit import workloads as wl
-from accelkit.labs.flexibility import lab_compare, with_side_instructions
+from accelkit.labs.flexibility import lab_compare, roofline_pair, with_side_instructions
+from tests import prose
+
+
+def test_the_two_toys_and_the_real_tensorcores_they_stand_for():
+    """'The toy GPU (lesson 02) has 4 cores × 32 flexible lanes. The toy TPU (lesson 03) has a 16×16
+    systolic array ... (four 128×128 MXUs per TensorCore on v4, v5e and v5p ...)'."""
+    gpu, tpu = wl.SIMDMachine(), wl.TPUStyleMachine()
+    prose.check("09", "The toy GPU (lesson 02) has {} cores × {} flexible lanes", gpu.cores, gpu.lanes)
+    prose.check("09", "The toy TPU (lesson 03) has a {}×{} systolic array", tpu.array.rows, tpu.array.cols)
+    for name in ("TPU v4", "TPU v5e", "TPU v5p"):
+        chip = chips.get(name)
+        prose.check("09", "({} {}×{} MXUs per TensorCore on v4, v5e and v5p",
+                    mfu.mxu_count(chip) / chip.tensorcores_per_chip, *mfu.mxu_shape(chip))
+
+
+def test_the_suite_is_the_workloads_the_prose_names():
+    """'a 90% block-sparse matmul' and '4 rows cannot fill a 16×16 array' (the small-batch LSTM);
+    the interaction dots '(×256)' run one by one."""
+    (sparse,) = wl.WORKLOADS["block_sparse_matmul"]
+    prose.check("09", "a {}% block-sparse matmul", 100 * (1 - sparse.density))
+    rows = {op.M for op in wl.WORKLOADS["rnn_small_batch"] if isinstance(op, wl.Matmul)}
+    tpu = wl.TPUStyleMachine()
+    prose.check("09", "{} rows cannot fill a {}×{} array", *rows, tpu.array.rows, tpu.array.cols)
+    dots = next(r for r in wl.compare("recommender_step").operations if r.label == "interaction dots")
+    prose.check("09", "repeated small matmuls (×{})", dots.count)
+    prose.check("09", "branch sides are {} instructions long",
+                next(op for op in wl.WORKLOADS["branchy_elementwise"]).side_instructions)
 
 
 def _ratio(c):
@@ -57,7 +86,10 @@ def test_memory_parallelism_shrinks_the_tpu_matmul_margin_with_a_tensor_core():
     op = (wl.Matmul(1024, 1024, 1024),)
     low = lab_compare(op, tensor_core="16×8×16", warps_per_core=8).operations[0]
     high = lab_compare(op, tensor_core="16×8×16", warps_per_core=64).operations[0]
-    assert 6 < low.gpu_cycles / high.gpu_cycles <= 8
+    (more,) = prose.shown("09", "give both machines {} times the memory requests in flight")
+    assert more.value == 64 / 8
+    assert 0.75 * more.value < low.gpu_cycles / high.gpu_cycles <= more.value  # 'fall by the factor'
+    
     assert low.tpu_over_gpu_per_area < high.tpu_over_gpu_per_area < 1
     plain = [lab_compare(op, warps_per_core=w).operations[0].gpu_cycles for w in (8, 64)]
     assert plain[0] == plain[1]
@@ -72,7 +104,9 @@ def test_interaction_dots_leave_the_array_mostly_idle():
 
 def test_gather_is_memory_bound_on_every_chip_and_the_matrix_units_idle():
     """'A gather runs at the speed of memory on every chip: the matrix units ... sit idle.'"""
-    from accelkit import chips
+    gather, _ = roofline_pair("TPU v5e", batch=256)
+    elements = gather.bytes / 2  # bf16, read once
+    prose.check("09", "about {} FLOP per element read", gather.flops / elements)
     for chip in chips.names():
         g = roofline.elementwise(chip, n_elements=4096 * 128, flops_per_element=1.0,
                                  reads_per_element=1, writes_per_element=0)
@@ -93,6 +127,15 @@ def test_pipelined_array_wins_per_cell_at_every_batch_but_idles_at_small_ones():
     from accelkit import SystolicArray
 
     piped = wl.TPUStyleMachine(SystolicArray(16, 16, "ws", double_buffer=True, overlap_folds=True))
+    prose.check("09", "because a {}-row weight tile takes longer to shift in", piped.array.rows)
+    loads = []
+    for name in ("TPU v5e", "TPU v6e"):  # 'the load is 128 (or 256) cycles': what double buffering saves a fold
+        rows, cols = mfu.mxu_shape(name)
+        plain = SystolicArray(rows, cols, "ws").estimate(M=8, N=4 * cols, K=rows)
+        buffered = SystolicArray(rows, cols, "ws", double_buffer=True).estimate(M=8, N=4 * cols, K=rows)
+        loads.append((plain.cycles - buffered.cycles) / (plain.folds - 1))
+    prose.check("09", "real TPU's {}×{} (or {}×{}) matrix unit the load is {} (or {}) cycles",
+                *mfu.mxu_shape("TPU v5e"), *mfu.mxu_shape("TPU v6e"), *loads)
     rows = {b: wl.compare([wl.Matmul(b, 1024, 256)], tpu=piped).operations[0]
             for b in (1, 4, 16, 64, 256)}
     assert all(r.tpu_over_gpu_per_area < 1 and r.winner_per_area == "TPU" for r in rows.values())

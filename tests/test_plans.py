@@ -1,4 +1,8 @@
-"""The workshop plans add up and keep prerequisites; docs/plans.md is what docs/make_plans.py writes."""
+"""The workshop plans add up and keep prerequisites; docs/plans.md is what docs/make_plans.py writes.
+
+The page is compared exactly with what the script writes from docs/timings.json: a prose edit in a
+lesson does not change that file (tests/test_glossary.py lets the file lag the text by
+make_plans.MINUTES_TOLERANCE), so it does not fail here."""
 
 from __future__ import annotations
 
