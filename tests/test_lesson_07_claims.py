@@ -16,7 +16,7 @@ import pytest
 import accelkit as ak
 from accelkit import collectives, parallel
 from accelkit.parallel import Layout
-from accelkit.training import INFINIBAND_BYTES_PER_SECOND, PUBLISHED_RUNS
+from validation.totals import PUBLISHED_RUNS
 
 V5P, H100 = "TPU v5p", "H100"
 BOOK_BATCH = 8960 * 448          # the lesson's 4M-token batch, 448 tokens per chip
@@ -128,7 +128,7 @@ def test_old_network_rule_against_the_collectives():
     v5p, h100 = ak.chips.get("v5p"), ak.chips.get("H100")
     old_pod = v5p.peak_flops("bf16") / v5p.interconnect_bytes_per_second
     old_node = h100.peak_flops("bf16") / h100.interconnect_bytes_per_second
-    old_cluster = h100.peak_flops("bf16") / INFINIBAND_BYTES_PER_SECOND
+    old_cluster = h100.peak_flops("bf16") / (2 * h100.scaleout_bytes_per_second)
     new_pod = collectives.dp_critical_tokens_per_chip("v5p", over=6144)
     new_node = collectives.dp_critical_tokens_per_chip("H100", over=8)
     new_cluster = collectives.dp_critical_tokens_per_chip("H100", over=16384)
@@ -140,7 +140,8 @@ def test_old_network_rule_against_the_collectives():
     assert v5p.interconnect_bytes_per_second == 1.2e12
     assert v5p.scaleup_bytes_per_second == 540e9 == 3 * 2 * v5p.link_bytes_per_second
     assert (h100.interconnect_bytes_per_second, h100.scaleup_bytes_per_second) == (900e9, 450e9)
-    assert INFINIBAND_BYTES_PER_SECOND == 100e9
+    # the old cluster figure: one 400 Gb/s NIC per H100 (50 GB/s each way), counted both ways
+    assert 2 * h100.scaleout_bytes_per_second == 100e9
 
 
 def test_communication_explorer_crossings():
@@ -263,12 +264,15 @@ def test_network_figures_quoted_in_section_3():
 
 # -- 8. lab: explain a published GPU-vs-TPU gap (MLPerf Training v4.0, GPT-3 175B) ----------------
 # Sources: mlcommons/training_results_v4.0 (system JSONs, launch scripts, result logs; each figure's
-# file and commit in accelkit/data/mlperf.json); Cloud TPU v5p names count TensorCores, v5p-32 is
+# file and commit in validation/mlperf.json); Cloud TPU v5p names count TensorCores, v5p-32 is
 # 16 chips (cloud.google.com/tpu/docs/v5p-training).
 
 def _gap(**kw):
-    from accelkit import mlperf
-    return mlperf.explain_gap("gpt3", "nvidia-eos-n64", "google-tpu-v5p-1024", **kw)
+    from accelkit.labs import mlperf
+    from validation.mlperf import submission
+
+    return mlperf.explain_gap(submission("nvidia-eos-n64"), submission("google-tpu-v5p-1024"),
+                              **kw)
 
 
 def _tokens_per_second_per_chip(sub):
