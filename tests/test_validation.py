@@ -78,3 +78,14 @@ def test_the_page_is_up_to_date(rows: list[dict]) -> None:
     committed = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
     assert committed == validation_run.render(rows), "run: python validation/run.py"
     assert validation_run.summary(rows) in committed
+
+
+@pytest.mark.parametrize("name", ["mlperf", "totals"])
+def test_the_validation_modules_examples_run(name: str) -> None:
+    """The README's doctest pass covers accelkit/ only; validation/'s examples run here."""
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"validation.{name}")
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
