@@ -7,9 +7,13 @@ Engines (toy, but honest):
     SIMDMachine    -- cores of SIMD lanes with warps, divergence and coalescing (GPU-style)
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
-    chips, dtypes, models, roofline, energy, price, training, inference, collectives, workloads,
-    scenarios, labs (what the lessons' labs compute: lesson 04's shape sweeps, lesson 09's
-    comparisons), parallel, mlperf (a published GPU-vs-TPU gap walked from peak to measured)
+    chips, dtypes, models, roofline, energy, price, training, inference, recommender,
+    collectives, parallel, mfu, workloads
+Decisions: scenarios (five deployments priced per chip), outcomes (one result type per kind
+    of job), decisions (a learner's choices and their file)
+Lesson labs: accelkit.labs (what the lessons' labs compute: lesson 04's shape sweeps, lesson 09's
+    comparisons, and mlperf: a published GPU-vs-TPU gap walked from peak to measured, on
+    submissions kept in the repository's validation/ folder)
 
 Submodules are imported lazily so that ``import accelkit`` stays fast.
 """
@@ -44,9 +48,10 @@ _SUBMODULES = (
     "labs",
     "collectives",
     "parallel",
-    "mlperf",
     "mfu",
-    "published",
+    "recommender",
+    "outcomes",
+    "decisions",
     "widgets",
     "exercises",
     "cli",
@@ -78,17 +83,18 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         chips,
         cli,
         collectives,
+        decisions,
         dtypes,
         energy,
         exercises,
         inference,
         labs,
         mfu,
-        mlperf,
         models,
+        outcomes,
         parallel,
         price,
-        published,
+        recommender,
         roofline,
         scenarios,
         simd,

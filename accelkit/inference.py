@@ -822,6 +822,12 @@ def _step_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int, context
     return seconds
 
 
+class NoCapacityPlan(ValueError):
+    """:func:`capacity` found no plan: the weights and one sequence's cache fit on no
+    tensor-parallel group the chip allows, or no group meets the latency target even at batch
+    1. A caller that reports "no plan" catches this type, not every ValueError."""
+
+
 def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users: int,
              max_seconds_per_token: float, context_tokens: int = 2048,
              prompt_tokens: int | None = None, weight_dtype: DType = "bf16",
@@ -855,8 +861,9 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
         usd_per_hour: price per chip-hour (default the chip's list price; None where it has none).
         weight_dtype, kv_dtype, compute_dtype, overhead, overhead_seconds: as :func:`decode_step`.
     Raises:
-        ValueError: a bad argument (named); the weights fit at no allowed group size (the
-            message names the model and chip); no group size meets the latency target.
+        ValueError: a bad argument (named). :class:`NoCapacityPlan` (a ValueError): the
+            weights fit at no allowed group size (the message names the model and chip), or
+            no group size meets the latency target.
     """
     m = _transformer(model)
     the_chip = chips.get(chip)
@@ -907,7 +914,7 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
     if not fitting:
         largest = sizes[-1]
         need = m.weight_bytes(weight) + (context + 1) * m.kv_cache_bytes_per_token(kv)
-        raise ValueError(
+        raise NoCapacityPlan(
             f"{m.name}'s {weight} weights and one sequence's KV cache ({need / 1e9:,.1f} GB) fit "
             f"on no tensor-parallel group of {the_chip.name} it allows (at most {largest} chips, "
             f"{largest * float(the_chip.require('hbm_bytes')) / 1e9:,.1f} GB of HBM): use "
@@ -917,7 +924,7 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
         fastest = min(decode_step(m, the_chip, tp, 1, context, weight, kv, compute,
                                   overhead_seconds=per_op).seconds
                       for tp in sizes if max_batch(m, the_chip, tp, context, weight, kv) >= 1)
-        raise ValueError(
+        raise NoCapacityPlan(
             f"max_seconds_per_token={target * 1e3:,.2f} ms is out of reach for {m.name} on "
             f"{the_chip.name}: its fastest batch-1 step takes {fastest * 1e3:,.2f} ms; relax the "
             "target, use narrower weights or a faster chip")
@@ -957,6 +964,7 @@ def kv_cache_bytes(model: str | models.Model, batch: int, context_tokens: int,
 
 
 __all__ = ["ATTENTION_MASKS", "CAPACITY_BOUNDS", "CapacityPlan", "DecodeSweep", "InferenceResult",
+           "NoCapacityPlan",
            "attention_matmul_flops_per_pair", "best_batch", "capacity", "compute_bound_batch",
            "decode_step", "decode_sweep", "kv_cache_bytes", "max_batch", "prefill",
            "tensor_parallel_sizes"]

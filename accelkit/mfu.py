@@ -69,8 +69,8 @@ from accelkit.dtypes import DType
 if TYPE_CHECKING:  # pragma: no cover
     from accelkit.parallel import Layout, TrainStep
 
-__all__ = ["GPU_TILE", "MatmulShape", "PredictedMFU", "StepEfficiency", "layer_matmuls",
-           "matmul_efficiency", "mxu_count", "mxu_shape", "predicted_mfu", "step_efficiency"]
+__all__ = ["GPU_TILE", "MatmulShape", "NotModelled", "PredictedMFU", "StepEfficiency",
+           "layer_matmuls", "matmul_efficiency", "mxu_count", "mxu_shape", "predicted_mfu", "step_efficiency"]
 
 #: (M tile, N tile, K tile in bytes): CUTLASS 3's Hopper warp-specialized 128×256×64 (bf16).
 GPU_TILE = (128, 256, 128)
@@ -136,6 +136,13 @@ class PredictedMFU:
                 f"{self.compute_efficiency:.1%}, then bubbles and exposed communication)")
 
 
+
+class NotModelled(ValueError):
+    """The engines cannot model this chip's matrix units: no sourced GEMM tiles (AMD GPUs), no
+    SM count, or a TPU whose MXU shape or count is unpublished. Callers that can fall back to
+    an assumed efficiency catch this type, not every ValueError."""
+
+
 # --------------------------------------------------------------------------------------------
 # The matrix units
 # --------------------------------------------------------------------------------------------
@@ -151,7 +158,7 @@ def mxu_shape(chip: str | chips.Chip) -> tuple[int, int]:
     wide = re.search(r"(\d+)-wide", the_chip.matrix_unit_shape)
     if wide:
         return int(wide.group(1)), int(wide.group(1))
-    raise ValueError(f"{the_chip.name}'s MXU shape is not in the catalog")
+    raise NotModelled(f"{the_chip.name}'s MXU shape is not in the catalog")
 
 
 def mxu_count(chip: str | chips.Chip) -> int:
@@ -162,7 +169,7 @@ def mxu_count(chip: str | chips.Chip) -> int:
         raise ValueError(f"mxu_count is for TPUs; {the_chip.name} is a {the_chip.kind}")
     found = re.match(r"\s*(\d+) TensorCores? x (\d+) MXU", the_chip.matrix_units)
     if not found:
-        raise ValueError(f"{the_chip.name}'s MXU count is not published in the catalog "
+        raise NotModelled(f"{the_chip.name}'s MXU count is not published in the catalog "
                          f"({the_chip.matrix_units!r}); its matmul efficiency cannot be modelled")
     return int(found.group(1)) * int(found.group(2))
 
@@ -201,11 +208,11 @@ def _engine(chip: chips.Chip, dtype: DType) -> tuple[str, int, int, int]:
         R, C = mxu_shape(chip)
         return "tpu", R, C, mxu_count(chip)
     if chip.vendor.upper() != "NVIDIA":
-        raise ValueError(f"chip {chip.name!r}: its {chip.sms_per_chip} compute units use GEMM "
+        raise NotModelled(f"chip {chip.name!r}: its {chip.sms_per_chip} compute units use GEMM "
                          "tiles the catalog has no source for; predicted matmul efficiency "
                          "covers TPUs and NVIDIA GPUs only")
     if not chip.sms_per_chip:
-        raise ValueError(f"chip {chip.name!r} has no SM count in the catalog")
+        raise NotModelled(f"chip {chip.name!r} has no SM count in the catalog")
     k_tile = max(1, int(GPU_TILE[2] / dtypes.nbytes(dtype)))
     return "gpu", int(chip.sms_per_chip), k_tile, 0
 

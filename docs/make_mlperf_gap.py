@@ -1,9 +1,10 @@
 """Write docs/mlperf_gap.md: the lab that walks a published GPU-vs-TPU gap from peak to measured.
 
 Run: ``python docs/make_mlperf_gap.py``. Every number on the page is computed here by
-``accelkit.mlperf.explain_gap`` from ``accelkit/data/mlperf.json`` (figures read from the MLPerf
-Training v4.0 results repository, each with its file and commit); tests/test_mlperf.py fails when
-the committed page differs from what this script writes, so the numbers cannot drift.
+``accelkit.labs.mlperf.explain_gap`` on the submissions in ``validation/mlperf.json`` (figures
+read from the MLPerf Training v4.0 results repository, each with its file and commit; evidence,
+kept outside the package); tests/test_mlperf.py fails when the committed page differs from what
+this script writes, so the numbers cannot drift.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from accelkit import mlperf  # noqa: E402
+from accelkit.labs import mlperf  # noqa: E402
+from validation.mlperf import pairs, submission  # noqa: E402
 
 OUT = ROOT / "docs" / "mlperf_gap.md"
 
@@ -90,9 +92,9 @@ def render() -> str:
         "MLPerf Training v4.0 (2024) has Google TPU v5p (MaxText) and NVIDIA H100 (NeMo) systems",
         "on the same benchmark, GPT-3 175B, with every system's chips, precision, layout and global",
         "batch published (`mlcommons/training_results_v4.0`; each figure's file and commit is in",
-        "`accelkit/data/mlperf.json`). This page takes two pairs of submissions and walks the",
+        "`validation/mlperf.json`). This page takes two pairs of submissions and walks the",
         "ratio of their per-chip throughput (tokens per second per chip) from the chips' peaks to",
-        "what they measured, one cause at a time, with `accelkit.mlperf.explain_gap`.",
+        "what they measured, one cause at a time, with `accelkit.labs.mlperf.explain_gap`.",
         "",
         "## First, count the chips",
         "",
@@ -103,7 +105,8 @@ def render() -> str:
         "that disagree. Read the name as chips and every TPU per-chip figure halves:",
         "",
     ]
-    gaps = [(label, mlperf.explain_gap("gpt3", g, t)) for label, g, t in mlperf.pairs("gpt3")]
+    gaps = [(label, mlperf.explain_gap(submission(g), submission(t)))
+            for label, g, t in pairs("gpt3")]
     for label, gap in gaps:
         out.append(f"* {label}: `{gap.tpu.system_name}` is {gap.tpu.n_chips:,} chips; taking "
                    f"{gap.tpu.name_count:,} as chips would make the measured ratio "
@@ -124,8 +127,9 @@ def render() -> str:
     for label, gap in gaps:
         out += [f"### {label}: `{gap.gpu.system_name}` vs `{gap.tpu.system_name}`", ""]
         out += _submission_rows(gap) + [""] + _chain_rows(gap) + [""]
-    small = mlperf.explain_gap("gpt3", "nvidia-eos-n64", "google-tpu-v5p-1024")
-    large = mlperf.explain_gap("gpt3", "nvidia-eos-dfw-n1344", "google-tpu-v5p-12288")
+    small = mlperf.explain_gap(submission("nvidia-eos-n64"), submission("google-tpu-v5p-1024"))
+    large = mlperf.explain_gap(submission("nvidia-eos-dfw-n1344"),
+                               submission("google-tpu-v5p-12288"))
     out += [
         "## What the chain explains, and what it does not",
         "",
@@ -170,14 +174,16 @@ def render() -> str:
         "## Try it",
         "",
         "```python",
-        "from accelkit import mlperf",
-        'gap = mlperf.explain_gap("gpt3", "nvidia-eos-n64", "google-tpu-v5p-1024")',
+        "import sys; sys.path.insert(0, '.')  # from the repository's root: validation/",
+        "from accelkit.labs import mlperf",
+        "from validation.mlperf import submission",
+        'gpu, tpu = submission("nvidia-eos-n64"), submission("google-tpu-v5p-1024")',
+        "gap = mlperf.explain_gap(gpu, tpu)",
         "for name, ratio in gap.cumulative():",
         "    print(name, round(ratio, 3))",
         "print(gap.measured_ratio, gap.residual_ratio)",
         "# what if the H100's fp8 kernels reached 60% of peak and the v5p's int8 ones 90%?",
-        'mlperf.explain_gap("gpt3", "nvidia-eos-n64", "google-tpu-v5p-1024",',
-        "                   kernel_efficiency=(0.6, 0.9)).residual_ratio",
+        "mlperf.explain_gap(gpu, tpu, kernel_efficiency=(0.6, 0.9)).residual_ratio",
         "```",
         "",
     ]

@@ -273,7 +273,10 @@ def test_the_gpu_tpu_peak_ratio_depends_on_the_formats_divided():
 
 
 def _mlperf_sides():
-    gap = ak.mlperf.explain_gap("gpt3", "nvidia-eos-n64", "google-tpu-v5p-1024")
+    from accelkit.labs import mlperf
+    from validation.mlperf import submission
+
+    gap = mlperf.explain_gap(submission("nvidia-eos-n64"), submission("google-tpu-v5p-1024"))
     gpt3 = ak.models.get(gap.model)
     out = {}
     for side, mfu in ((gap.gpu, gap.gpu_measured_mfu), (gap.tpu, gap.tpu_measured_mfu)):

@@ -19,7 +19,7 @@ import pytest
 import accelkit as ak
 from accelkit import collectives, parallel
 from accelkit.parallel import Layout
-from accelkit.training import INFINIBAND_BYTES_PER_SECOND, PUBLISHED_RUNS
+from validation.totals import PUBLISHED_RUNS
 from tests import prose
 
 V5P, H100 = "TPU v5p", "H100"
@@ -175,7 +175,7 @@ def test_old_network_rule_against_the_collectives():
     v5p, h100 = ak.chips.get("v5p"), ak.chips.get("H100")
     old_pod = v5p.peak_flops("bf16") / v5p.interconnect_bytes_per_second
     old_node = h100.peak_flops("bf16") / h100.interconnect_bytes_per_second
-    old_cluster = h100.peak_flops("bf16") / INFINIBAND_BYTES_PER_SECOND
+    old_cluster = h100.peak_flops("bf16") / (2 * h100.scaleout_bytes_per_second)
     new_pod = collectives.dp_critical_tokens_per_chip("v5p", over=6144)
     new_node = collectives.dp_critical_tokens_per_chip("H100", over=8)
     new_cluster = collectives.dp_critical_tokens_per_chip("H100", over=16384)
@@ -187,7 +187,7 @@ def test_old_network_rule_against_the_collectives():
     assert v5p.scaleup_bytes_per_second == v5p.torus_dims * 2 * v5p.link_bytes_per_second
     prose.check("07", "{} GB/s for an H100, which sends {} GB/s", h100.interconnect_bytes_per_second / 1e9,
                 h100.scaleup_bytes_per_second / 1e9)
-    prose.check("07", "one flat ring, counted at {} GB/s", INFINIBAND_BYTES_PER_SECOND / 1e9)
+    prose.check("07", "one flat ring, counted at {} GB/s", 2 * h100.scaleout_bytes_per_second / 1e9)
 
 
 def test_communication_explorer_crossings():
@@ -335,12 +335,15 @@ def test_network_figures_quoted_in_section_3():
 
 # -- 8. lab: explain a published GPU-vs-TPU gap (MLPerf Training v4.0, GPT-3 175B) ----------------
 # Sources: mlcommons/training_results_v4.0 (system JSONs, launch scripts, result logs; each figure's
-# file and commit in accelkit/data/mlperf.json); Cloud TPU v5p names count TensorCores, v5p-32 is
+# file and commit in validation/mlperf.json); Cloud TPU v5p names count TensorCores, v5p-32 is
 # 16 chips (cloud.google.com/tpu/docs/v5p-training).
 
 def _gap(**kw):
-    from accelkit import mlperf
-    return mlperf.explain_gap("gpt3", "nvidia-eos-n64", "google-tpu-v5p-1024", **kw)
+    from accelkit.labs import mlperf
+    from validation.mlperf import submission
+
+    return mlperf.explain_gap(submission("nvidia-eos-n64"), submission("google-tpu-v5p-1024"),
+                              **kw)
 
 
 def _tokens_per_second_per_chip(sub):

@@ -1,5 +1,8 @@
 """The MLPerf gap lab: sourced submissions, a chain that multiplies out, chips counted right.
 
+The walk is accelkit.labs.mlperf; the submissions are evidence in validation/mlperf.json, read
+by validation/mlperf.py.
+
 Reference: MLPerf Training v4.0 results, github.com/mlcommons/training_results_v4.0 (system JSON
 under */systems/, launch scripts under */benchmarks/gpt3/, MLLOG result logs under */results/);
 Cloud TPU naming rule: cloud.google.com/tpu/docs/v5p-training ("v5p-32" = 32 TensorCores, 16
@@ -8,24 +11,30 @@ chips; 8x8x8 = 1024 cores, 512 chips, 128 hosts).
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
 import math
 import sys
-from importlib import resources
 
 import pytest
 
-from accelkit import chips, mlperf, models, parallel
+from accelkit import chips, models, parallel
+from accelkit.labs import mlperf
 from tests.notebook_runner import ROOT
+from validation import mlperf as published
 
-PAIRS = mlperf.pairs("gpt3")
-SMALL = ("gpt3", "nvidia-eos-n64", "google-tpu-v5p-1024")
-LARGE = ("gpt3", "nvidia-eos-dfw-n1344", "google-tpu-v5p-12288")
+PAIRS = published.pairs("gpt3")
+SMALL = ("nvidia-eos-n64", "google-tpu-v5p-1024")
+LARGE = ("nvidia-eos-dfw-n1344", "google-tpu-v5p-12288")
 
 
 def _raw() -> dict:
-    text = resources.files("accelkit").joinpath("data/mlperf.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return json.loads((ROOT / "validation" / "mlperf.json").read_text(encoding="utf-8"))
+
+
+def _gap(gpu: str, tpu: str, **kw) -> mlperf.GapChain:
+    return mlperf.explain_gap(published.submission(gpu), published.submission(tpu), **kw)
 
 
 # --- every figure has a source ------------------------------------------------------------
@@ -62,8 +71,8 @@ def test_every_catalog_figure_names_its_file_and_commit():
 
 
 def test_every_submission_exposes_its_sources():
-    for key in mlperf.submissions():
-        s = mlperf.submission(key)
+    for key in published.submissions():
+        s = published.submission(key)
         for figure in ("system_name", "number_of_nodes", "precision", "layout", "run_0"):
             assert s.source(figure)
         with pytest.raises(KeyError, match="figure must be one of"):
@@ -73,9 +82,9 @@ def test_every_submission_exposes_its_sources():
 # --- the TensorCore-versus-chip naming trap -------------------------------------------------
 
 def test_v5p_names_count_tensorcores_not_chips():
-    small = mlperf.submission("google-tpu-v5p-1024")
+    small = published.submission("google-tpu-v5p-1024")
     assert small.name_count == 1024 and small.n_chips == 512
-    large = mlperf.submission("google-tpu-v5p-12288")
+    large = published.submission("google-tpu-v5p-12288")
     assert large.name_count == 12288 and large.n_chips == 6144
     # The Cloud doc's table: 8x8x8 is 1024 cores, 512 chips, 128 hosts.
     assert mlperf.chips_in_system("tpu-v5p-1024", "TPU v5p", 128, 4, "8x8x8") == 512
@@ -96,13 +105,13 @@ def test_a_one_tensorcore_chip_name_counts_chips():
 
 def test_gpu_names_are_not_read_as_counts():
     assert mlperf.chips_in_system("Eos_n64", "H100", 64, 8) == 512
-    assert mlperf.submission("nvidia-eos-n64").n_chips == 512
-    assert mlperf.submission("nvidia-eos-dfw-n1344").n_chips == 10752
+    assert published.submission("nvidia-eos-n64").n_chips == 512
+    assert published.submission("nvidia-eos-dfw-n1344").n_chips == 10752
 
 
 @pytest.mark.parametrize("label,gpu,tpu", PAIRS)
 def test_the_naive_reading_would_double_the_ratio(label, gpu, tpu):
-    gap = mlperf.explain_gap("gpt3", gpu, tpu)
+    gap = _gap(gpu, tpu)
     cores = chips.get("TPU v5p").tensorcores_per_chip
     assert gap.naive_measured_ratio == pytest.approx(cores * gap.measured_ratio)
 
@@ -110,30 +119,30 @@ def test_the_naive_reading_would_double_the_ratio(label, gpu, tpu):
 # --- the published layouts and precisions are the ones used ------------------------------
 
 def test_published_layouts_and_precisions():
-    tpu = mlperf.submission("google-tpu-v5p-1024")
+    tpu = published.submission("google-tpu-v5p-1024")
     assert (tpu.layout.fsdp, tpu.layout.tp, tpu.layout.recompute) == (64, 8, "full")
     assert tpu.layout.microbatch_tokens == 4 * 8 * 2048  # per_device_batch_size 4 x tp 8
     assert tpu.precision == "int8" and tpu.global_batch_sequences == 2048
-    gpu = mlperf.submission("nvidia-eos-n64")
+    gpu = published.submission("nvidia-eos-n64")
     lay = gpu.layout
     assert (lay.dp, lay.tp, lay.pp, lay.interleave) == (16, 4, 8, 4)
     assert gpu.precision == "fp8" and gpu.global_batch_sequences == 2304
     # NVIDIA's rule in the launch script: GBS % (DP * PP * MICRO_BATCH_SIZE) == 0.
     assert gpu.global_batch_sequences % (lay.dp * lay.pp * 2) == 0
-    for key in mlperf.submissions():
-        s = mlperf.submission(key)
+    for key in published.submissions():
+        s = published.submission(key)
         assert s.layout.chips == s.n_chips and s.layout_published
 
 
 # --- the measured side, recomputed from the raw logs' figures ------------------------------
 
-@pytest.mark.parametrize("key", mlperf.submissions())
+@pytest.mark.parametrize("key", published.submissions())
 def test_measured_throughput_is_tokens_over_the_run_clock(key):
     raw = _raw()["submissions"][key]
     n = int(raw["number_of_nodes"]["value"]) * int(raw["accelerators_per_node"]["value"])
     per_run = [r["train_tokens"] / ((r["run_stop_ms"] - r["run_start_ms"]) / 1000) / n
                for r in raw["runs"]]
-    s = mlperf.submission(key)
+    s = published.submission(key)
     assert s.measured_tokens_per_second_per_chip == pytest.approx(sum(per_run) / len(per_run))
     # Tokens trained are whole global batches of 2048-token sequences.
     for r in raw["runs"]:
@@ -144,7 +153,7 @@ def test_measured_throughput_is_tokens_over_the_run_clock(key):
 def test_measured_mfu_agrees_with_the_6n_rule(label, gpu, tpu):
     # Independent closed form: training FLOPs/token ~ 6 x parameters (Kaplan et al. 2020),
     # which leaves out attention (a few % for GPT-3 at 2048 tokens), so within 10%.
-    gap = mlperf.explain_gap("gpt3", gpu, tpu)
+    gap = _gap(gpu, tpu)
     six_n = 6 * 175e9
     for side, mfu, s in (("gpu", gap.gpu_measured_mfu, gap.gpu), ("tpu", gap.tpu_measured_mfu,
                                                                     gap.tpu)):
@@ -158,7 +167,7 @@ def test_measured_mfu_agrees_with_the_6n_rule(label, gpu, tpu):
 
 @pytest.mark.parametrize("label,gpu,tpu", PAIRS)
 def test_the_chain_multiplies_out_to_the_prediction(label, gpu, tpu):
-    gap = mlperf.explain_gap("gpt3", gpu, tpu)
+    gap = _gap(gpu, tpu)
     assert tuple(s.name for s in gap.steps) == mlperf.STEPS
     assert math.prod(s.ratio for s in gap.steps) == pytest.approx(gap.predicted_ratio, rel=1e-12)
     assert gap.cumulative()[-1][1] == pytest.approx(gap.predicted_ratio, rel=1e-12)
@@ -182,7 +191,7 @@ def test_the_chain_multiplies_out_to_the_prediction(label, gpu, tpu):
 
 
 def test_precision_step_uses_each_sides_training_peak():
-    gap = mlperf.explain_gap(*SMALL)
+    gap = _gap(*SMALL)
     h100, v5p = chips.get("H100"), chips.get("TPU v5p")
     assert gap.steps[0].ratio == pytest.approx(h100.peak_flops("bf16") / v5p.peak_flops("bf16"))
     prec = gap.steps[1]
@@ -194,7 +203,7 @@ def test_precision_step_uses_each_sides_training_peak():
 
 @pytest.mark.parametrize("label,gpu,tpu", PAIRS)
 def test_chip_count_links_system_and_per_chip_ratios(label, gpu, tpu):
-    gap = mlperf.explain_gap("gpt3", gpu, tpu)
+    gap = _gap(gpu, tpu)
     assert gap.chip_count_ratio == gap.gpu.n_chips / gap.tpu.n_chips
     assert gap.measured_ratio == pytest.approx(gap.measured_system_ratio / gap.chip_count_ratio)
     assert gap.measured_ratio == pytest.approx(
@@ -205,13 +214,13 @@ def test_chip_count_links_system_and_per_chip_ratios(label, gpu, tpu):
 
 @pytest.mark.parametrize("label,gpu,tpu", PAIRS)
 def test_the_residual_is_measured_over_predicted(label, gpu, tpu):
-    gap = mlperf.explain_gap("gpt3", gpu, tpu)
+    gap = _gap(gpu, tpu)
     assert gap.residual_ratio == pytest.approx(gap.measured_ratio / gap.predicted_ratio)
     assert gap.residual_ratio == pytest.approx(gap.gpu_residual / gap.tpu_residual)
 
 
 def test_the_kernel_step_is_accelkit_mfu_inside_train_step():
-    gap = mlperf.explain_gap(*SMALL)
+    gap = _gap(*SMALL)
     assert "accelkit.mfu" in gap.steps[-1].explanation
     for sub, step, peak, factor in ((gap.gpu, gap.gpu_step, gap.gpu_peak_step,
                                      gap.steps[-1].gpu_factor),
@@ -222,14 +231,14 @@ def test_the_kernel_step_is_accelkit_mfu_inside_train_step():
         assert step.mfu == pytest.approx(direct.mfu, rel=1e-12)
         assert factor == pytest.approx(direct.mfu / peak.mfu)
         assert 0 < factor < 1  # real kernels never beat the peak
-    peak = mlperf.explain_gap(*SMALL, kernel_efficiency="peak")
+    peak = _gap(*SMALL, kernel_efficiency="peak")
     assert peak.steps[-1].ratio == 1.0
     assert peak.predicted_ratio == pytest.approx(math.prod(s.ratio for s in gap.steps[:-1]))
 
 
 def test_the_kernel_step_moves_the_prediction_never_the_measurement():
-    base = mlperf.explain_gap(*SMALL, kernel_efficiency="peak")
-    tried = mlperf.explain_gap(*SMALL, kernel_efficiency=(0.6, 0.9))
+    base = _gap(*SMALL, kernel_efficiency="peak")
+    tried = _gap(*SMALL, kernel_efficiency=(0.6, 0.9))
     assert tried.measured_ratio == base.measured_ratio
     g = parallel.train_step("gpt-3-175b", "H100", tried.gpu.layout, tried.gpu.batch_tokens,
                             dtype="fp8", compute_efficiency=0.6)
@@ -241,7 +250,7 @@ def test_the_kernel_step_moves_the_prediction_never_the_measurement():
 
 
 def test_the_docs_claims_hold():
-    small, large = mlperf.explain_gap(*SMALL), mlperf.explain_gap(*LARGE)
+    small, large = _gap(*SMALL), _gap(*LARGE)
     # 512 chips each: the model over-predicts the GPU more than the TPU (residual below 1).
     assert small.residual_ratio < 1 and small.gpu_residual < small.tpu_residual
     assert small.gpu_measured_mfu < small.gpu_step.mfu
@@ -253,28 +262,47 @@ def test_the_docs_claims_hold():
 # --- bad input ----------------------------------------------------------------------------
 
 def test_bad_input_names_the_argument():
+    gpu, tpu = published.submission(SMALL[0]), published.submission(SMALL[1])
     with pytest.raises(ValueError, match="benchmark"):
-        mlperf.explain_gap("bert", "nvidia-eos-n64", "google-tpu-v5p-1024")
+        published.submissions("bert")
+    with pytest.raises(ValueError, match="submission"):
+        published.submission("nvidia-eos-n65")
     with pytest.raises(ValueError, match="gpu_submission"):
-        mlperf.explain_gap("gpt3", "google-tpu-v5p-1024", "google-tpu-v5p-12288")
+        mlperf.explain_gap(tpu, published.submission("google-tpu-v5p-12288"))
     with pytest.raises(ValueError, match="tpu_submission"):
-        mlperf.explain_gap("gpt3", "nvidia-eos-n64", "nvidia-eos-dfw-n1344")
-    with pytest.raises(ValueError, match="gpu_submission"):
-        mlperf.explain_gap("gpt3", "nvidia-eos-n65", "google-tpu-v5p-1024")
+        mlperf.explain_gap(gpu, published.submission("nvidia-eos-dfw-n1344"))
+    with pytest.raises(TypeError, match="gpu_submission"):
+        mlperf.explain_gap("nvidia-eos-n64", tpu)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="same benchmark"):
+        mlperf.explain_gap(gpu, dataclasses.replace(tpu, benchmark="bert"))
     with pytest.raises(ValueError, match="kernel_efficiency"):
-        mlperf.explain_gap(*SMALL, kernel_efficiency=(1.5, 0.5))
+        mlperf.explain_gap(gpu, tpu, kernel_efficiency=(1.5, 0.5))
     with pytest.raises(TypeError, match="kernel_efficiency"):
-        mlperf.explain_gap(*SMALL, kernel_efficiency=0.5)  # type: ignore[arg-type]
+        mlperf.explain_gap(gpu, tpu, kernel_efficiency=0.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="kernel_efficiency"):
-        mlperf.explain_gap(*SMALL, kernel_efficiency="measured")
+        mlperf.explain_gap(gpu, tpu, kernel_efficiency="measured")
     with pytest.raises(TypeError, match="system_name"):
         mlperf.name_count(1024)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="number_of_nodes"):
         mlperf.chips_in_system("tpu-v5p-1024", "TPU v5p", 0, 4)
 
 
+def test_the_library_holds_the_walk_and_the_repository_the_submissions():
+    """accelkit ships no MLPerf figure: the walk takes submissions as data."""
+    import accelkit
+
+    package = ROOT / "accelkit"
+    assert not (package / "data" / "mlperf.json").exists()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n.split(".")[0] == "validation" for n in names), path
+    assert "mlperf" not in accelkit.__all__
+
+
 def test_results_are_frozen():
-    gap = mlperf.explain_gap(*SMALL)
+    gap = _gap(*SMALL)
     with pytest.raises(AttributeError):
         gap.residual_ratio = 1.0  # type: ignore[misc]
 
@@ -288,5 +316,5 @@ def test_mlperf_gap_doc_is_up_to_date():
     committed = (ROOT / "docs" / "mlperf_gap.md").read_text(encoding="utf-8")
     assert committed == make_mlperf_gap.render(), "run: python docs/make_mlperf_gap.py"
     for _, gpu, tpu in PAIRS:
-        gap = mlperf.explain_gap("gpt3", gpu, tpu)
+        gap = _gap(gpu, tpu)
         assert f"**{gap.residual_ratio:.3f}**" in committed

@@ -29,7 +29,7 @@ import pytest
 
 import accelkit as ak
 from accelkit import collectives, models
-from accelkit.published import MEGATRON_SC21, MegatronRun, fastest_fitting_step, megatron_gpt
+from validation.published import MEGATRON_SC21, MegatronRun, fastest_fitting_step, megatron_gpt
 from accelkit.parallel import (Layout, TrainStep, activation_bytes_per_token_per_layer,
                                best_layouts, candidate_layouts, dp_critical_tokens_per_chip,
                                train_step)
@@ -321,7 +321,8 @@ def test_best_layouts_for_moe_use_expert_parallelism() -> None:
 
 # Megatron-LM SC'21 (arXiv:2104.04473) Table 1: params (B), heads, hidden, layers, TP, PP, GPUs,
 # global batch (sequences of 2048 tokens), achieved teraFLOP/s per A100.
-# The published runs and the knob search live in accelkit.published, shared with the benchmarks.
+# The published runs and the knob search live in validation/published.py (evidence, outside
+# the package), shared with validation/run.py and the published-run scripts.
 MEGATRON = MEGATRON_SC21
 _fastest = fastest_fitting_step
 

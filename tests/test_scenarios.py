@@ -92,7 +92,7 @@ def test_chips_the_engines_cannot_model_are_unavailable_not_guessed():
     """AMD GPUs (no sourced GEMM tiles) and TPU7x (unpublished MXU count): the predicted
     default refuses them by name; an assumed efficiency prices them."""
     rows = sc.compare("pretrain", ["TPU7x", "MI300X", "H100"])
-    assert [type(r).__name__ for r in rows] == ["Unavailable", "Unavailable", "Outcome"]
+    assert [type(r).__name__ for r in rows] == ["Unavailable", "Unavailable", "TrainingOutcome"]
     assert "MXU count" in rows[0].reason and "compute_efficiency=" in rows[1].reason
     with pytest.raises(sc.NotPredicted, match="compute_efficiency"):
         sc.evaluate("pretrain", "MI300X")
@@ -247,120 +247,6 @@ def test_unknown_scenario_and_chip():
         sc.evaluate("chatbot", "H1000")
 
 
-def test_decision_lab_records_in_memory_and_summarises():
-    lab = sc.DecisionLab()
-    assert "no choice yet" in lab.summary()
-    h100 = sc.evaluate("chatbot", "H100")
-    lab.record("chatbot", "H100", f"lowest latency, {h100.latency_seconds * 1e3:.1f} ms", h100)
-    b200 = sc.evaluate("chatbot", "B200")
-    lab.record("chatbot", "B200", f"cheaper: ${b200.usd_per_million:.2f} per million")  # replaces
-    v5p = sc.evaluate("pretrain", "v5p")
-    lab.record("pretrain", "v5p", f"pods of thousands of chips: {v5p.n_chips:,} chips")
-    assert [d.scenario for d in lab.decisions] == ["pretrain", "chatbot"]
-    text = lab.summary()
-    assert "NVIDIA B200 (HGX)" in text and "because cheaper" in text and "H100" not in text
-    assert lab.decisions[1].cited_column == "USD / M"
-    with pytest.raises(ValueError, match="reason"):
-        lab.record("chatbot", "H100", "   ")
-    with pytest.raises(TypeError, match="reason"):
-        lab.record("chatbot", "H100", 3)
-
-
-def test_a_reason_must_cite_a_number_from_the_table():
-    lab = sc.DecisionLab()
-    o = sc.evaluate("offline", "TPU v6e")
-    with pytest.raises(ValueError, match="cite a number"):
-        lab.record("offline", "TPU v6e", "it is the cheapest", o)
-    with pytest.raises(ValueError, match="cite a number"):   # a number, but not the table's
-        lab.record("offline", "TPU v6e", "it is 3 times cheaper", o)
-    d = lab.record("offline", "TPU v6e", f"${o.usd:,.0f} for the job", o)
-    assert d.cited_column == "USD"
-    # a figure of another row of the table counts when the table is given
-    h100 = sc.evaluate("offline", "H100")
-    rows = sc.compare("offline")
-    d = lab.record("offline", "TPU v6e", f"the H100 needs {h100.days:.2f} days", o, table=rows)
-    assert d.cited_column == "days"
-    # rounded as the table shows it: utilization to one decimal, as a percentage
-    d = lab.record("offline", "TPU v6e", f"{100 * o.utilization:.1f}% of peak", o)
-    assert d.cited_column == "utilization %"
-    with pytest.raises(ValueError, match="outcome is for"):
-        lab.record("offline", "H100", f"${o.usd:,.0f}", o)
-
-
-def test_cited_figure_reads_numbers_as_written():
-    o = sc.evaluate("pretrain", "H100")
-    assert sc.cited_figure(f"{o.days:,.2f} days", [o])[1] == "days"
-    assert sc.cited_figure(f"${o.usd:,.0f}", [o])[1] == "USD"
-    assert sc.cited_figure(f"{o.n_chips:,} chips", [o])[1] == "chips"
-    assert sc.cited_figure("version 2 of the plan", [o]) is None
-    figures = sc.table_figures(o)
-    assert figures["weights GB"] == pytest.approx(o.weight_bytes_per_chip / 1e9)
-    with pytest.raises(TypeError, match="outcome"):
-        sc.table_figures("H100")
-
-
-def _lab_with_choices() -> sc.DecisionLab:
-    lab = sc.DecisionLab()
-    for key, chip in (("pretrain", "TPU v6e"), ("chatbot", "H100"), ("recommender", "v5e")):
-        o = sc.evaluate(key, chip)
-        lab.record(key, chip, f"{o.days:,.2f} days and {o.n_chips} chips", o)
-    return lab
-
-
-def test_decisions_round_trip_through_a_json_file(tmp_path):
-    lab = _lab_with_choices()
-    path = lab.save(tmp_path / "decisions.json")
-    text = (tmp_path / "decisions.json").read_text()
-    data = __import__("json").loads(text)  # plain JSON, no pickles
-    assert data["format"] == "accelkit.decision_lab" and len(data["decisions"]) == 3
-    back = sc.DecisionLab.load(path)
-    assert back.decisions == lab.decisions
-    assert back.summary() == lab.summary()
-
-
-@pytest.mark.parametrize("mangle, match", [
-    (lambda d: "not json {", "not a decision file"),
-    (lambda d: [1, 2], "format"),
-    (lambda d: {**d, "format": "pickle"}, "format"),
-    (lambda d: {**d, "version": 2}, "version"),
-    (lambda d: {**d, "decisions": {}}, "decisions must be a list"),
-    (lambda d: {**d, "decisions": [{"scenario": "chatbot"}]}, "exactly"),
-    (lambda d: {**d, "decisions": [{**d["decisions"][0], "scenario": "mining"}]}, "scenario"),
-    (lambda d: {**d, "decisions": [{**d["decisions"][0], "chip": "H1000"}]}, "H1000"),
-    (lambda d: {**d, "decisions": [{**d["decisions"][0], "reason": 7}]}, "reason"),
-    (lambda d: {**d, "decisions": [{**d["decisions"][0], "reason": "no numbers"}]},
-     "cite a number"),
-    (lambda d: {**d, "decisions": [{**d["decisions"][0], "outcome": None}]}, "outcome"),
-    (lambda d: {**d, "decisions": [{**d["decisions"][0], "outcome": {
-        **d["decisions"][0]["outcome"], "seconds": "soon"}}]}, "seconds"),
-    (lambda d: {**d, "decisions": [{**d["decisions"][0], "outcome": {
-        **d["decisions"][0]["outcome"], "evil": 1}}]}, "unknown fields"),
-    (lambda d: {**d, "decisions": [{**d["decisions"][0], "outcome": {
-        k: v for k, v in d["decisions"][0]["outcome"].items() if k != "chip"}}]}, "lacks"),
-])
-def test_malformed_decision_files_are_refused(tmp_path, mangle, match):
-    import json
-    good = json.loads(_lab_with_choices().to_json())
-    bad = mangle(good)
-    text = bad if isinstance(bad, str) else json.dumps(bad)
-    path = tmp_path / "bad.json"
-    path.write_text(text)
-    with pytest.raises(ValueError, match=match):
-        sc.DecisionLab.load(path)
-
-
-def test_non_finite_numbers_and_huge_files_are_refused(tmp_path):
-    text = _lab_with_choices().to_json().replace('"seconds": ', '"seconds": NaN, "x": ', 1)
-    with pytest.raises(ValueError, match="NaN"):
-        sc.DecisionLab.from_json(text)
-    with pytest.raises(TypeError, match="text"):
-        sc.DecisionLab.from_json(b"{}")
-    big = tmp_path / "big.json"
-    big.write_text(" " * 1_000_001)
-    with pytest.raises(ValueError, match="bytes"):
-        sc.DecisionLab.load(big)
-
-
 @settings(max_examples=25, deadline=None)
 @given(key=st.sampled_from(list(sc.SCENARIOS)), chip=st.sampled_from(sc.DEFAULT_CHIPS),
        n=st.sampled_from([1, 2, 8, 64]))
@@ -485,8 +371,8 @@ def test_serving_batch_zero_with_a_target_is_the_best_batch_under_it():
 
 
 def test_chatbot_reports_the_cheapest_capacity_plan_for_its_users() -> None:
-    """Issue 14 item 1: the chatbot's buyer reads replicas, $/h and $ per million tokens from
-    inference.capacity (the batch backed off to meet the target), not only the fixed-batch fleet."""
+    """The chatbot's buyer reads replicas, $/h and $ per million tokens from inference.capacity
+    (the batch backed off to meet the target), not only the fixed-batch fleet."""
     s = sc.get("chatbot")
     for chip in ("TPU v5e", "H100", "B200"):
         o = sc.evaluate("chatbot", chip)
@@ -494,44 +380,102 @@ def test_chatbot_reports_the_cheapest_capacity_plan_for_its_users() -> None:
             s.model, chip, concurrent_users=s.concurrent_users,
             max_seconds_per_token=s.latency_ms / 1e3,
             context_tokens=s.prompt_tokens + s.output_tokens - 1, prompt_tokens=s.prompt_tokens)
-        assert (o.plan_replicas, o.plan_chips_per_replica, o.plan_batch_per_replica,
-                o.plan_n_chips, o.plan_bound) == (plan.replicas, plan.chips_per_replica,
+        assert o.plan == sc.FleetPlan.of(plan)
+        assert (o.plan.replicas, o.plan.chips_per_replica, o.plan.batch_per_replica,
+                o.plan.n_chips, o.plan.bound) == (plan.replicas, plan.chips_per_replica,
                                                   plan.batch_per_replica, plan.n_chips,
                                                   plan.bound)
-        assert o.plan_seconds_per_token == pytest.approx(plan.seconds_per_token)
-        assert o.plan_seconds_per_token <= s.latency_ms / 1e3
-        assert o.plan_usd_per_hour == pytest.approx(o.plan_n_chips * o.usd_per_hour)
-        assert o.plan_usd_per_million == pytest.approx(plan.usd_per_million_tokens)
+        assert o.plan.seconds_per_token <= s.latency_ms / 1e3
+        assert o.plan.usd_per_hour == pytest.approx(o.plan.n_chips * o.usd_per_hour)
         # the fixed batch-4 fleet is one plan capacity could have chosen, so it is never cheaper
         if o.meets_latency and o.n_chips in ak.inference.tensor_parallel_sizes(s.model, chip):
-            assert o.plan_n_chips <= o.replicas * o.n_chips
-        figures = sc.table_figures(o)
-        assert figures["plan replicas"] == o.plan_replicas
-        assert figures["plan USD / h"] == pytest.approx(o.plan_usd_per_hour)
-        assert figures["plan USD / M"] == pytest.approx(o.plan_usd_per_million)
+            assert o.plan.n_chips <= o.replicas * o.n_chips
         assert "cheapest plan for 1,000 users" in o.note
 
 
 def test_chatbot_plan_uses_the_price_chosen() -> None:
     listed = sc.evaluate("chatbot", "H100")
     lowest = sc.evaluate("chatbot", "H100", price_source="lowest")
-    assert lowest.plan_usd_per_hour == pytest.approx(lowest.plan_n_chips * lowest.usd_per_hour)
+    assert lowest.plan.usd_per_hour == pytest.approx(lowest.plan.n_chips * lowest.usd_per_hour)
     assert lowest.usd_per_hour < listed.usd_per_hour
-    assert lowest.plan_n_chips == listed.plan_n_chips
-
-
-def test_chatbot_plan_survives_a_saved_lab() -> None:
-    o = sc.evaluate("chatbot", "B200")
-    lab = sc.DecisionLab()
-    decision = lab.record("chatbot", "B200", f"the plan rents for ${o.plan_usd_per_hour:,.2f} "
-                          "an hour", o)
-    assert decision.cited_column == "plan USD / h"
-    back = sc.DecisionLab.from_json(lab.to_json())
-    again = next(d for d in back.decisions if d.scenario == "chatbot").outcome
-    assert again == o
+    assert lowest.plan.n_chips == listed.plan.n_chips
 
 
 def test_offline_has_no_capacity_plan() -> None:
     """The offline job has no users waiting and no latency target: no plan to size."""
-    o = sc.evaluate("offline", "H100")
-    assert o.plan_replicas is None and "plan replicas" not in sc.table_figures(o)
+    assert sc.evaluate("offline", "H100").plan is None
+
+
+def test_an_unreachable_target_leaves_no_plan_and_says_why() -> None:
+    """A target no group meets even at batch 1: inference.capacity raises NoCapacityPlan (a
+    type of its own, not any ValueError), and the outcome has no plan and a note saying so."""
+    s = sc.get("chatbot")
+    with pytest.raises(ak.inference.NoCapacityPlan, match="out of reach"):
+        ak.inference.capacity(s.model, "H100", concurrent_users=1000, max_seconds_per_token=1e-3,
+                              context_tokens=1249, prompt_tokens=1000)
+    o = sc.evaluate("chatbot", "H100", latency_ms=1.0)
+    assert o.plan is None and "no capacity plan: max_seconds_per_token=1.00 ms" in o.note
+    assert o.meets_latency is False and not o.feasible and o.fits
+    # a bad argument is not "no plan": it still raises
+    with pytest.raises(ValueError, match="concurrent_users"):
+        sc.evaluate(dataclasses.replace(s, concurrent_users=0), "H100")
+
+
+def test_largest_batch_under_an_unreachable_target_is_batch_one_priced_as_missing_it() -> None:
+    o = sc.evaluate("chatbot", "H100", batch=0, latency_ms=1.0)
+    one = ak.inference.decode_step("llama-3-70b", "H100", o.n_chips, 1, 1125)
+    assert one.seconds > 1e-3 and o.batch == 1 and o.meets_latency is False
+    assert o.latency_seconds == one.seconds
+
+
+def test_each_kind_of_job_has_its_own_outcome_type() -> None:
+    """A small type per kind: the fields every job shares, plus its own; no field of another
+    kind (a training outcome has no latency, a serving one no layout)."""
+    kinds = {"pretrain": sc.TrainingOutcome, "finetune": sc.TrainingOutcome,
+             "chatbot": sc.ServingOutcome, "offline": sc.ServingOutcome,
+             "recommender": sc.RecommenderOutcome}
+    shared = {f.name for f in dataclasses.fields(sc.Outcome)}
+    own = {cls: {f.name for f in dataclasses.fields(cls)} - shared for cls in set(kinds.values())}
+    for key, cls in kinds.items():
+        o = sc.evaluate(key, "H100")
+        assert type(o) is cls and isinstance(o, sc.Outcome)
+        assert sc.OUTCOME_TYPES[sc.get(key).kind] is cls
+        for other in set(kinds.values()) - {cls}:
+            assert not any(hasattr(o, name) for name in own[other] - own[cls]), (key, other)
+    assert len(shared) <= 16 and all(len(names) <= 8 for names in own.values())
+    assert "layout" in own[sc.TrainingOutcome] and "plan" in own[sc.ServingOutcome]
+    assert "gather_unit" in own[sc.RecommenderOutcome]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        sc.evaluate("chatbot", "H100").batch = 8  # type: ignore[misc]
+
+
+def test_feasible_is_fit_and_the_latency_target_where_there_is_one() -> None:
+    tight = sc.evaluate("chatbot", "H100", latency_ms=5.0)
+    assert tight.fits and tight.meets_latency is False and not tight.feasible
+    assert sc.evaluate("offline", "H100").meets_latency is None
+    assert sc.evaluate("offline", "H100").feasible
+    small = sc.evaluate("finetune", "TPU v5e")
+    assert not small.fits and not small.feasible
+
+
+def test_a_chip_count_that_splits_no_batch_is_refused_or_priced_without_a_layout() -> None:
+    """3 chips split a 2**24-token batch into no whole replicas: no layout, said plainly."""
+    assert sc.layout_step("pretrain", "H100", n_chips=3) is None
+    with pytest.raises(ValueError, match="does not divide"):
+        sc.evaluate("pretrain", "H100", n_chips=3)
+    assumed = sc.evaluate("pretrain", "H100", n_chips=3, mfu=0.4)
+    assert assumed.layout == "no layout divides the batch" and not assumed.fits
+    assert assumed.step_seconds is None and assumed.weight_bytes_per_chip is None
+
+
+def test_an_unmodelled_chip_is_refused_by_the_engines_own_error_type() -> None:
+    """NotPredicted comes from accelkit.mfu.NotModelled, not from any ValueError."""
+    with pytest.raises(ak.mfu.NotModelled):
+        ak.mfu.matmul_efficiency("MI300X", 128, 128, 128)
+    with pytest.raises(ak.mfu.NotModelled, match="MXU count"):
+        ak.mfu.matmul_efficiency("TPU7x", 128, 128, 128)
+    with pytest.raises(ValueError, match="M must be"):  # a bad argument is no NotModelled
+        ak.mfu.matmul_efficiency("H100", 0, 128, 128)
+    with pytest.raises(sc.NotPredicted, match="compute_efficiency") as refused:
+        sc.layout_step("pretrain", "TPU7x")
+    assert "MXU count" in str(refused.value)

@@ -168,40 +168,7 @@ def test_time_scales_inversely_with_chips_and_mfu(n: int, mfu: float, tokens: fl
     assert t.seconds * n * mfu == pytest.approx(6 * 8e9 * tokens / 989e12, rel=1e-9)
 
 
-# -- network choice, the all-reduce sweep and published runs ---------------------------------------
-
-def test_network_bandwidth_choices() -> None:
-    h100, v5p = ak.chips.get("H100"), ak.chips.get("v5p")
-    assert h100.scaleup_domain_chips == 8
-    for network in training.NETWORKS:  # inside the node, and on TPUs: the collectives
-        assert training.network_bandwidth(h100, 8, network) is None
-        assert training.network_bandwidth(v5p, 16384, network) is None
-    assert training.network_bandwidth(h100, 16, "infiniband") is None  # hierarchical default
-    assert training.network_bandwidth(h100, 16, "catalog") == 450e9    # NVLink everywhere
-    assert training.network_bandwidth(h100, 16, "flat_ring") == 50e9   # one 400 Gb/s NIC each
-
-
-def test_communication_ratios_match_the_ring_closed_form_and_the_collectives() -> None:
-    # Simple ring at W (network="catalog" beyond the node: NVLink egress 450 GB/s):
-    # allreduce / backward = [2(n−1)/n · P · g / W] / [4 · P · (B/n) / (peak · MFU)]
-    #                      = (n − 1) · g · peak · MFU / (2 · W · B), g = 2 bytes (bf16 gradients)
-    h100 = ak.chips.get("H100")
-    ring = training.communication_ratios("llama-3-70b", h100, [1, 64, 1024], batch_tokens=4e6,
-                                         mfu=0.4, network="catalog")
-    assert ring[1] == 0.0  # one chip: no all-reduce
-    for n in (64, 1024):
-        expected = (n - 1) * 2 * h100.peak_flops("bf16") * 0.4 / (2 * 450e9 * 4e6)
-        assert ring[n] == pytest.approx(expected, rel=1e-12)
-    # The default runs estimate's collectives; the ratio is tokens-per-chip against critical.
-    hier = training.communication_ratios("llama-3-70b", h100, [8, 1024], batch_tokens=4e6)
-    for n in (8, 1024):
-        est = training.estimate(model="llama-3-70b", tokens=4e6, chip=h100, n_chips=n,
-                                batch_tokens=4e6)
-        assert hier[n] == pytest.approx(est.critical_tokens_per_chip / est.tokens_per_chip)
-    flat = training.communication_ratios("llama-3-70b", h100, [1024], batch_tokens=4e6,
-                                         network="flat_ring")
-    assert flat[1024] / hier[1024] == pytest.approx(8, rel=0.02)  # the node's 8 NICs
-
+# -- the gradient reduction (published runs' totals: tests/test_published.py) ---------------------
 
 def test_gradient_reduction_comes_from_the_collectives() -> None:
     # training.md (v5p, one wrapped ICI axis, bf16 gradients, MFU 1): C / W_ici =
@@ -282,39 +249,6 @@ def test_model_flops_counts_attention_as_palm_and_maxtext_do() -> None:
         training.estimate(**kw, recompute="selective")
     with pytest.raises(ValueError, match="flops_count"):
         training.estimate(params=1e9, tokens=1e9, chip="H100", flops_count="palm")
-
-
-def test_compare_published_uses_the_most_direct_reported_unit() -> None:
-    by_name = {r.name: training.compare_published(r) for r in training.PUBLISHED_RUNS}
-    llama = by_name["Llama 3.1 405B on 16k H100"]
-    params = ak.models.get("llama-3.1-405b").params
-    hours = 6 * params * 15.6e12 / (989e12 * 0.40) / 3600  # chip-hours, compute only
-    assert llama.unit == "million chip-hours"
-    assert llama.ours == pytest.approx(hours / 1e6) and llama.reported == pytest.approx(30.84)
-    assert llama.ratio == pytest.approx(30.84e6 / hours)
-    gpt3 = by_name["GPT-3 175B"]
-    assert gpt3.unit == "FLOPs" and gpt3.reported == 3.14e23
-    assert gpt3.ours == pytest.approx(6 * ak.models.get("gpt-3-175b").params * 300e9)
-    book = training.compare_published(0)
-    assert book.unit == "days" and book.reported == 44.0 and book.ours == pytest.approx(45, abs=1)
-    assert book == by_name[training.PUBLISHED_RUNS[0].name]
-
-
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: training.network_bandwidth("H100", 16, "ethernet"), ValueError, "network"),
-    (lambda: training.network_bandwidth("H100", 0), ValueError, "n_chips"),
-    (lambda: training.network_bandwidth("H900", 16), ValueError, "chip"),
-    (lambda: training.communication_ratios("llama-3-8b", "H100", [], batch_tokens=1e6),
-     TypeError, "n_chips"),
-    (lambda: training.communication_ratios("llama-3-8b", "H100", [8, -1], batch_tokens=1e6),
-     ValueError, r"n_chips\[1\]"),
-    (lambda: training.compare_published(99), ValueError, "run"),
-    (lambda: training.compare_published("GPT-3 175B"), TypeError, "run"),
-    (lambda: training.compare_published(True), TypeError, "run"),
-])
-def test_bad_input_to_the_run_helpers_is_refused_by_name(call, error, match) -> None:
-    with pytest.raises(error, match=match):
-        call()
 
 
 @pytest.mark.skipif("mixtral-8x7b" not in ak.models.names(),

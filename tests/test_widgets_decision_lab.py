@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accelkit import scenarios
+from accelkit import decisions, scenarios
 from accelkit.widgets import decision_explorer, decision_quiz
 
 
@@ -97,24 +97,24 @@ def test_chatbot_table_shows_the_cheapest_plan_not_days():
     assert "days" not in head and "USD" not in head
     o = scenarios.evaluate("chatbot", "H100", n_chips=None, batch=4, precision="bf16",
                            latency_ms=50.0, price_source="list")
-    assert o.plan_replicas is not None and o.plan_usd_per_hour is not None
+    plan = o.plan
+    assert plan is not None and plan.usd_per_hour is not None
     rows = [re.findall(r"<td [^>]*>(.*?)</td>", row)
             for row in re.findall(r"<tr>(.*?)</tr>", w.html.value)[1:]]
     cells = dict(zip(head, next(r for r in rows if r[0] == "H100")))
-    assert cells["plan: replicas × chips"] == f"{o.plan_replicas:,} × {o.plan_chips_per_replica}"
-    assert cells["plan USD/h"] == f"{o.plan_usd_per_hour:,.0f}"
-    assert cells["plan USD/M tokens"] == f"{o.plan_usd_per_million:,.2f}"
-    assert cells["plan ms/token"] == f"{o.plan_seconds_per_token * 1e3:,.1f}"
-    assert cells["bound"] == o.plan_bound and cells["plan batch"] == f"{o.plan_batch_per_replica:,}"
+    assert cells["plan: replicas × chips"] == f"{plan.replicas:,} × {plan.chips_per_replica}"
+    assert cells["plan USD/h"] == f"{plan.usd_per_hour:,.0f}"
+    assert cells["plan USD/M tokens"] == f"{plan.usd_per_million_tokens:,.2f}"
+    assert cells["plan ms/token"] == f"{plan.seconds_per_token * 1e3:,.1f}"
+    assert cells["bound"] == plan.bound and cells["plan batch"] == f"{plan.batch_per_replica:,}"
     # the knobs' replica stays beside it: its batch and cost per token move with the batch knob
     assert cells["batch"] == "4" and cells["USD/M tokens"] == f"{o.usd_per_million:,.2f}"
     w.controls["latency_ms"].value = 20  # a tighter target changes the plan, from the library
     tight = scenarios.evaluate("chatbot", "H100", batch=4, latency_ms=20.0)
-    assert tight.plan_replicas != o.plan_replicas
+    assert tight.plan.replicas != plan.replicas
     h100 = next(r for r in w.view.result if "H100" in r.chip)
-    assert f"{tight.plan_usd_per_hour:,.0f}" in w.html.value
-    assert (h100.plan_replicas, h100.plan_usd_per_hour) == (tight.plan_replicas,
-                                                             tight.plan_usd_per_hour)
+    assert f"{tight.plan.usd_per_hour:,.0f}" in w.html.value
+    assert h100.plan == tight.plan
     # a bulk job without users keeps its days and total cost
     assert "days" in decision_explorer("offline").view.extras["head"]
 
@@ -131,7 +131,7 @@ def test_chart_metric_and_precision_without_support():
 
 
 def test_recording_a_choice_needs_a_reason_citing_the_table():
-    lab = scenarios.DecisionLab()
+    lab = decisions.DecisionLab()
     w = decision_explorer("offline", lab=lab)
     w.choice.value = "v6e"
     w.reason.value = ""

@@ -7,7 +7,7 @@ import accelkit as ak
 from accelkit import parallel
 from accelkit.widgets import (communication_explorer, published_runs, training_planner,
                               training_quiz, training_worked_problem)
-from accelkit.training import PUBLISHED_RUNS
+from validation.totals import PUBLISHED_RUNS, compare_published
 
 
 def test_planner_shows_the_library_estimate_and_every_control_changes_it():
@@ -46,7 +46,8 @@ def test_communication_explorer_shows_parallel_dp_ratios():
 
 
 def test_published_runs_put_the_estimate_beside_the_reported_figure():
-    w = published_runs()
+    w = published_runs([compare_published(r) for r in PUBLISHED_RUNS])
+    assert w.controls["run"].value == 1  # Llama 3.1 405B first, as before
     for index, run in enumerate(PUBLISHED_RUNS):
         w.controls["run"].value = index
         shown = w.view.result
@@ -54,6 +55,8 @@ def test_published_runs_put_the_estimate_beside_the_reported_figure():
                                    n_chips=run.n_chips, mfu=run.mfu)
         assert shown.estimate == est and shown.ratio == pytest.approx(shown.reported / shown.ours)
         assert f"{shown.ratio:.2f}" in w.view.figure.axes[0].get_title()
+    with pytest.raises(ValueError, match="comparisons"):
+        published_runs([])  # the widget holds no runs of its own
 
 
 def test_quiz_and_worked_problem():

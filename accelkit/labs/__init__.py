@@ -8,7 +8,7 @@ serves:
   utilization moves with a GEMM's shape (sweeps over the systolic and SIMD engines' estimates).
 * :mod:`~accelkit.labs.flexibility` (lesson 09): the same workload on the toy GPU and the toy
   TPU with a few of their assumptions as knobs, and real chips' rooflines side by side.
-
-``mlperf`` (a published GPU-against-TPU gap walked from peak to measured, lessons 05 and 07)
-joins them here.
+* :mod:`~accelkit.labs.mlperf` (lessons 05 and 07): a published GPU-against-TPU gap walked from
+  the peaks to the measured ratio, one cause at a time, on submissions the caller passes in (the
+  repository keeps them in validation/, outside the library).
 """

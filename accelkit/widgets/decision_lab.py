@@ -3,7 +3,7 @@
 The scenarios, their default knobs and every number come from :mod:`accelkit.scenarios`
 (which calls the parallel-layout, inference, model and price cost models); this module only
 gathers the knobs, draws the comparison as an aligned table and a chart, and keeps the
-learner's choices in a :class:`~accelkit.scenarios.DecisionLab`. A choice is recorded only with
+learner's choices in a :class:`~accelkit.decisions.DecisionLab`. A choice is recorded only with
 a reason that cites a number of the table; **Save** writes the choices to a JSON file (which a
 Binder user can download) and **Load** reads one back.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from functools import lru_cache
-from typing import cast
+from typing import Any, cast
 
 import ipywidgets as W
 from matplotlib import rcParams
@@ -21,7 +21,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import offset_copy
 
-from accelkit import chips, scenarios
+from accelkit import chips, decisions, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View
 from accelkit.widgets._frozen import TextBlock, frozen_figure
@@ -81,7 +81,7 @@ class _Lab(Explorer):
     :func:`decision_explorer` sets the recording attributes declared here.
     """
 
-    lab: scenarios.DecisionLab
+    lab: decisions.DecisionLab
     choice: W.Dropdown
     reason: W.Textarea
     summary: W.HTML
@@ -96,7 +96,7 @@ class _Lab(Explorer):
             super()._changed(change)
 
 
-def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | None = None) -> Explorer:
+def decision_explorer(scenario: str = "chatbot", lab: decisions.DecisionLab | None = None) -> Explorer:
     """Pick a scenario, set its knobs, compare chips, then record a choice and a reason.
 
     Args:
@@ -107,7 +107,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
         Record button does) and ``summary`` (an HTML widget showing ``lab.summary()``).
     """
     first = scenarios.get(scenario)
-    record_into = lab if lab is not None else scenarios.DecisionLab()
+    record_into = lab if lab is not None else decisions.DecisionLab()
     chip_counts = [_AUTO, 1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 8192]
     controls = {
         "scenario": W.Dropdown(options=[(s.title, k) for k, s in scenarios.SCENARIOS.items()],
@@ -202,7 +202,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
             hit = by_chip.get(chips.get(chip).name)
             r, x = (None, None) if hit is None else hit
             bar.set_height(0.0 if x is None else x)
-            faded = r is None or x is None or not r.fits or r.meets_latency is False
+            faded = r is None or x is None or not r.feasible
             bar.set_hatch("//" if faded else "")
             bar.set_alpha(0.45 if faded else 1.0)
         ax.set_ylim(0, top * 1.1)
@@ -221,8 +221,9 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
                 _TD.format(align="left" if i == 0 or not _numeric(c) else "right", text=c)
                 for i, c in enumerate(cells_of(row))) + "</tr>")
         notes = [f"{_short(r.chip)}: {r.note}" for r in done if r.note][:4]
-        if s.kind == "train" and done:
-            notes.insert(0, _basis_line(done[0]))
+        first = done[0] if done else None
+        if isinstance(first, scenarios.TrainingOutcome):
+            notes.insert(0, _basis_line(first))
         text = (f"<p><b>{html.escape(s.title)}.</b> {html.escape(s.description)}<br>"
                 f"<i>{html.escape(s.question)}</i></p>"
                 f"<div style='font-size:85%'>Chart: {html.escape(v['metric'])} per chip; blue: "
@@ -297,7 +298,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
 
     def load_file(_: object = None) -> str:
         try:
-            loaded = scenarios.DecisionLab.load(path.value)
+            loaded = decisions.DecisionLab.load(path.value)
         except (OSError, ValueError, TypeError) as error:
             return _error(error)
         for d in loaded.decisions:  # into the same lab (replacing a scenario's choice)
@@ -331,7 +332,7 @@ def _knobs(s: scenarios.Scenario, v: dict) -> scenarios.Knobs:
     return cast(scenarios.Knobs, {name: value for name, value in used.items() if value is not None})
 
 
-def _basis_word(r: scenarios.Outcome) -> str:
+def _basis_word(r: scenarios.TrainingOutcome) -> str:
     """One word for the MFU's basis (``Outcome.mfu_basis`` says it in full)."""
     if r.mfu_basis.startswith("predicted"):
         return "predicted"
@@ -340,7 +341,7 @@ def _basis_word(r: scenarios.Outcome) -> str:
     return "kernels assumed"
 
 
-def _basis_line(r: scenarios.Outcome) -> str:
+def _basis_line(r: scenarios.TrainingOutcome) -> str:
     """The note under a training table: what the MFU column rests on."""
     word = _basis_word(r)
     if word == "predicted":
@@ -371,8 +372,10 @@ def _gb(value: float | None) -> str:
     return "n/a" if value is None else f"{value / 1e9:,.1f}"
 
 
-def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[scenarios.Outcome], list[str]]]:
-    """The table's header and a function giving one row's cells, for this kind of job."""
+def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[Any], list[str]]]:
+    """The table's header and a function giving one row's cells, for this kind of job (its
+    argument is that kind's outcome: scenarios.TrainingOutcome, ServingOutcome or
+    RecommenderOutcome)."""
     unit = s.work_unit.split()[-1]
     fits = lambda r: "yes" if r.fits else "<b style='color:#b00020'>no</b>"  # noqa: E731
     if s.kind == "train":
@@ -380,7 +383,7 @@ def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[scenarios.Outc
                 "GB/chip", "of which act.", "HBM GB", "fits", "days", "USD", f"USD/M {unit}",
                 "kWh (TDP)"]
 
-        def train_cells(r: scenarios.Outcome) -> list[str]:
+        def train_cells(r: scenarios.TrainingOutcome) -> list[str]:
             mfu = f"{r.utilization:.1%} ({_basis_word(r)})"
             kernels = _fmt(None if r.kernel_efficiency is None else 100 * r.kernel_efficiency,
                            "{:.0f}")
@@ -392,24 +395,22 @@ def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[scenarios.Outc
         return head, train_cells
     if s.kind == "serve" and s.concurrent_users is not None and s.latency_ms is not None:
         # A fleet for many users at a latency target: the cheapest plan
-        # (scenarios.Outcome.plan_*, from inference.capacity) is the answer a buyer reads;
+        # (scenarios.ServingOutcome.plan, from inference.capacity) is the answer a buyer reads;
         # then the replica the knobs set (its chips and batch), whose cost per token and
         # utilization the knobs move. A job's "days" mean nothing for a service: not shown.
         head = ["chip", "plan: replicas × chips", "plan batch", "plan ms/token", "plan USD/h",
                 f"plan USD/M {unit}", "bound", "chips/replica", "batch", "ms/token",
                 "first token (s)", f"USD/M {unit}", "util.", "fits"]
 
-        def plan_cells(r: scenarios.Outcome) -> list[str]:
+        def plan_cells(r: scenarios.ServingOutcome) -> list[str]:
             ok = "" if r.meets_latency is not False else " ✘"
-            if r.plan_replicas is None:  # no plan meets the target: the note says why
+            p = r.plan
+            if p is None:  # no plan meets the target: the note says why
                 plan = ["n/a"] * 6
             else:
-                plan = [f"{r.plan_replicas:,} × {r.plan_chips_per_replica}",
-                        _fmt(r.plan_batch_per_replica, "{:,}"),
-                        _fmt(None if r.plan_seconds_per_token is None
-                             else r.plan_seconds_per_token * 1e3, "{:,.1f}"),
-                        _fmt(r.plan_usd_per_hour, "{:,.0f}"),
-                        _fmt(r.plan_usd_per_million, "{:,.2f}"), html.escape(r.plan_bound)]
+                plan = [f"{p.replicas:,} × {p.chips_per_replica}", f"{p.batch_per_replica:,}",
+                        f"{p.seconds_per_token * 1e3:,.1f}", _fmt(p.usd_per_hour, "{:,.0f}"),
+                        _fmt(p.usd_per_million_tokens, "{:,.2f}"), html.escape(p.bound)]
             return [_short(r.chip)] + plan + [
                 f"{r.n_chips:,}", f"{r.batch:,}",
                 f"{_required(r.latency_seconds, 'latency_seconds') * 1e3:,.1f}{ok}",
@@ -422,7 +423,7 @@ def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[scenarios.Outc
             head += ["replicas", "fleet USD/h"]
         head += [f"USD/M {unit}", "util.", "bound", "fits", "days", "USD"]
 
-        def serve_cells(r: scenarios.Outcome) -> list[str]:
+        def serve_cells(r: scenarios.ServingOutcome) -> list[str]:
             ok = "" if r.meets_latency is not False else " ✘"
             row = [_short(r.chip), f"{r.n_chips:,}", f"{r.batch:,}",
                    f"{_required(r.latency_seconds, 'latency_seconds') * 1e3:,.1f}{ok}",
@@ -435,7 +436,7 @@ def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[scenarios.Outc
     head = ["chip", "chips", "lookups run on", "gathers", "util.", "bound", "fits", "days",
             "USD", f"USD/M {unit}"]
 
-    def recommender_cells(r: scenarios.Outcome) -> list[str]:
+    def recommender_cells(r: scenarios.RecommenderOutcome) -> list[str]:
         return [_short(r.chip), f"{r.n_chips:,}", html.escape(r.gather_unit),
                 f"{r.gather_share:.0%}", f"{r.utilization:.1%}", r.bound, fits(r),
                 f"{r.days:,.2f}", _fmt(r.usd, "{:,.0f}"), _fmt(r.usd_per_million, "{:,.3g}")]
@@ -474,7 +475,10 @@ def decision_worked_problem() -> WorkedProblem:
             s = scenarios.get("chatbot")
             per_replica = s.work / o.seconds                  # tokens/s of one replica
             replicas = int(-(-daily_tokens / 86_400 // per_replica))
-            latency = _required(o.latency_seconds, f"latency_seconds on {o.chip}")
+            if not isinstance(o, scenarios.ServingOutcome):  # the chatbot is a serving job
+                raise TypeError(f"the chatbot's outcome is a {type(o).__name__}, not a "
+                                "ServingOutcome")
+            latency = o.latency_seconds
             per_million = _required(o.usd_per_million, f"usd_per_million (price) on {o.chip}")
             items.append(
                 f"<li>{o.n_chips} × {o.chip} per replica: {latency * 1e3:.1f} ms per "

@@ -3,19 +3,21 @@ hold the model against published runs.
 
 Every number comes from :func:`accelkit.training.estimate` (the run's cost) and
 :mod:`accelkit.parallel` (the gradient all-reduce); this module gathers inputs and draws.
-The published runs the lesson compares with are :data:`accelkit.training.PUBLISHED_RUNS`, each
-with its source.
+The published runs the lesson compares with are evidence kept outside the package (the
+repository's ``validation/totals.py``): :func:`published_runs` takes their comparisons as an
+argument.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import SimpleNamespace
+from typing import Any
 
 import ipywidgets as W
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
 
 from accelkit import chips, models, parallel, price, training
-from accelkit.training import PUBLISHED_RUNS
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._base import Explorer, View, new_figure, si, table_html, vendor_colour
 from accelkit.widgets._fast import LocatedTicks, Ticks, fast_texts, key_row, pin_axis_labels
@@ -176,13 +178,22 @@ def communication_explorer() -> Explorer:
 
 # -- 3. published runs --------------------------------------------------------------------------
 
-def published_runs() -> Explorer:
-    """Pick a published run: its stated inputs go into ``training.estimate``; the chart puts our
-    compute-only figure beside the one its authors reported."""
-    controls = {"run": W.Dropdown(options=[(r.name, i) for i, r in enumerate(PUBLISHED_RUNS)],
-                                  value=1, description="published run", style=_STYLE,
+def published_runs(comparisons: Sequence[Any]) -> Explorer:
+    """Pick a published run: its stated inputs went into ``training.estimate``; the chart puts
+    our compute-only figure beside the one its authors reported.
+
+    Args:
+        comparisons: one per run, each with the fields of ``validation.totals``'
+            PublishedComparison (``run``, ``estimate``, ``unit``, ``ours``, ``reported``,
+            ``ratio``); lesson 07 passes ``[compare_published(r) for r in PUBLISHED_RUNS]``.
+    """
+    comparisons = list(comparisons)
+    if not comparisons:
+        raise ValueError("comparisons must hold at least one published run's comparison")
+    controls = {"run": W.Dropdown(options=[(c.run.name, i) for i, c in enumerate(comparisons)],
+                                  value=min(1, len(comparisons) - 1),
+                                  description="published run", style=_STYLE,
                                   layout=W.Layout(width="420px"))}
-    comparisons = [training.compare_published(r) for r in PUBLISHED_RUNS]
     figure = _frame(6.4, 2.4, left=0.3)
     ax = figure.add_subplot()
     bars = ax.barh(["ours: compute only", "reported"], [1.0, 1.0], color=["#455a64", "#ef6c00"])

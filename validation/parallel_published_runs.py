@@ -1,17 +1,22 @@
 """Published training runs against accelkit.parallel: prints the table in docs/parallel.md.
 
-Each run is evaluated at its published degrees (accelkit.published.published_steps); knobs the
+Each run is evaluated at its published degrees (validation/published.py's published_steps); knobs the
 paper does not state (micro-batch, interleaving, recomputation) take the fastest choice that
 fits. Ours runs at peak FLOP/s (compute_efficiency 1.0), so it is an upper bound; Megatron's rows
 compare TFLOP/s per GPU by its own FLOP formula, the others MFU. tests/test_parallel.py asserts
 the bands.
 
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/parallel_published_runs.py
+    python validation/parallel_published_runs.py
 """
 
 from __future__ import annotations
 
-from accelkit.published import published_steps
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: validation/
+
+from validation.published import published_steps  # noqa: E402
 
 
 def main() -> None:

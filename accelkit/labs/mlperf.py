@@ -1,13 +1,24 @@
-"""A published GPU-versus-TPU gap, walked from peak to measured (MLPerf Training v4.0, GPT-3 175B).
+"""Lessons 05 and 07's lab: a published GPU-versus-TPU gap, walked from peak to measured.
 
-    >>> from accelkit import mlperf
-    >>> gap = mlperf.explain_gap("gpt3", "nvidia-eos-n64", "google-tpu-v5p-1024")
-    >>> gap.gpu.n_chips, gap.tpu.n_chips   # "tpu-v5p-1024" counts TensorCores: 512 chips
-    (512, 512)
+:func:`explain_gap` takes two :class:`Submission` s to the same benchmark, a GPU system's and a
+TPU system's, and walks the ratio of their per-chip throughputs from the chips' peaks to what
+they measured. The submissions are evidence and live outside the package: the repository's
+``validation/mlperf.json`` holds MLPerf Training v4.0's GPT-3 175B submissions as published
+(the system JSON: nodes, accelerators per node; the launch script: precision, layout; the
+result logs: global batch, run clock, tokens trained; each figure with its file and commit),
+and ``validation/mlperf.py`` reads them into Submissions::
 
-The submissions (``accelkit/data/mlperf.json``) are read from the MLPerf results repository: the
-system JSON (nodes, accelerators per node), the launch script (precision, layout) and the result
-logs (global batch, run clock, tokens trained), each figure with its file and commit.
+    import sys; sys.path.insert(0, "..")   # from lessons/: the repository's validation/ folder
+    from accelkit.labs import mlperf
+    from validation.mlperf import submission
+    gap = mlperf.explain_gap(submission("nvidia-eos-n64"), submission("google-tpu-v5p-1024"))
+    gap.gpu.n_chips, gap.tpu.n_chips   # (512, 512): "tpu-v5p-1024" counts TensorCores
+
+The naming trap in one line (128 hosts of 4 chips, an 8x8x8 torus):
+
+    >>> from accelkit.labs import mlperf
+    >>> mlperf.chips_in_system("tpu-v5p-1024", "TPU v5p", 128, 4, "8x8x8")
+    512
 
 **The chain** (every step is a ratio GPU / TPU of tokens per second per chip):
 
@@ -45,13 +56,9 @@ whose name, topology and host count disagree.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
-from typing import Any, cast
 
 from accelkit import _validate, chips, dtypes, models, parallel
 
@@ -92,6 +99,7 @@ class Submission:
 
     key: str
     benchmark: str
+    model: str                     # the benchmark's model, a catalog name
     submitter: str
     system_name: str
     chip: str                      # catalog name
@@ -180,31 +188,6 @@ class GapChain:
         return tuple(out)
 
 
-@lru_cache(maxsize=1)
-def _data() -> dict[str, Any]:
-    text = resources.files("accelkit").joinpath("data/mlperf.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
-
-
-def benchmarks() -> tuple[str, ...]:
-    return tuple(sorted(_data()["benchmarks"]))
-
-
-def submissions(benchmark: str | None = None) -> tuple[str, ...]:
-    subs = _data()["submissions"]
-    if benchmark is not None:
-        _validate.choice("benchmark", benchmark, benchmarks())
-    return tuple(sorted(k for k, v in subs.items()
-                        if benchmark is None or v["benchmark"] == benchmark))
-
-
-def pairs(benchmark: str) -> tuple[tuple[str, str, str], ...]:
-    """(label, gpu submission, tpu submission) pairs the catalog compares."""
-    b = _data()["benchmarks"][_validate.choice("benchmark", benchmark, benchmarks())]
-    return tuple((label, g, t) for label, (g, t) in sorted(b["pairs"].items()))
-
-
 def name_count(system_name: str) -> int | None:
     """The trailing number of a system name ("tpu-v5p-1024" → 1024), None if it has none."""
     if not isinstance(system_name, str):
@@ -243,86 +226,43 @@ def chips_in_system(system_name: str, chip: str | chips.Chip, number_of_nodes: i
     return n
 
 
-def _layout(value: dict[str, Any], seq_len: int, n_chips: int) -> parallel.Layout:
-    tp, pp = int(value.get("tp", 1)), int(value.get("pp", 1))
-    fsdp = int(value.get("fsdp", 1))
-    dp = int(value.get("dp", n_chips // (tp * pp * fsdp)))
-    return parallel.Layout(dp=dp, fsdp=fsdp, tp=tp, pp=pp,
-                           microbatch_tokens=int(value["microbatch_sequences"]) * seq_len,
-                           recompute=value.get("recompute", "none"),
-                           interleave=int(value.get("interleave", 1)))
-
-
-@lru_cache(maxsize=None)
-def submission(key: str) -> Submission:
-    """A catalog submission by key (see :func:`submissions`)."""
-    _validate.choice("submission", key, submissions())
-    e = _data()["submissions"][key]
-    bench = _data()["benchmarks"][e["benchmark"]]
-    seq_len = int(bench["seq_len"]["value"])
-    precision = cast(dtypes.DType, _validate.choice("precision", e["precision"]["value"],
-                                                    chips.get(e["chip"]).dtypes))
-    system = e["system_name"]["value"]
-    nodes = int(e["number_of_nodes"]["value"])
-    per = int(e["accelerators_per_node"]["value"])
-    n = chips_in_system(system, e["chip"], nodes, per, e["topology"]["value"])
-    lay = e.get("layout")
-    if lay is not None:
-        layout, published = _layout(lay["value"], seq_len, n), bool(lay["published"])
-    else:  # no published layout: the model's best
-        layout = parallel.best_layouts(bench["model"], e["chip"], n,
-                                       int(e["global_batch_sequences"]["value"]) * seq_len,
-                                       dtype=precision)[0].layout
-        published = False
-    if layout.chips != n:
-        raise ValueError(f"submission {key!r}: layout {layout} uses {layout.chips} chips, "
-                         f"the system has {n}")
-    runs = tuple(Run(r["log"], int(r["run_start_ms"]), int(r["run_stop_ms"]),
-                     int(r["train_tokens"]), r["source"]) for r in e["runs"])
-    sources = tuple((f, e[f]["source"]) for f in (
-        "system_name", "accelerator_model_name", "number_of_nodes", "accelerators_per_node",
-        "topology", "precision", "layout", "global_batch_sequences") if f in e)
-    sources += (("seq_len", bench["seq_len"]["source"]),)
-    sources += tuple((f"run_{i}", r.source) for i, r in enumerate(runs))
-    return Submission(key=key, benchmark=e["benchmark"], submitter=e["submitter"],
-                      system_name=system, chip=chips.get(e["chip"]).name, n_chips=n,
-                      name_count=name_count(system), number_of_nodes=nodes,
-                      accelerators_per_node=per, precision=precision,
-                      layout=layout, layout_published=published,
-                      global_batch_sequences=int(e["global_batch_sequences"]["value"]),
-                      seq_len=seq_len, runs=runs, sources=sources)
-
-
 def _efficiency(x: object, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 < float(x) <= 1:
         raise ValueError(f"{name} must be a number in (0, 1], got {x!r}")
     return float(x)
 
 
-def explain_gap(benchmark: str = "gpt3", gpu_submission: str = "nvidia-eos-n64",
-                tpu_submission: str = "google-tpu-v5p-1024", *,
+def explain_gap(gpu_submission: Submission, tpu_submission: Submission, *,
                 kernel_efficiency: str | tuple[float, float] = "predicted") -> GapChain:
     """Walk the chain of ratios from the peak ratio to the measured per-chip ratio.
 
     Args:
-        benchmark: an MLPerf benchmark in the catalog (:func:`benchmarks`).
-        gpu_submission, tpu_submission: catalog keys (:func:`submissions`) on that benchmark,
-            a GPU system and a TPU system.
+        gpu_submission, tpu_submission: a GPU system's and a TPU system's :class:`Submission`
+            to the same benchmark (``validation/mlperf.py`` reads the published ones).
         kernel_efficiency: "predicted" (accelkit.mfu, the default), "peak" (kernels at peak),
             or a (gpu, tpu) tuple of fractions of peak, each in (0, 1] (see module doc).
     Returns:
         A :class:`GapChain`; ``residual_ratio`` is what the chain does not explain.
     Raises:
-        ValueError: unknown names, a submission on another benchmark, or the wrong kind of chip.
+        TypeError: a submission that is not a :class:`Submission`, or a bad kernel_efficiency.
+        ValueError: submissions to different benchmarks, the wrong kind of chip on a side, a
+            published layout that does not fit the model's memory accounting.
     """
-    bench_name = _validate.choice("benchmark", benchmark, benchmarks())
-    g = submission(_validate.choice("gpu_submission", gpu_submission, submissions(bench_name)))
-    t = submission(_validate.choice("tpu_submission", tpu_submission, submissions(bench_name)))
+    for name, sub in (("gpu_submission", gpu_submission), ("tpu_submission", tpu_submission)):
+        if not isinstance(sub, Submission):
+            raise TypeError(f"{name} must be an accelkit.labs.mlperf.Submission, got "
+                            f"{type(sub).__name__}")
+    g, t = gpu_submission, tpu_submission
+    if (g.benchmark, g.model, g.seq_len) != (t.benchmark, t.model, t.seq_len):
+        raise ValueError(f"gpu_submission {g.key!r} ({g.benchmark}: {g.model}, {g.seq_len} "
+                         f"tokens) and tpu_submission {t.key!r} ({t.benchmark}: {t.model}, "
+                         f"{t.seq_len} tokens) must be on the same benchmark")
     gc, tc = chips.get(g.chip), chips.get(t.chip)
     if gc.kind != "gpu":
-        raise ValueError(f"gpu_submission {gpu_submission!r} runs on {gc.name}, not a GPU")
+        raise ValueError(f"gpu_submission {g.key!r} runs on {gc.name}, not a GPU")
     if tc.kind != "tpu":
-        raise ValueError(f"tpu_submission {tpu_submission!r} runs on {tc.name}, not a TPU")
+        raise ValueError(f"tpu_submission {t.key!r} runs on {tc.name}, not a TPU")
+    bench_name = g.benchmark
     kg: float | str
     kt: float | str
     if isinstance(kernel_efficiency, str):
@@ -336,7 +276,7 @@ def explain_gap(benchmark: str = "gpt3", gpu_submission: str = "nvidia-eos-n64",
     else:
         raise TypeError("kernel_efficiency must be 'predicted', 'peak' or a (gpu, tpu) tuple of "
                         f"two fractions, got {kernel_efficiency!r}")
-    model = models.get(_data()["benchmarks"][bench_name]["model"])
+    model = models.get(g.model)
 
     def predict(s: Submission, eff: float | str) -> parallel.TrainStep:
         return parallel.train_step(model, s.chip, s.layout, s.batch_tokens, seq_len=s.seq_len,
@@ -393,3 +333,7 @@ def explain_gap(benchmark: str = "gpt3", gpu_submission: str = "nvidia-eos-n64",
         gpu_measured_mfu=mg * flops_token / gc.peak_flops(g.precision),
         tpu_measured_mfu=mt * flops_token / tc.peak_flops(t.precision),
         gpu_step=gk, tpu_step=tk, gpu_peak_step=gs, tpu_peak_step=ts)
+
+
+__all__ = ["GapChain", "KERNEL_NOTES", "Run", "STEPS", "Step", "Submission", "chips_in_system",
+           "explain_gap", "name_count"]

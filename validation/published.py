@@ -1,7 +1,10 @@
-"""Fully specified published training runs, as the library checks itself against them.
+"""Fully specified published training runs, as the library is checked against them.
 
-One place for the figures that tests/test_parallel.py, tests/test_mfu.py and the benchmarks
-benchmarks/parallel_published_runs.py and benchmarks/mfu_published_runs.py all read:
+Evidence, not model: this lives in the repository's ``validation/`` folder, outside the
+``accelkit`` package (the package ships the model, the repository ships the runs it is checked
+against). One place for the figures that validation/run.py (the validation table,
+docs/validation.md), tests/test_parallel.py, tests/test_mfu.py and the scripts
+validation/parallel_published_runs.py and validation/mfu_published_runs.py all read:
 
 * ``MEGATRON_SC21``: Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
   Clusters Using Megatron-LM", SC'21 (arXiv:2104.04473), Table 1: each GPT's size, heads, hidden
@@ -15,8 +18,8 @@ benchmarks/parallel_published_runs.py and benchmarks/mfu_published_runs.py all r
 and the things every comparison needs: the paper's model built from its shape
 (:func:`megatron_gpt`, :func:`maxtext_model`), the fastest fitting step over the knobs a paper
 leaves unstated (:func:`fastest_fitting_step`), Megatron's own FLOP count
-(:func:`megatron_paper_flops`), and the one set of runs both benchmarks tabulate
-(:func:`published_steps`).
+(:func:`megatron_paper_flops`), each Table 1 row's step (:func:`megatron_step`), and the one
+set of runs both scripts tabulate (:func:`published_steps`).
 """
 
 from __future__ import annotations
@@ -97,8 +100,20 @@ def megatron_paper_flops(run: MegatronRun, seq: int = MEGATRON_SEQ_LEN) -> float
     return 96.0 * b * seq * l * h * h * (1 + seq / (6 * h) + 51200 / (16 * l * h))
 
 
-#: The Megatron Table 1 rows the docs tabulate (the tests check all ten).
+#: The Megatron Table 1 rows docs/parallel.md and docs/mfu.md tabulate (the tests and the
+#: validation table have all ten).
 MEGATRON_SHOWN = (1.7, 18.4, 145.6, 529.6, 1008.0)
+#: Sources of the published figures, by run family.
+SOURCES = {
+    "Megatron": "Narayanan et al., SC'21 (arXiv:2104.04473) Table 1: TFLOP/s per A100 by its "
+                "FLOP formula (eq. 3, with recomputation)",
+    "PaLM": "Chowdhery et al. 2022 (arXiv:2204.02311) Table 3 and section 4: MFU 46.2% on 6,144 "
+            "TPU v4, 12-way model parallel, 256-way FSDP, 2 pods",
+    "Llama 3": "Llama Team 2024, 'The Llama 3 Herd of Models' (arXiv:2407.21783) Table 4: BF16 "
+               "MFU 43% (8,192 GPUs) and 41% (16,384), TP 8, PP 16",
+    "MaxText": "AI-Hypercomputer/maxtext README (Runtime Performance Results) and "
+               "MaxText/configs/v5p/{32b,128b}.sh: reported MFU on TPU v5p",
+}
 
 
 @dataclass(frozen=True)
@@ -117,23 +132,29 @@ class PublishedStep:
     published_tflops_per_chip: float | None = None
 
 
+def megatron_step(row: MegatronRun, compute_efficiency: float | str = 1.0) -> PublishedStep:
+    """A Megatron-LM SC'21 Table 1 row at its published degrees on A100s: full recomputation
+    (section 3.5); micro-batch (1-8 sequences) and interleaving (1, 2, 4) are not in Table 1,
+    so the fastest fitting choice."""
+    s = MEGATRON_SEQ_LEN
+    model = megatron_gpt(row)
+    step = fastest_fitting_step(
+        model, "A100", dict(dp=row.gpus // (row.tp * row.pp), tp=row.tp, pp=row.pp),
+        row.batch_sequences * s, (s, 2 * s, 4 * s, 8 * s), (1, 2, 4), ("full",),
+        compute_efficiency=compute_efficiency)
+    return PublishedStep(
+        f"Megatron-LM GPT {row.params_billion}B, {row.gpus:,} A100", model, step,
+        row.tflops_per_gpu * 1e12 / 312e12, megatron_paper_flops(row) / step.model_flops_per_step,
+        float(row.tflops_per_gpu))
+
+
 def published_steps(compute_efficiency: float | str = 1.0) -> list[PublishedStep]:
     """Megatron-LM SC'21 (the :data:`MEGATRON_SHOWN` rows, A100), PaLM 540B (6,144 TPU v4,
     MFU 46.2%, PaLM Table 3), Llama 3 405B (8,192 and 16,384 H100, MFU 43% and 41%, Llama 3
     paper Table 4) and MaxText's v5p runs, each at its published degrees and batch, the
     unstated knobs taking the fastest choice that fits, at ``compute_efficiency``."""
-    s = MEGATRON_SEQ_LEN
-    out = []
-    for row in (r for r in MEGATRON_SC21 if r.params_billion in MEGATRON_SHOWN):
-        model = megatron_gpt(row)
-        step = fastest_fitting_step(
-            model, "A100", dict(dp=row.gpus // (row.tp * row.pp), tp=row.tp, pp=row.pp),
-            row.batch_sequences * s, (s, 2 * s, 4 * s, 8 * s), (1, 2, 4), ("full",),
-            compute_efficiency=compute_efficiency)
-        out.append(PublishedStep(
-            f"Megatron-LM GPT {row.params_billion}B, {row.gpus:,} A100", model, step,
-            row.tflops_per_gpu * 1e12 / 312e12, megatron_paper_flops(row) / step.model_flops_per_step,
-            float(row.tflops_per_gpu)))
+    out = [megatron_step(row, compute_efficiency)
+           for row in MEGATRON_SC21 if row.params_billion in MEGATRON_SHOWN]
     step = fastest_fitting_step("palm-540b", "TPU v4", dict(dp=2, fsdp=256, tp=12), 2048 * 2048,
                                 (2048, 4096, 8192), (1,), ("none", "selective", "full"),
                                 compute_efficiency=compute_efficiency)
@@ -160,23 +181,30 @@ def fastest_fitting_step(model: str | models.Model, chip: str, degrees: dict[str
                          interleaves: tuple[int, ...], recomputes: tuple[str, ...],
                          compute_efficiency: float | str = 1.0) -> TrainStep:
     """The fastest step that fits at the published ``degrees``, over the knobs the paper does
-    not state (micro-batch tokens, interleaving, recomputation). Combinations the layout rules
-    refuse are skipped.
+    not state (micro-batch tokens, interleaving, recomputation). Choices that cannot apply are
+    skipped: a micro-batch that does not divide a replica's share of the batch, interleaving
+    without a pipeline or beyond the layers. Any other refusal of the layout is an error in the
+    run's figures and is raised, not skipped.
 
     Raises:
-        ValueError: when no combination fits.
+        ValueError: when no combination fits (or the published degrees are refused).
     """
+    the_model = models.get(model)
+    layers = int(the_model.layers)  # type: ignore[attr-defined]
+    pp = degrees.get("pp", 1)
+    replica = batch_tokens // (degrees.get("dp", 1) * degrees.get("fsdp", 1)
+                               * degrees.get("ep", 1))
     best: TrainStep | None = None
     for mb, v, rc in itertools.product(microbatches, interleaves, recomputes):
-        try:
-            layout = Layout(dp=degrees.get("dp", 1), fsdp=degrees.get("fsdp", 1),
-                            tp=degrees.get("tp", 1), pp=degrees.get("pp", 1),
-                            ep=degrees.get("ep", 1), microbatch_tokens=mb, interleave=v,
-                            recompute=rc)
-            step = train_step(model, chip, layout, batch_tokens,
-                              compute_efficiency=compute_efficiency)
-        except ValueError:
-            continue
+        if mb is not None and replica % mb:
+            continue  # the micro-batch does not divide the replica's batch
+        if v > 1 and (pp == 1 or pp * v > layers):
+            continue  # interleaving needs a pipeline, at most one layer per virtual stage
+        layout = Layout(dp=degrees.get("dp", 1), fsdp=degrees.get("fsdp", 1),
+                        tp=degrees.get("tp", 1), pp=pp, ep=degrees.get("ep", 1),
+                        microbatch_tokens=mb, interleave=v, recompute=rc)
+        step = train_step(the_model, chip, layout, batch_tokens,
+                          compute_efficiency=compute_efficiency)
         if step.fits and (best is None or step.seconds < best.seconds):
             best = step
     if best is None:
@@ -185,5 +213,5 @@ def fastest_fitting_step(model: str | models.Model, chip: str, degrees: dict[str
 
 
 __all__ = ["MAXTEXT_V5P", "MEGATRON_SC21", "MEGATRON_SEQ_LEN", "MEGATRON_SHOWN", "MegatronRun",
-           "PublishedStep", "fastest_fitting_step", "maxtext_model", "megatron_gpt",
-           "megatron_paper_flops", "published_steps"]
+           "PublishedStep", "SOURCES", "fastest_fitting_step", "maxtext_model", "megatron_gpt",
+           "megatron_paper_flops", "megatron_step", "published_steps"]

@@ -1,19 +1,24 @@
 """Predicted MFU (accelkit.mfu) against published runs: prints the table in docs/mfu.md.
 
-Each run at its published degrees, batch and sequence (accelkit.published.published_steps);
+Each run at its published degrees, batch and sequence (validation/published.py's published_steps);
 knobs a paper leaves out (micro-batch, interleaving, recomputation) take the fastest choice that
 fits. MFU counts model FLOPs only; Megatron's rows are its published TFLOP/s per GPU over the
 A100's 312 TFLOP/s bf16 peak (its FLOP formula, not ours: see docs/mfu.md). tests/test_mfu.py
 asserts the bands.
 
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/mfu_published_runs.py
+    python validation/mfu_published_runs.py
 """
 
 from __future__ import annotations
 
-from accelkit import mfu
-from accelkit.parallel import TrainStep
-from accelkit.published import published_steps
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: validation/
+
+from accelkit import mfu  # noqa: E402
+from accelkit.parallel import TrainStep  # noqa: E402
+from validation.published import published_steps  # noqa: E402
 
 
 def runs() -> list[tuple[str, TrainStep, float, float]]:

@@ -1,0 +1,91 @@
+"""validation/run.py: the validation table's contract (issue 21), its sources, and its page.
+
+The command is run as a reader would run it (``python validation/run.py --json``), once; the
+page docs/validation.md must be what that output renders to.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from tests.notebook_runner import ROOT
+from validation import run as validation_run
+
+FAMILIES = {"Megatron": 10, "PaLM": 1, "Llama 3": 2, "MaxText": 2, "MLPerf": 4}
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    done = subprocess.run([sys.executable, str(ROOT / "validation" / "run.py"), "--json"],
+                          capture_output=True, text=True, timeout=600, cwd="/")
+    assert done.returncode == 0, done.stderr
+    table = json.loads(done.stdout)  # one JSON list, nothing else on stdout
+    assert isinstance(table, list)
+    return table
+
+
+def test_the_json_contract(rows: list[dict]) -> None:
+    """Rows {"name", "measured", "predicted", "unit"}, named by family, all finite."""
+    for r in rows:
+        assert {"name", "measured", "predicted", "unit"} <= set(r)
+        assert isinstance(r["name"], str) and isinstance(r["unit"], str) and r["unit"]
+        for key in ("measured", "predicted", "predicted_peak_kernels"):
+            assert isinstance(r[key], float) and math.isfinite(r[key]) and r[key] > 0, (r, key)
+        assert r["error"] == pytest.approx(r["predicted"] / r["measured"] - 1)
+    names = [r["name"] for r in rows]
+    assert len(set(names)) == len(names)
+    for family, count in FAMILIES.items():
+        assert sum(family in n for n in names) == count, family
+    assert len(rows) == sum(FAMILIES.values())  # no row without a family, none dropped
+
+
+def test_every_row_has_a_source_and_what_it_rests_on(rows: list[dict]) -> None:
+    for r in rows:
+        assert r["source"].strip() and r["calibration"].strip(), r["name"]
+    sources = {r["source"] for r in rows if "Megatron" in r["name"]}
+    assert sources == {validation_run.published.SOURCES["Megatron"]}
+    for r in rows:
+        if "MLPerf" in r["name"]:
+            assert "mlcommons/training_results_v4.0" in r["source"]
+
+
+def test_a_row_off_by_more_than_ten_percent_says_why(rows: list[dict]) -> None:
+    for r in rows:
+        assert ("why" in r) == (abs(r["error"]) > validation_run.EXPLAIN_ABOVE), r["name"]
+
+
+def test_the_measured_figures_are_the_published_ones(rows: list[dict]) -> None:
+    """The measured column is the evidence as published, not recomputed from the model."""
+    by_name = {r["name"]: r for r in rows}
+    megatron = validation_run.published.MEGATRON_SC21
+    assert [r["measured"] for r in rows if "Megatron" in r["name"]] == \
+        [float(m.tflops_per_gpu) for m in megatron]
+    assert by_name["PaLM 540B, 6,144 TPU v4"]["measured"] == 0.462
+    assert by_name["Llama 3 405B, 16,384 H100"]["measured"] == 0.41
+    from validation import mlperf
+
+    sub = mlperf.submission("nvidia-eos-n64")
+    mlperf_row = next(r for r in rows if "nvidia-eos-n64" in r["name"])
+    assert mlperf_row["measured"] == pytest.approx(sub.measured_tokens_per_second_per_chip)
+
+
+def test_the_page_is_up_to_date(rows: list[dict]) -> None:
+    committed = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
+    assert committed == validation_run.render(rows), "run: python validation/run.py"
+    assert validation_run.summary(rows) in committed
+
+
+@pytest.mark.parametrize("name", ["mlperf", "totals"])
+def test_the_validation_modules_examples_run(name: str) -> None:
+    """The README's doctest pass covers accelkit/ only; validation/'s examples run here."""
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"validation.{name}")
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
