@@ -11,7 +11,7 @@ Numbers from ``training.estimate`` are computed from the library here, not writt
 Every number the lesson's prose states is read out of its markdown (tests/prose.py): the library's
 results at the precision shown; the catalog's link and NIC figures against the catalog; the
 published figures the lesson quotes (6.3e24 FLOPs, 44 days, 41%, 466 interruptions) against the
-records the library keeps of them (``PUBLISHED_RUNS``), or as the bound the test compares with.
+records the repository keeps of them (``validation.totals.PUBLISHED_RUNS``), or as the bound the test compares with.
 """
 
 import pytest
@@ -263,9 +263,9 @@ def test_one_step_of_405b_on_16k_h100():
 
 def test_measured_runs_reach_about_half_of_peak():
     """"Every FLOP at peak (Megatron-LM's measured runs reach 43–52% of it)": Megatron-LM SC'21
-    Table 1, its GPT runs' TFLOP/s per A100 (hardware FLOPs, recomputation included; accelkit.published
+    Table 1, its GPT runs' TFLOP/s per A100 (hardware FLOPs, recomputation included; validation.published
     keeps the rows), over the A100's bf16 peak from the catalog."""
-    from accelkit.published import MEGATRON_SC21
+    from validation.published import MEGATRON_SC21
 
     shares = [r.tflops_per_gpu * 1e12 / ak.chips.get("A100").peak_flops("bf16") for r in MEGATRON_SC21]
     prose.check("07", "Megatron-LM's measured runs reach {}–{}% of it", 100 * min(shares), 100 * max(shares))

@@ -264,7 +264,7 @@ def test_no_energy_for_tpus_without_published_power():
 
 def test_pretraining_reproduces_the_scaling_books_44_days():
     """The scaling book's LLaMA-3-70B example (applied-training.md: 8,960 TPU v5p at 40% MFU): about 44 days."""
-    from accelkit.training import PUBLISHED_RUNS
+    from validation.totals import PUBLISHED_RUNS
 
     published = next(r for r in PUBLISHED_RUNS if r.name.startswith("Scaling book"))
     book = scenarios.evaluate("pretrain", "TPU v5p", n_chips=published.n_chips, mfu=published.mfu)
