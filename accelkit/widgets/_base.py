@@ -116,8 +116,8 @@ def figure_image(figure: Figure) -> tuple[str, bytes]:
     compare hashes of what is shown).
 
     Why SVG and not PNG at 2× density: on the course's machine (matplotlib 3.11, 2 cores) Agg
-    draws a text in about twice the time SVG writes one, and encoding a 2× PNG adds ~15 ms a
-    render (``benchmarks/bench_widgets.py`` measures the widgets that way).
+    at 2× draws a text in about twice the time SVG writes one, and encoding the 2× frame as
+    PNG adds 9-14 ms a render (``benchmarks/bench_figure_formats.py``).
     """
     from matplotlib.backends.backend_svg import FigureCanvasSVG
 

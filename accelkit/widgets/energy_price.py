@@ -80,8 +80,8 @@ def energy_costs() -> Explorer:
     bars = ax.barh(labels, values, color=[_ARITHMETIC_PALE] * 3 + [_SRAM] * 3 + [_DRAM])
     # Only the two bars the controls change carry a label (text is the costliest thing to draw);
     # the table under the chart gives every value.
-    mac_note = ax.text(1, labels[1], "", va="center", fontsize=8)
-    dram_note = ax.text(1, labels[-1], "", va="center", fontsize=8)
+    mac_note = ax.text(1, 1, "", va="center", fontsize=8)  # (rows are 0, 1, ... top down)
+    dram_note = ax.text(1, len(labels) - 1, "", va="center", fontsize=8)
     ax.invert_yaxis()
     _log_axis(ax, 0.1, 3e4, [0.1, 1, 10, 100, 1000, 10000],
               ["0.1", "1", "10", "100", "1,000", "10,000"])
@@ -150,8 +150,9 @@ def reuse_energy() -> Explorer:
     rows = ["systolic", *_SIMD_LABELS]
     segments = [ax.barh(rows, [1.0] * 4, left=[0.0] * 4, color=colour, label=part)
                 for part, _, colour in parts]
-    totals = [ax.text(1.01, row, "", va="center", fontsize=8, transform=ax.get_yaxis_transform())
-              for row in rows]
+    totals = [ax.text(1.01, i, "", va="center", fontsize=8, transform=ax.get_yaxis_transform())
+              for i in range(len(rows))]  # (row i of the bars; a category name would do too, but
+    # matplotlib 3.8 turns it into a one-element array and warns that it is not a number)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_locator(FixedLocator([0, 0.25, 0.5, 0.75, 1.0]))
