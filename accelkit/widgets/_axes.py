@@ -36,6 +36,8 @@ from matplotlib.text import Text
 from matplotlib.ticker import FixedLocator, Formatter, Locator, NullLocator
 from matplotlib.transforms import ScaledTranslation
 
+from accelkit.widgets._base import INK
+
 __all__ = ["pin_axis_labels", "Ticks", "fixed_ticks", "room_for", "key_row", "key_column"]
 
 #: What a key's sample copies: a line, or a bar (a rectangle patch).
@@ -264,7 +266,7 @@ def key_row(figure: Figure, entries: Sequence[tuple[str, ...]], x: float, y: flo
         label, colour = entry[0], entry[1]
         glyph = entry[2] if len(entry) > 2 else "■"
         square = figure.text(0, y, glyph, color=colour, fontsize=fontsize, va="center")
-        text = figure.text(0, y, " " + label, color="#212121", fontsize=fontsize, va="center")
+        text = figure.text(0, y, " " + label, color=INK, fontsize=fontsize, va="center")
         texts.append((square, text))
     figure.draw_without_rendering()
     width = figure.bbox.width
@@ -313,7 +315,7 @@ def key_column(figure: Figure, entries: Sequence[tuple[str, Sampled]], x: float,
         else:
             raise TypeError(f"a key entry's artist must be a line or a bar, got {artist!r}")
         figure.add_artist(handle)
-        text = figure.text(x + sample * 1.25, y, label, color="#212121", fontsize=fontsize,
+        text = figure.text(x + sample * 1.25, y, label, color=INK, fontsize=fontsize,
                            va="center", transform=row)
         made.append((handle, text))
     return made

@@ -72,6 +72,12 @@ def new_figure(width: float = 7.0, height: float = 3.6, *,
 TPU_COLOUR, GPU_COLOUR = "#1565c0", "#2e7d32"
 _SHADES = {"tpu": ("#1565c0", "#0d47a1", "#42a5f5", "#1e88e5", "#01579b", "#64b5f6", "#283593"),
            "gpu": ("#2e7d32", "#1b5e20", "#66bb6a", "#43a047", "#33691e", "#9ccc65", "#004d40")}
+#: The learner's current choice, marked alike in every figure (its dot, cursor or curve).
+CHOICE_COLOUR = "#e65100"
+#: What does not fit, misses its target or went wrong, and the limits it is held to.
+WARNING_COLOUR = "#b00020"
+#: Dark text and reference lines.
+INK = "#212121"
 #: An HTML key of the code, for a widget's text.
 VENDOR_KEY_HTML = (f"<span style='color:{TPU_COLOUR}'>■ TPU</span> "
                    f"<span style='color:{GPU_COLOUR}'>■ GPU</span>")
@@ -194,7 +200,7 @@ class Explorer:
             view = self._render(self.values())
         except (ValueError, TypeError) as error:
             # A combination the library refuses: say why, in the widget, instead of a traceback.
-            view = View(text=f"<span style='color:#b00020'>⚠ {error}</span>")
+            view = View(text=f"<span style='color:{WARNING_COLOUR}'>⚠ {error}</span>")
         self.view = view
         self.html.value = view.text
         if view.figure is not None:

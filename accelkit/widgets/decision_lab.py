@@ -20,8 +20,8 @@ from matplotlib.ticker import FuncFormatter
 from accelkit import chips, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._axes import Ticks, fixed_ticks
-from accelkit.widgets._base import (STYLE, Explorer, View, chip_label, compact_number, new_figure,
-                                    vendor_colour)
+from accelkit.widgets._base import (STYLE, WARNING_COLOUR, Explorer, View, chip_label,
+                                    compact_number, new_figure, vendor_colour)
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["decision_explorer", "decision_quiz", "decision_worked_problem"]
@@ -224,7 +224,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
     full_names = dict(zip([_short(c) for c in scenarios.DEFAULT_CHIPS], scenarios.DEFAULT_CHIPS))
 
     def _error(error: Exception) -> str:
-        summary.value = f"<span style='color:#b00020'>⚠ {html.escape(str(error))}</span>"
+        summary.value = f"<span style='color:{WARNING_COLOUR}'>⚠ {html.escape(str(error))}</span>"
         return summary.value
 
     def _show(extra: str = "") -> str:
@@ -335,7 +335,7 @@ def _gb(value: float | None) -> str:
 def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[scenarios.Outcome], list[str]]]:
     """The table's header and a function giving one row's cells, for this kind of job."""
     unit = s.work_unit.split()[-1]
-    fits = lambda r: "yes" if r.fits else "<b style='color:#b00020'>no</b>"  # noqa: E731
+    fits = lambda r: "yes" if r.fits else f"<b style='color:{WARNING_COLOUR}'>no</b>"  # noqa: E731
     if s.kind == "train":
         head = ["chip", "chips", "layout (best that fits)", "MFU (basis)", "kernels % of peak",
                 "GB/chip", "of which act.", "HBM GB", "fits", "days", "USD", f"USD/M {unit}",

@@ -16,8 +16,9 @@ from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix
                                   recurrent_batch_sweep, roofline_pair, with_side_instructions)
 from accelkit.workloads import WORKLOADS, Comparison
 from accelkit.widgets._axes import Ticks
-from accelkit.widgets._base import (STYLE, TPU_COLOUR, Explorer, View, legend_lines, new_figure,
-                                    table_html, vendor_colour, vendor_key)
+from accelkit.widgets._base import (CHOICE_COLOUR, INK, STYLE, TPU_COLOUR, Explorer, View,
+                                    legend_lines, new_figure, table_html, vendor_colour,
+                                    vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
@@ -41,7 +42,7 @@ class _RatioBars:
         self.ax = ax
         self.y = np.arange(rows)[::-1]
         self.bars = ax.barh(self.y, np.zeros(rows), left=0)
-        ax.axvline(0, color="#212121", linewidth=1)
+        ax.axvline(0, color=INK, linewidth=1)
         ax.set_xlabel(xlabel)
         self.limits: tuple[float, float] | None = None
         self.ticks: tuple[Ticks, Ticks] | None = None
@@ -180,8 +181,8 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
     ax = figure.add_subplot(grid[1])
     (curve,) = ax.plot(range(len(_BATCHES)), np.ones(len(_BATCHES)), "o-", color="#37474f",
                        markersize=3)
-    (choice,) = ax.plot([], [], "o", color="#e65100", markersize=10)
-    ax.axhline(1.0, color="#212121", linewidth=1)
+    (choice,) = ax.plot([], [], "o", color=CHOICE_COLOUR, markersize=10)
+    ax.axhline(1.0, color=INK, linewidth=1)
     ax.set_xticks(range(0, len(_BATCHES), 2), [str(b) for b in _BATCHES[::2]])
     ax.set_xlabel("recurrent step: batch")
     ax.set_ylabel("TPU ÷ GPU cell-cycles")

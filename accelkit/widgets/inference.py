@@ -14,8 +14,9 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocato
 from accelkit import chips, inference, models, price, roofline, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._axes import Ticks, key_row
-from accelkit.widgets._base import (STYLE, Explorer, View, chip_label, compact_number, new_figure,
-                                    si, table_html, vendor_colour, vendor_key)
+from accelkit.widgets._base import (INK, STYLE, WARNING_COLOUR, Explorer, View, chip_label,
+                                    compact_number, new_figure, si, table_html, vendor_colour,
+                                    vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["batch_latency_explorer", "inference_quiz", "inference_worked_problem",
@@ -28,7 +29,7 @@ SERVING_CHIPS = ("TPU v5e", "TPU v6e (Trillium)", "TPU v5p", "NVIDIA L4", "NVIDI
 BATCHES = np.unique(np.round(np.logspace(0, 11, 45, base=2)).astype(int))
 _KEY = ("<span style='color:#6a1b9a'>━ latency (left axis)</span> · "
         "<span style='color:#00838f'>━ throughput (right axis)</span> · "
-        "<span style='color:#b00020'>╌ latency target, ● best batch under it</span> · "
+        f"<span style='color:{WARNING_COLOUR}'>╌ latency target, ● best batch under it</span> · "
         "<span style='color:#757575'>┆ B*, where the matmuls turn compute-bound</span> · "
         "dotted curves: batches that do not fit")
 
@@ -140,7 +141,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
     ax = figure.add_subplot()
     weights_bar = ax.barh([0], [1.0], color="#546e7a", label="weights")[0]
     kv_bar = ax.barh([0], [1.0], left=[1.0], color="#ef6c00", label="KV cache")[0]
-    hbm_line = ax.axvline(1.0, color="#b00020", linewidth=2, label="HBM of the chips")
+    hbm_line = ax.axvline(1.0, color=WARNING_COLOUR, linewidth=2, label="HBM of the chips")
     ax.set_yticks([])
     ax.set_xlabel("GB (10^9 bytes; vendors' '80 GB' of HBM is 80 GiB = 85.9 GB)")
     gb_ticks = Ticks(ax, "x", locator=MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]),
@@ -148,7 +149,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
     # The key above the axes, placed once (a legend re-packs its boxes on every draw, and
     # inside the axes it covered long bars).
     key_row(figure, [("weights", "#546e7a"), ("KV cache", "#ef6c00"),
-                     ("HBM", "#b00020", "┃")],
+                     ("HBM", WARNING_COLOUR, "┃")],
             x=ax.get_position().x1, y=ax.get_position().y1 + 0.06, ha="right")
 
     def render(v: dict) -> View:
@@ -163,7 +164,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
         hbm_line.set_xdata([d.hbm_bytes / 1e9] * 2)
         ax.set_xlim(0, 1.1 * max(d.memory_bytes, d.hbm_bytes) / 1e9)
         gb_ticks.update()
-        ax.set_title("fits" if d.fits else "does NOT fit", color="#212121" if d.fits else "#b00020")
+        ax.set_title("fits" if d.fits else "does NOT fit", color=INK if d.fits else WARNING_COLOUR)
         text = table_html([
             ("KV cache per token",
              f"{inference.kv_cache_bytes(m, 1, 1, v['kv_dtype']) / 1024:,.0f} KiB"),
@@ -204,9 +205,9 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
     art: dict[str, Line2D] = {}
     art["lat"], = ax.plot([], [], "-", color="#6a1b9a", label="latency (ms/token)")
     art["lat_no"], = ax.plot([], [], ":", color="#6a1b9a", alpha=0.5)
-    art["target"] = ax.axhline(1, color="#b00020", linestyle="--", linewidth=1.2,
+    art["target"] = ax.axhline(1, color=WARNING_COLOUR, linestyle="--", linewidth=1.2,
                                label="latency target")
-    art["best"], = ax.plot([], [], "o", color="#b00020", markersize=9,
+    art["best"], = ax.plot([], [], "o", color=WARNING_COLOUR, markersize=9,
                            label="best batch under target")
     art["turn"] = ax.axvline(1, color="#757575", linestyle=":", linewidth=1,
                              label="B*: matmuls compute-bound")

@@ -16,7 +16,7 @@ from accelkit.utilization import (LINE_SIZES, MAP_SIZES, TOKENS, cell_cycles,
                                    smallest_M_reaching, tile_curves, utilization_grid,
                                    utilization_line)
 from accelkit.widgets._axes import fixed_ticks, key_column, key_row
-from accelkit.widgets._base import STYLE, Explorer, View, new_figure, table_html
+from accelkit.widgets._base import CHOICE_COLOUR, STYLE, Explorer, View, new_figure, table_html
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
@@ -171,7 +171,8 @@ def utilization_map() -> Explorer:
     colourbar.set_label("utilization", fontsize=8)
     heat_ax.set_xlabel("N (columns of C)")
     heat_ax.set_ylabel("M (rows of C)")
-    (marker,) = heat_ax.plot([0], [0], "o", color="#e65100", markersize=8, markeredgecolor="white")
+    (marker,) = heat_ax.plot([0], [0], "o", color=CHOICE_COLOUR, markersize=8,
+                             markeredgecolor="white")
     from matplotlib.collections import LineCollection
 
     heat_ax.set_xlim(*edges)
@@ -182,7 +183,7 @@ def utilization_map() -> Explorer:
         + [[(edges[0], y), (edges[1], y)] for y in range(128, int(edges[1]), 128)],
         colors="white", linewidths=0.8, linestyles=":"))
     (curve,) = line_ax.plot(LINE_SIZES, np.zeros(len(LINE_SIZES)), color="#37474f", linewidth=1.2)
-    (point,) = line_ax.plot([0], [0], "o", color="#e65100", markersize=8)
+    (point,) = line_ax.plot([0], [0], "o", color=CHOICE_COLOUR, markersize=8)
     line_ax.set_xlim(0, LINE_SIZES[-1] + 1)
     line_ax.set_ylim(0, 1)
     line_ax.set_xlabel("N (columns of C), every value")
@@ -251,7 +252,7 @@ def tile_comparison() -> Explorer:
     fixed_ticks(ax, grid={"alpha": 0.3})  # ticks, grid and key as a few artists (widgets/_axes.py)
     box = ax.get_position()
     key_column(figure, list(zip(names, artists)), x=box.x1 + 0.02, y=box.y1, fontsize=7)
-    cursor = ax.axvline(1, color="#e65100", linewidth=1)
+    cursor = ax.axvline(1, color=CHOICE_COLOUR, linewidth=1)
     title = figure.text(0.33, 0.92, "", ha="center", fontsize=9)
 
     def render(values: dict) -> View:

@@ -17,7 +17,7 @@ from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import PATTERN_ELEMENTS, SIMDMachine, SIMDRun, access_pattern_indices
 from accelkit.workloads import Branchy
 from accelkit.widgets._axes import Ticks, fixed_ticks, key_column
-from accelkit.widgets._base import STYLE, Explorer, View, new_figure, si, table_html
+from accelkit.widgets._base import CHOICE_COLOUR, STYLE, Explorer, View, new_figure, si, table_html
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["warp_lab", "divergence_lab", "tensor_core_lab", "simd_quiz", "simd_worked_problem"]
@@ -110,7 +110,7 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
     (total,) = ax.plot(_WARPS, ones, "o-", color="#37474f", label="total cycles")
     (memory,) = ax.plot(_WARPS, ones, "--", color="#e65100", label="memory cycles")
     (issue,) = ax.plot(_WARPS, ones, ":", color="#6a1b9a", label="issue cycles")
-    (choice,) = ax.plot([], [], "o", markersize=12, color="#e65100")
+    (choice,) = ax.plot([], [], "o", markersize=12, color=CHOICE_COLOUR)
     _lean_log(ax, _WARPS)
     ax.set_xlabel("resident warps per core (memory requests in flight)")
     ax.set_ylabel("cycles (log scale)")
@@ -181,7 +181,7 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
     ax = figure.add_subplot()
     lines = [ax.plot(_FRACTIONS, np.ones(len(_FRACTIONS)), "-", markersize=4, label=str(s))[0]
              for s in _SIDES]
-    (choice,) = ax.plot([], [], "o", markersize=12, color="#e65100")
+    (choice,) = ax.plot([], [], "o", markersize=12, color=CHOICE_COLOUR)
     ax.set_xlabel("share of lanes taking the branch")
     ax.set_ylabel("slowdown (×)")
     title = ax.set_title("", fontsize=9)
@@ -203,7 +203,7 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
         for s, line, key, grey in zip(_SIDES, lines, keys, greys):
             line.set_ydata([r.cycles / sweeps[s][0].cycles for r in sweeps[s]])
             for artist in (line, key):
-                artist.set_color("#e65100" if s == side else grey)
+                artist.set_color(CHOICE_COLOUR if s == side else grey)
                 artist.set_linewidth(2.5 if s == side else 1)
                 artist.set_marker("o" if s == side else "None")
         choice.set_data([_FRACTIONS[i]], [run.cycles / uniform.cycles])
@@ -266,7 +266,7 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
         cycle_lines += left.plot(_SIZES, np.ones(len(_SIZES)), "o-", color=colour, markersize=3,
                                  label=k)
         read_lines += right.plot(_SIZES, np.ones(len(_SIZES)), "o-", color=colour, markersize=3)
-    (choice,) = left.plot([], [], "o", markersize=11, color="#e65100", zorder=5)
+    (choice,) = left.plot([], [], "o", markersize=11, color=CHOICE_COLOUR, zorder=5)
     for ax, label in ((left, "cycles"), (right, "global-memory reads (elements)")):
         _lean_log(ax, _SIZES[::2] + _SIZES[-1:])
         ax.set_xlabel("M = N = K")

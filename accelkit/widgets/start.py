@@ -6,7 +6,7 @@ import ipywidgets as W
 
 from accelkit.systolic import SystolicArray
 from accelkit.widgets._axes import fixed_ticks, key_row
-from accelkit.widgets._base import STYLE, Explorer, View, new_figure, table_html
+from accelkit.widgets._base import CHOICE_COLOUR, STYLE, Explorer, View, new_figure, table_html
 
 __all__ = ["first_widget", "start_quiz"]
 
@@ -27,7 +27,7 @@ def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
     figure = new_figure(6.5, 2.8)
     ax = figure.add_subplot()
     ax.plot(sizes, [100 * r.utilization for r in sweep], "o-", color="#607d8b", label="every size")
-    (choice,) = ax.plot([], [], "o", markersize=12, color="#e65100", label="your choice")
+    (choice,) = ax.plot([], [], "o", markersize=12, color=CHOICE_COLOUR, label="your choice")
     ax.set_xscale("log", base=2)
     ax.set_xticks(sizes, [str(n) for n in sizes])
     ax.set_xlabel("matrix size M = N = K (log scale)")
@@ -36,7 +36,7 @@ def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
     title = ax.set_title("")
     fixed_ticks(ax)
     box = ax.get_position()
-    key_row(figure, [("every size", "#607d8b", "●"), ("your choice", "#e65100", "●")],
+    key_row(figure, [("every size", "#607d8b", "●"), ("your choice", CHOICE_COLOUR, "●")],
             x=box.x1 - 0.015, y=box.y0 + 0.08, fontsize=9, ha="right")
 
     def render(values: dict) -> View:
