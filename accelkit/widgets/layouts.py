@@ -33,7 +33,9 @@ _COLOURS = {"compute": "#455a64", "exposed communication": "#c62828", "pipeline 
 
 @lru_cache(maxsize=64)
 def _best(model: str, chip: str, n: int, batch: int, whole: bool) -> parallel.TrainStep | None:
-    """The fastest fitting layout (cached: the exhaustive search is the one slow call)."""
+    """The fastest fitting layout. Kept for the 64 most recent settings: the exhaustive search
+    is the one slow call (hundreds of ms), and a learner toggling back to a setting should not
+    wait for it again."""
     found = parallel.best_layouts(model, chip, n, batch, top=1, whole_sequences=whole)
     return found[0] if found else None
 

@@ -79,8 +79,11 @@ def _kernel_run(kernel: str, machine: SIMDMachine) -> SIMDRun:
     return machine.gather(table, idx)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=len(KERNELS) * len(_LANES))
 def _warp_sweep(kernel: str, lanes: int) -> tuple[SIMDRun, ...]:
+    """One kernel's runs at every resident-warp count. Kept, one per (kernel, lanes) choice
+    (20): each is a few ms of simulation, all run when the lab is built, so that no knob then
+    waits on one."""
     return tuple(_kernel_run(kernel, SIMDMachine(lanes=lanes, warps_per_core=w)) for w in _WARPS)
 
 
@@ -148,8 +151,11 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
     return Explorer(controls, render, title="Warps, lanes and access patterns")
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=2 * len(_LANES))
 def _divergence_sweep(lanes: int, skip: bool) -> dict[int, tuple[SIMDRun, ...]]:
+    """Every branch length's runs over the taken fractions. Kept, one per (lanes, skip)
+    choice (8): each is about 10 ms of simulation, all run when the lab is built, so that no
+    knob then waits on one."""
     machine = SIMDMachine(lanes=lanes, skip_uniform_branches=skip)
     return {side: tuple(Branchy(ELEMENTS, f, side_instructions=side).run(machine)
                         for f in _FRACTIONS) for side in _SIDES}
@@ -230,7 +236,6 @@ def _matmul_kernel_machine(kernel: str, warps_per_core: int = 8) -> SIMDMachine:
     return SIMDMachine(warps_per_core=warps_per_core, shared_memory=shared, tensor_core=tile)
 
 
-@lru_cache(maxsize=8)
 def _matmul_sweep(warps_per_core: int) -> dict[str, tuple[SIMDRun, ...]]:
     return {k: tuple(_matmul_kernel_machine(k, warps_per_core).estimate(M=n, N=n, K=n)
                      for n in _SIZES) for k in MATMUL_KERNELS}
