@@ -33,6 +33,43 @@ def test_a_figure_is_sent_as_svg_with_its_text_as_text_and_the_same_bytes_each_t
     assert figure_image(figure)[1] != data
 
 
+def _print_svg(figure) -> bytes:
+    """The figure as matplotlib's own SVG canvas writes it, with the widgets' settings."""
+    import io
+
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    buffer = io.BytesIO()
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "accelkit"}):
+        FigureCanvasSVG(figure).print_svg(buffer, metadata={"Date": None})
+    return buffer.getvalue()
+
+
+def test_the_bytes_sent_are_the_ones_matplotlibs_svg_canvas_writes():
+    # figure_image draws as print_svg does, with text measurements kept across renders: the
+    # same bytes, first draw and later, after texts change, with images (the heat map)
+    for name, control, value in (("first_widget", "size", 4),
+                                 ("systolic_animation", "cycle", 5),
+                                 ("utilization_map", "N", 200),
+                                 ("roofline_explorer", "dtype", "fp8"),
+                                 ("decision_explorer", "metric", "time (days)")):
+        explorer = getattr(widgets, name)()
+        figure = explorer.view.figure
+        assert bytes(explorer.image.value) == _print_svg(figure), name
+        explorer.controls[control].value = value
+        assert bytes(explorer.image.value) == _print_svg(figure), name
+        assert figure_image(figure)[1] == _print_svg(figure), name  # measured once, reused
+
+
+def test_a_figure_not_at_the_layout_dpi_is_refused():
+    import pytest
+    from matplotlib.figure import Figure
+
+    with pytest.raises(ValueError, match="dpi"):
+        figure_image(Figure(dpi=100))
+
+
 def test_lesson_00_to_04_figures_are_sent_as_svg():
     """Issue 14 item 5: sharp on a high-dpi screen. Every figure of lessons 00-04 is vector
     SVG (no pixel images but the utilization map, whose cells are drawn unresampled with

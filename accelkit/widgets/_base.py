@@ -18,14 +18,19 @@ from __future__ import annotations
 import contextlib
 import io
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import ipywidgets as W
 from matplotlib import rc_context
 from matplotlib.artist import Artist
+from matplotlib.backend_bases import RendererBase
+from matplotlib.backends.backend_mixed import MixedModeRenderer
+from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 
@@ -111,28 +116,70 @@ def vendor_key(figure: Figure, x: float = 0.99, y: float = 0.99,
 _MARGINS = {"left": 0.1, "right": 0.97, "bottom": 0.17, "top": 0.88, "wspace": 0.3, "hspace": 0.45}
 
 
+#: Text measurements kept across renders (see :func:`figure_image`): at most this many.
+_TEXT_METRICS_KEPT = 4096
+_TEXT_METRICS_CACHE: "OrderedDict[tuple[str, FontProperties, Any], tuple[float, float, float]]" = \
+    OrderedDict()
+
+
+class _SVGMeasuringOnce(RendererSVG):
+    """matplotlib's SVG renderer, measuring each (text, font, math mode) once across renders.
+
+    Why: matplotlib caches text measurements per renderer object, and each SVG draw makes
+    a new renderer, so every label of a widget was measured again (the string laid out by
+    FreeType) on every render, although most of them (ticks, axis labels, keys) never
+    change: about 30% of the systolic animation's draw. A measurement is a pure function of
+    the text, the font properties and the math mode (SVG is laid out in points, whatever the
+    figure's dpi), so the answer is the one the renderer would give (TeX-set text is not kept).
+    Bounded: the 4,096 most recently used are kept."""
+
+    def get_text_width_height_descent(self, s: str, prop: FontProperties,
+                                      ismath: Any) -> tuple[float, float, float]:
+        if ismath == "TeX":  # (usetex: measured by TeX, under rcParams of its own; not kept)
+            return super().get_text_width_height_descent(s, prop, ismath)
+        key = (s, prop.copy(), ismath)  # (a copy: the text may change its font later)
+        found = _TEXT_METRICS_CACHE.get(key)
+        if found is None:
+            found = super().get_text_width_height_descent(s, prop, ismath)
+            _TEXT_METRICS_CACHE[key] = found
+            if len(_TEXT_METRICS_CACHE) > _TEXT_METRICS_KEPT:
+                _TEXT_METRICS_CACHE.popitem(last=False)
+        else:
+            _TEXT_METRICS_CACHE.move_to_end(key)
+        return found
+
+
 def figure_image(figure: Figure) -> tuple[str, bytes]:
     """``("svg+xml", bytes)``: the figure as SVG, for an ``ipywidgets.Image``.
 
     Vector SVG with its text kept as ``<text>`` elements (``svg.fonttype: none``): the browser
     draws lines and glyphs at the screen's own resolution, so the picture is sharp on a
-    high-dpi screen, and no glyph is rasterised or turned into a path here. Drawn with
-    matplotlib's public SVG canvas (``FigureCanvasSVG.print_svg``), with no date stamp and
+    high-dpi screen, and no glyph is rasterised or turned into a path here. No date stamp and
     fixed ids (``svg.hashsalt``): the same picture gives the same bytes (the browser tests
     compare hashes of what is shown).
+
+    Drawn as ``FigureCanvasSVG.print_svg`` draws, through public API only (the figure, at 72
+    dpi, drawn by ``Figure.draw`` on a ``MixedModeRenderer`` around an SVG renderer, then
+    ``finalize``), with one difference: the SVG renderer is a subclass that measures each text
+    once across renders (see its docstring); tests/test_widgets_render.py checks that the
+    bytes are ``print_svg``'s.
 
     Why SVG and not PNG at 2× density: on the course's machine (matplotlib 3.11, 2 cores) Agg
     at 2× draws a text in about twice the time SVG writes one, and encoding the 2× frame as
     PNG adds 9-14 ms a render (``benchmarks/bench_figure_formats.py``).
     """
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-
-    canvas = figure.canvas if isinstance(figure.canvas, FigureCanvasSVG) else \
-        FigureCanvasSVG(figure)
-    buffer = io.BytesIO()
+    if figure.dpi != _LAYOUT_DPI:
+        raise ValueError(f"figure.dpi must be {_LAYOUT_DPI} (SVG is laid out in points; make "
+                         f"widget figures with new_figure), got {figure.dpi}")
+    width, height = figure.get_size_inches()
+    buffer = io.StringIO()
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": "accelkit"}):
-        canvas.print_svg(buffer, metadata={"Date": None})
-    return "svg+xml", buffer.getvalue()
+        svg = _SVGMeasuringOnce(width * 72, height * 72, buffer, image_dpi=_LAYOUT_DPI,
+                                metadata={"Date": None})
+        renderer = MixedModeRenderer(figure, width, height, _LAYOUT_DPI, svg)
+        figure.draw(cast(RendererBase, renderer))  # (it is one, by delegation)
+        renderer.finalize()
+    return "svg+xml", buffer.getvalue().encode("utf-8")
 
 
 def legend_lines(legend: Legend) -> list[Line2D]:
