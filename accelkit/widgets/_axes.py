@@ -33,12 +33,13 @@ from matplotlib.lines import Line2D
 from matplotlib.markers import MarkerStyle
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
-from matplotlib.ticker import FixedLocator, Formatter, Locator, NullLocator
+from matplotlib.ticker import FixedFormatter, FixedLocator, Formatter, Locator, NullLocator
 from matplotlib.transforms import ScaledTranslation
 
 from accelkit.widgets._base import INK
 
-__all__ = ["pin_axis_labels", "Ticks", "fixed_ticks", "room_for", "key_row", "key_column"]
+__all__ = ["pin_axis_labels", "Ticks", "fixed_ticks", "log_ticks", "room_for", "key_row",
+           "key_column"]
 
 #: What a key's sample copies: a line, or a bar (a rectangle patch).
 Sampled = TypeVar("Sampled", Line2D, Rectangle)
@@ -78,6 +79,20 @@ def pin_axis_labels(*axes: Axes, which: str = "xy") -> None:
             else:
                 x = float(to_axes.transform((x, 0.0))[0])
             axis.set_label_coords(x, y)
+
+
+def log_ticks(ax: Axes, which: Literal["x", "y"], ticks: Sequence[float],
+              labels: Sequence[str] | None = None, base: float = 10) -> None:
+    """A log scale on one axis with fixed major ticks labelled in plain text (``labels``, or
+    each tick as ``f"{t:g}"``) and no minor ticks: matplotlib's automatic log locators and its
+    mathtext labels (10^k) would cost more than the rest of a render. Follow with
+    :func:`fixed_ticks` once the limits are set."""
+    texts = list(labels) if labels is not None else [f"{t:g}" for t in ticks]
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log", base=base)
+    axis.set_major_locator(FixedLocator(list(ticks)))
+    axis.set_major_formatter(FixedFormatter(texts))
+    axis.set_minor_locator(NullLocator())
 
 
 def room_for(ax: Axes, which: str, widest: str) -> None:

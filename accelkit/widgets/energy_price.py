@@ -10,14 +10,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import ipywidgets as W
-from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+from matplotlib.ticker import FixedFormatter, FixedLocator
 
 from accelkit import chips, energy, price
 from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray
-from accelkit.widgets._axes import Ticks, fixed_ticks, key_row
+from accelkit.widgets._axes import Ticks, fixed_ticks, key_row, log_ticks
 from accelkit.widgets._base import (STYLE, Explorer, View, chip_label, new_figure, si, table_html,
                                     vendor_colour, vendor_key)
 from accelkit.widgets._worked import WorkedProblem
@@ -45,18 +45,8 @@ def _frame(width: float = 6.6, height: float = 2.8, left: float = 0.3):
 
 
 def _log_axis(ax, low: float, high: float, ticks: list[float], labels: list[str]) -> None:
-    ax.set_xscale("log")
+    log_ticks(ax, "x", ticks, labels)
     ax.set_xlim(low, high)
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(FixedFormatter(labels))
-    ax.xaxis.set_minor_locator(NullLocator())
-
-
-def _fast_ticks(ax, xticks, xlabels, yticks, ylabels) -> None:
-    """The (fixed) ticks as one marker line and texts, the axis labels placed once
-    (:mod:`accelkit.widgets._axes`)."""
-    Ticks(ax, "x").set(list(xticks), list(xlabels))
-    Ticks(ax, "y").set(list(yticks), list(ylabels))
 
 
 # -- 1. energy per operation versus per access -------------------------------------------------
@@ -87,8 +77,7 @@ def energy_costs() -> Explorer:
               ["0.1", "1", "10", "100", "1,000", "10,000"])
     ax.set_xlabel("picojoules (log scale): one operation, or one 64-bit read")
     ax.set_title("Moving data costs more than computing (45 nm)")
-    _fast_ticks(ax, [0.1, 1, 10, 100, 1000, 10000],
-                ["0.1", "1", "10", "100", "1,000", "10,000"], range(len(labels)), labels)
+    fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
 
     def render(values: dict) -> View:
         dtype, estimate = values["dtype"], values["dram"]
@@ -296,8 +285,7 @@ def flops_per_dollar_explorer() -> Explorer:
         _log_axis(ax, 5e15, 3e18, [1e16, 1e17, 1e18], ["10¹⁶", "10¹⁷", "10¹⁸"])
         title = ax.set_title("")
         ax.set_xlabel(f"{dtype} FLOPs per dollar")  # its text is set per render
-        _fast_ticks(ax, [1e16, 1e17, 1e18], ["10¹⁶", "10¹⁷", "10¹⁸"],
-                    range(len(labels)), labels)
+        fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
         charts[dtype] = (figure, ax, shown, bars, ticks, title)
     unpriced_all = [c for c in chips.all() if not points[c.name]]
 

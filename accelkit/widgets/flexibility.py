@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.ticker import FormatStrFormatter, MaxNLocator, NullLocator
+from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 
 from accelkit import roofline
 from accelkit.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
                                   recurrent_batch_sweep, roofline_pair, with_side_instructions)
 from accelkit.workloads import WORKLOADS, Comparison
-from accelkit.widgets._axes import Ticks
+from accelkit.widgets._axes import Ticks, fixed_ticks, log_ticks
 from accelkit.widgets._base import (CHOICE_COLOUR, INK, STYLE, TPU_COLOUR, Explorer, View,
                                     legend_lines, new_figure, table_html, vendor_colour,
                                     vendor_key)
@@ -249,23 +249,18 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
     # whole budget); a render only moves data and swaps the legend's names.
     figure = new_figure(7.0, 3.2, margins={"left": 0.11, "bottom": 0.17, "top": 0.86})
     ax = figure.add_subplot()
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(x[0], x[-1])
     peaks = [float(curves[c].max()) / 1e12 for c in _CHIPS]
     lows = [float(curves[c].min()) / 1e12 for c in _CHIPS]
-    ax.set_ylim(min(lows) / 3, max(peaks) * 2)
     xticks = [0.1, 1, 10, 100, 1000, 10000]
     yticks = [t for t in (0.01, 0.1, 1, 10, 100, 1000, 10000)
               if min(lows) / 3 <= t <= max(peaks) * 2]
-    ax.set_xticks(xticks, [f"{t:g}" for t in xticks])
-    ax.set_yticks(yticks, [f"{t:g}" for t in yticks])
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_minor_locator(NullLocator())
+    log_ticks(ax, "x", xticks)
+    log_ticks(ax, "y", yticks)
+    ax.set_xlim(x[0], x[-1])
+    ax.set_ylim(min(lows) / 3, max(peaks) * 2)
     ax.set_xlabel("arithmetic intensity (FLOPs per byte); ■ gather, ● dense layer")
     ax.set_ylabel("attainable TFLOP/s (bf16)")
-    Ticks(ax, "x").set(xticks, [f"{t:g}" for t in xticks])
-    Ticks(ax, "y").set(yticks, [f"{t:g}" for t in yticks])
+    fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
     styles = ("-", "--")  # chip A solid, chip B dashed (two chips of a kind share a hue)
     artists = [(ax.plot([], [], ls=style)[0], ax.plot([], [], "s", markersize=8)[0],
                 ax.plot([], [], "o", markersize=8)[0]) for style in styles]

@@ -11,13 +11,12 @@ from typing import Any
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.ticker import NullLocator
 
 import accelkit.models as models
 from accelkit import chips, roofline
 from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._axes import Ticks, key_row
+from accelkit.widgets._axes import fixed_ticks, key_row, log_ticks
 from accelkit.widgets._base import (GPU_COLOUR, STYLE, TPU_COLOUR, VENDOR_KEY_HTML, Explorer,
                                     View, chip_label, new_figure, si, table_html, vendor_colour,
                                     vendor_key)
@@ -54,20 +53,8 @@ def _spread_labels(ys: list[float], min_ratio: float = 2.0) -> list[float]:
 
 
 def _log_axes(ax, xticks: list[float], yticks: list[float]) -> None:
-    # Fixed ticks: matplotlib's automatic log locators dominate the cost of a redraw.
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xticks(xticks, [f"{t:g}" for t in xticks])
-    ax.set_yticks(yticks, [f"{t:g}" for t in yticks])
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_minor_locator(NullLocator())
-
-
-def _fast_axes(ax, xticks: list[float], yticks: list[float]) -> None:
-    """The fixed ticks as one marker line and texts, the axis labels placed once
-    (:mod:`accelkit.widgets._axes`): the same picture, redrawn in about half the time."""
-    Ticks(ax, "x").set(xticks, [f"{t:g}" for t in xticks])
-    Ticks(ax, "y").set(yticks, [f"{t:g}" for t in yticks])
+    log_ticks(ax, "x", xticks)
+    log_ticks(ax, "y", yticks)
 
 
 def _operation(chip: chips.Chip, values: dict) -> roofline.RooflineResult:
@@ -123,7 +110,7 @@ class _RooflinePlot:
         ax.set_ylim(0.05, 2e4)
         ax.set_xlabel("arithmetic intensity (FLOPs per byte)   ○ ridge   ★ your operation")
         self.ylabel = ax.set_ylabel("attainable bf16 TFLOP/s")  # its text follows the dtype
-        _fast_axes(ax, [0.1, 1, 10, 100, 1000, 10000], [0.1, 10, 1000])
+        fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
         self.marker = ax.axvline(1.0, color="black", ls="--", lw=1)
         vendor_key(self.figure, x=0.01, y=0.99, ha="left")
         self.roofs = LineCollection([], linewidths=2)
@@ -260,7 +247,7 @@ def batch_intensity(chip: str = "TPU v5e", d_model: int = 8192, d_ff: int = 8192
     _log_axes(ax, [1, 10, 100, 1000, 10000], [1, 100, 10000])
     ax.set_xlabel("batch B (tokens per decode step)")
     ax.set_ylabel("FLOPs per byte")
-    _fast_axes(ax, [1, 10, 100, 1000, 10000], [1, 100, 10000])
+    fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
     # The key in the empty upper left, placed once (a legend re-packs its boxes every draw).
     box = ax.get_position()
     key_row(figure, [("intensity = B", "#9e9e9e", "┈"), ("[B, D]×[D, F] in bf16", "#0277bd", "●"),

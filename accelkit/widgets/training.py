@@ -12,12 +12,12 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import ipywidgets as W
-from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
+from matplotlib.ticker import MaxNLocator
 
 from accelkit import chips, models, parallel, price, training
 from accelkit.training import PUBLISHED_RUNS
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._axes import Ticks, key_row
+from accelkit.widgets._axes import Ticks, fixed_ticks, key_row, log_ticks
 from accelkit.widgets._base import STYLE, Explorer, View, new_figure, si, table_html, vendor_colour
 from accelkit.widgets._worked import WorkedProblem
 
@@ -33,12 +33,6 @@ def _frame(width: float, height: float, left: float = 0.12, bottom: float = 0.2)
     """A figure with fixed margins and no layout engine: the layout pass would cost more than the
     rest of a render."""
     return new_figure(width, height, margins={"left": left, "bottom": bottom})
-
-
-def _log_ticks(axis, ticks: list[float], labels: list[str]) -> None:
-    axis.set_major_locator(FixedLocator(ticks))
-    axis.set_major_formatter(FixedFormatter(labels))
-    axis.set_minor_locator(NullLocator())
 
 
 def _fast_ticks(ax, rows: list[str]) -> Ticks:
@@ -130,19 +124,15 @@ def communication_explorer() -> Explorer:
                            markersize=4)[0] for name, (_, colour) in systems.items()}
     ax.axhline(1.0, color="#555", linestyle="--", linewidth=1)
     ax.text(counts[0], 1.3, "comm.-bound ↑", fontsize=8, color="#555")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    _log_ticks(ax.xaxis, [8, 64, 1024, 8960], ["8", "64", "1,024", "8,960"])
-    _log_ticks(ax.yaxis, [0.001, 0.01, 0.1, 1, 10, 100],
-               ["0.001", "0.01", "0.1", "1", "10", "100"])
+    log_ticks(ax, "x", [8, 64, 1024, 8960], ["8", "64", "1,024", "8,960"])
+    log_ticks(ax, "y", [0.001, 0.01, 0.1, 1, 10, 100])
     ax.set_ylim(0.0003, 300)
     ax.set_xlabel("chips (data parallel, fixed global batch)")
     ax.set_ylabel("all-reduce ÷ backward time")
     title = ax.set_title("")
     # The log axes cost most of a render: their ticks are drawn as one marker line and texts,
     # the axis labels and the key (instead of a legend) placed once (widgets/_axes.py).
-    Ticks(ax, "x").set([8, 64, 1024, 8960], ["8", "64", "1,024", "8,960"])
-    Ticks(ax, "y").set([0.001, 0.01, 0.1, 1, 10, 100], ["0.001", "0.01", "0.1", "1", "10", "100"])
+    fixed_ticks(ax)
     box = ax.get_position()
     key_row(figure, [(name, colour, "●") for name, (_, colour) in systems.items()],
             x=box.x1 - 0.01, y=box.y0 + 0.06, fontsize=7, ha="right")
