@@ -28,7 +28,7 @@ CONTEXTS = [0, 512, 2048, 8192, 32768, 131072]
 PHASES = ["forward", "train", "prefill", "decode"]
 
 
-def _short(name: str) -> str:
+def _model_label(name: str) -> str:
     """'DLRM (Criteo 1TB, TorchRec example)' -> 'DLRM': labels that fit beside a bar."""
     return name.split(" (")[0]
 
@@ -124,7 +124,7 @@ def where_flops_go(model: str = "llama-3-8b", phase: str = "forward", batch: int
         moved = sum(op.bytes for op in parts)
         figure = bars.draw([{op.kind: op.flops / flops for op in parts},
                             {op.kind: op.bytes / moved for op in parts}],
-                           f"{_short(model_.display_name)}, {values['phase']}, batch "
+                           f"{_model_label(model_.display_name)}, {values['phase']}, batch "
                            f"{values['batch']}: where the work goes")
         seq_len = getattr(model_, "seq_len", None)  # transformers and the LSTM have one
         tokens = (f"{seq_len:,} tokens (the model's default)"
@@ -159,7 +159,7 @@ def all_models_share(batch: int = 1) -> Explorer:
                          color="#e65100", label="share of FLOPs")
     bytes_bars = ax.barh([y + 0.2 for y in ys], [0.0] * len(catalog), height=0.4,
                          color="#607d8b", label="share of bytes")
-    ax.set_yticks(list(ys), [_short(m.display_name) for m in catalog], fontsize=8)
+    ax.set_yticks(list(ys), [_model_label(m.display_name) for m in catalog], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
     ax.set_xticks([0, 50, 100])
