@@ -1,21 +1,25 @@
 """Axes furniture drawn for less, on matplotlib's public API (presentation only, no numbers).
 
-A widget's figure is kept alive and drawn again, whole, on every render (``print_svg``). Most
-of that time goes on furniture that looks the same from one render to the next: matplotlib
-draws each tick as a group of artists of its own (two marks, two labels, a grid line), lays its
-label out again on every draw and measures every tick label once more to place the axis label;
-a legend re-packs its boxes on every draw. On the course's 2-core machine a log-log axes with
-nine ticks took about 12 ms a draw that way, and a three-entry legend about 10 ms more. The
-helpers here draw the same picture with fewer artists:
+A widget's figure is kept alive and drawn again, whole, on every render
+(:func:`accelkit.widgets._base.figure_image`). Much of that time goes on furniture that looks
+the same from one render to the next: matplotlib draws each tick as a group of artists of its
+own (two marks, two labels, a grid line) and measures every tick label once more to place the
+axis label; a legend re-packs its boxes on every draw. On the course's 2-core machine a
+log-log axes with nine ticks took about 12 ms a draw that way (plain ``print_svg``), and a
+three-entry legend about 10 ms more. The helpers here draw the same picture with fewer
+artists:
 
 * :class:`Ticks`: an axis's tick marks as one marker line and its labels as one text each,
   in the axis's own sizes, pad, font and colours (about 7 ms for the same axes);
+  :func:`fixed_ticks` makes them from the ticks matplotlib would draw, for fixed limits, and
+  :func:`log_ticks` sets a log axis's fixed ticks to read from;
 * :func:`pin_axis_labels`: axis labels fixed where matplotlib's automatic placement puts them
   (measured once, at build), so no draw re-measures the tick labels to place them;
-* :func:`key_row`: a legend's key as a few texts placed once.
+* :func:`key_row` and :func:`key_column`: a legend's key as a few texts (and line or bar
+  samples) placed once.
 
 Everything else in a widget's figure is an ordinary matplotlib artist, changed through its
-public setters.
+public setters. tests/test_widgets_axes.py checks the pictures against matplotlib's own.
 """
 
 from __future__ import annotations
