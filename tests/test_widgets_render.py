@@ -110,8 +110,9 @@ def test_every_shown_width_is_the_figure_at_the_screen_density():
 
 def _own_names_only(path: Path) -> list[str]:
     """Uses of private names (a single leading underscore) on anything but ``self`` or
-    ``super()``, assignments to ``__class__``, ``setattr`` and private modules of other
-    libraries, in one widget module."""
+    ``super()`` (as attributes or looked up by name, which name-mangled ones would be),
+    assignments to ``__class__``, ``setattr`` and private modules of other libraries, in one
+    widget module."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
@@ -128,6 +129,11 @@ def _own_names_only(path: Path) -> list[str]:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                 node.func.id in ("setattr", "delattr"):
             found.append(f"{path.name}:{node.lineno}: {node.func.id}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in ("getattr", "hasattr") and len(node.args) > 1 and \
+                isinstance(node.args[1], ast.Constant) and \
+                re.match(r"_[a-zA-Z]", str(node.args[1].value)):
+            found.append(f"{path.name}:{node.lineno}: {node.func.id} {node.args[1].value}")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             module = node.module if isinstance(node, ast.ImportFrom) else None
             names = [module] if module else [alias.name for alias in node.names]
@@ -153,7 +159,8 @@ def test_the_public_names_check_catches_what_it_looks_for(tmp_path):
                       "    text._get_layout(None)\n"
                       "    text.__class__ = object\n"
                       "    setattr(text, 'x', 1)\n"
+                      "    getattr(text, '_XMLWriter__write')\n"
                       "    self._mine = 1\n", encoding="utf-8")
     found = sorted(hit.split(": ", 1)[1] for hit in _own_names_only(sample))
     assert found == sorted(["import matplotlib._api", "._get_layout", "__class__ assigned",
-                            "setattr"])
+                            "setattr", "getattr _XMLWriter__write"])
