@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accelkit import decisions, scenarios
+from accelkit import chips, decisions, scenarios
 from accelkit.widgets import decision_explorer, decision_quiz
 
 
@@ -202,63 +202,43 @@ def test_knobs_a_scenario_ignores_are_greyed_out():
     assert controls["batch"].disabled
 
 
-def test_chart_sent_as_svg_holds_what_a_full_draw_holds():
-    # the chart's frame and chip names are cached SVG; the bars and y axis are drawn per render:
-    # the SVG sent after a knob moves must carry the same texts and bar heights as a full draw
+def test_chart_sent_as_svg_shows_the_metric_of_every_chip():
+    # the bars are the library's numbers for the chosen metric; the picture sent carries the
+    # chips' names, the metric's name and the y tick labels as text
     import re
 
-    from accelkit.widgets import _base
-
-    def texts(svg: bytes) -> list[str]:
-        return sorted(re.findall(r"<text[^>]*>([^<]*)</text>", svg.decode("utf-8")))
-
-    def bar_paths(svg: bytes) -> list[str]:
-        return sorted(re.findall(r'<g id="(?:s_)?patch_\d+">\s*<path d="([^"]+)"',
-                                 svg.decode("utf-8")))
+    from accelkit.widgets.decision_lab import METRICS
 
     w = decision_explorer()
     figure = w.view.figure
+    ax = figure.axes[0]
     for metric, latency in (("time (days)", 50), ("cost per million (USD)", 20)):
         w.controls["metric"].value = metric
         w.controls["latency_ms"].value = latency
-        sent = _base._svg(figure)
-        dynamic, figure._dynamic = figure._dynamic, []
-        figure.stale = True
-        try:
-            full = _base._svg(figure)
-        finally:
-            figure._dynamic = dynamic
-            figure.stale = True
-        assert texts(sent) == texts(full)
-        assert metric in texts(sent)
-        assert "H100" in texts(sent) and "v5e" in texts(sent)
-        heights = [b.get_height() for b in figure.axes[0].patches]
+        svg = bytes(w.image.value).decode("utf-8")
+        texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+        assert metric in texts and "H100" in texts and "v5e" in texts
+        drawn = {chip: (r, METRICS[metric](r)) for r in w.view.result
+                 if isinstance(r, scenarios.Outcome) for chip in [r.chip]}
+        heights = [b.get_height() for b in ax.patches]
         assert max(heights) > 0
-        # the same patches (figure and axes backgrounds, every bar), same geometry
-        assert bar_paths(full) == bar_paths(sent)
+        for bar, chip in zip(ax.patches, scenarios.DEFAULT_CHIPS):
+            hit = drawn.get(chips.get(chip).name)
+            value = None if hit is None else hit[1]
+            assert bar.get_height() == (0.0 if value is None else value)
+        # a patch per bar in the picture sent, besides the figure's and axes' backgrounds and
+        # the four spines
+        assert len(re.findall(r'<g id="patch_\d+">', svg)) == len(ax.patches) + 2 + 4
 
 
-def test_y_tick_labels_and_metric_name_sit_where_matplotlib_puts_them():
-    # the y tick labels are written as one block and the metric's name placed beside the widest
-    # of them: both must land where matplotlib's own axis would draw them
-    import re
-
+def test_y_tick_labels_are_matplotlibs_and_the_metric_name_clears_them():
+    # the y ticks are drawn as texts (widgets/_axes.Ticks): the labels matplotlib's own axis
+    # would draw, at the same heights; the metric's name, placed once, clears the widest
+    from matplotlib.text import Text
     from matplotlib.ticker import FuncFormatter
 
     from accelkit.widgets import _base
     from accelkit.widgets.decision_lab import _compact
-
-    def labels(svg: str) -> list[tuple[float, str]]:
-        return [(float(x), t) for x, t in re.findall(
-            r'<text[^>]*x="(-?[\d.]+)" y="[\d.]+" transform="rotate\(-90[^>]*>([^<]*)<', svg)]
-
-    def ticks(svg: str, block: bool) -> list[tuple[float, float, str]]:
-        # the block's <text> elements carry only x and y (its style is on their group);
-        # matplotlib's right-aligned tick labels carry their own style
-        pattern = (r'<text x="([\d.]+)" y="([\d.]+)">([^<]*)</text>' if block else
-                   r'<text style="[^"]*text-anchor: end[^"]*" x="([\d.]+)" y="([\d.]+)"'
-                   r'[^>]*>([^<]*)</text>')
-        return [(float(x), float(y), t) for x, y, t in re.findall(pattern, svg)]
 
     w = decision_explorer()
     figure = w.view.figure
@@ -267,20 +247,25 @@ def test_y_tick_labels_and_metric_name_sit_where_matplotlib_puts_them():
                              ("pretrain", "time (days)")):
         w.controls["scenario"].value = scenario
         w.controls["metric"].value = metric
-        sent = _base._svg(figure).decode()
-        reference = _base.new_figure(6.6, 2.7, margins={"top": 0.95})
+        reference = _base.new_figure(6.6, 2.7, margins={"top": 0.95, "left": 0.11})
         rax = reference.add_subplot()
         rax.bar(range(len(ax.patches)), [b.get_height() for b in ax.patches])
         rax.set_ylim(ax.get_ylim())
         rax.yaxis.set_major_formatter(FuncFormatter(_compact))
-        rax.set_ylabel(metric)
-        full = _base._svg(reference).decode()
-        assert [t for _, t in labels(sent)] == [metric]
-        assert labels(sent)[0][0] == pytest.approx(labels(full)[0][0], abs=0.01)
-        mine, theirs = ticks(sent, True), ticks(full, False)
-        assert [t for *_, t in mine] == [t for *_, t in theirs] and len(mine) >= 3
-        for (x, y, _), (x_ref, y_ref, _) in zip(mine, theirs):
-            assert x == pytest.approx(x_ref, abs=0.05) and y == pytest.approx(y_ref, abs=0.5)
+        reference.draw_without_rendering()
+        low, high = ax.get_ylim()
+        theirs = [(t.label1.get_window_extent().y0, t.label1.get_text())
+                  for t in rax.yaxis.get_major_ticks() if low <= t.get_loc() <= high]
+        figure.draw_without_rendering()
+        shown = {text for _, text in theirs}
+        drawn = [t for t in figure.artists if isinstance(t, Text) and t.get_visible()]
+        ours = [(t.get_window_extent().y0, t.get_text()) for t in drawn if t.get_text() in shown]
+        assert [t for _, t in sorted(ours)] == [t for _, t in sorted(theirs)] and len(ours) >= 3
+        for (mine, _), (their, _) in zip(sorted(ours), sorted(theirs)):
+            assert mine == pytest.approx(their, abs=0.5)
+        label = ax.yaxis.label.get_window_extent()
+        assert ax.get_ylabel() == metric and label.x0 >= 0
+        assert all(label.x1 < t.get_window_extent().x0 for t in drawn if t.get_text() in shown)
 
 
 def test_tick_labels_stay_narrow_at_both_ends_of_the_scale() -> None:

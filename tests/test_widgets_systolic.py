@@ -88,18 +88,24 @@ def test_cell_labels_name_the_operands_they_hold():
     assert _cell_lines(step, r, c) == [f"a[{ai[0]},{ai[1]}]={_value(step.a[r, c])}",
                                        f"b[{bi[0]},{bi[1]}]={_value(step.b[r, c])}",
                                        f"Σ={_value(step.psum[r, c])}"]
-    # The label is drawn as text in that cell (SVG text: sharp at any screen resolution), and
-    # it is in the image sent to the browser.
-    from accelkit.widgets._frozen import TextBlock
-
+    # The label is drawn as text centred in that cell (SVG text: sharp at any screen
+    # resolution), and it is in the image sent to the browser.
     ax = w.view.figure.axes[0]
-    (labels,) = [a for a in ax.get_children() if isinstance(a, TextBlock)]
-    assert (c, r, "\n".join(_cell_lines(step, r, c))) in labels.items
+    (label,) = [t for t in ax.texts if t.get_text() == "\n".join(_cell_lines(step, r, c))]
+    assert label.get_position() == (c, r) and label.get_transform() == ax.transData
+    assert (label.get_ha(), label.get_va()) == ("center", "center")
     assert w.image.format == "svg+xml"
     shown = bytes(w.image.value).decode("utf-8")
     assert all(f">{line}<" in shown for line in _cell_lines(step, r, c))
     # Readable: the cell labels are at least 8 points (about 9 CSS pixels), not ~6 px.
-    assert labels.fontsize >= 8
+    assert label.get_fontsize() >= 8
+    # and they fit their cell: the label's box lies inside the cell's square
+    figure = w.view.figure
+    figure.draw_without_rendering()
+    box = label.get_window_extent()
+    (x0, y0), (x1, y1) = ax.transData.transform([(c - 0.5, r - 0.5), (c + 0.5, r + 0.5)])
+    assert min(x0, x1) < box.x0 and box.x1 < max(x0, x1)
+    assert min(y0, y1) < box.y0 and box.y1 < max(y0, y1)
 
 
 def test_reuse_comparison_counts_reads_with_the_engines():

@@ -6,35 +6,40 @@ HTML summary, plus the library result it drew), and the glue that re-renders whe
 changes. Tests drive it without a kernel: set ``explorer.controls["M"].value = 256`` and read
 ``explorer.view.text`` or ``explorer.view.result``.
 
-Figures are drawn with matplotlib's object API (no pyplot state) and shown in an
-``ipywidgets.Image``, so the same picture appears in JupyterLab, on Binder and in a browser test
-without any extra front-end extension. A figure of lines, bars and text is sent as SVG with its
-text kept as text: the browser draws it at the screen's own resolution, so it is sharp on a
-high-dpi laptop, and writing SVG skips rasterising glyphs, the costliest part of a redraw. A
-figure that holds figure-level pixel images (none of the course's does now) is sent as PNG at
-the figure's own dpi, shown at :data:`DPI` CSS pixels per inch: one made with
-``new_figure(..., dpi=2 * DPI)`` is then sharp at 2× device pixels, at four times the pixels.
+Figures are drawn with matplotlib's object API (no pyplot state), kept alive between renders
+and changed through their artists' public setters (``set_data``, ``set_width``, ``set_text``),
+then sent as SVG with text as text (:func:`figure_image`) into an ``ipywidgets.Image``: the
+same picture appears in JupyterLab, on Binder and in a browser test without any front-end
+extension, sharp at any screen density.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import time
-import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import ipywidgets as W
+from matplotlib import rc_context
 from matplotlib.artist import Artist
+from matplotlib.backend_bases import RendererBase
+from matplotlib.backends.backend_mixed import MixedModeRenderer
+from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 
-#: Dots per inch of a widget figure's layout (its size on screen: 1 inch = DPI CSS pixels).
+#: CSS pixels per inch of a widget figure on screen (an Image of ``width`` inches is shown
+#: ``width × DPI`` pixels wide).
 DPI = 80
+#: The figures' own dpi: SVG is laid out in points, 72 to the inch (``print_svg`` draws at 72
+#: dpi whatever the figure's dpi was; a figure made at 72 keeps one geometry throughout).
+_LAYOUT_DPI = 72
 
 
 @dataclass
@@ -49,17 +54,16 @@ class View:
 
 def new_figure(width: float = 7.0, height: float = 3.6, *,
                layout: Literal["constrained", "compressed", "tight"] | None = None,
-               margins: dict[str, float] | None = None, dpi: float = DPI) -> Figure:
+               margins: dict[str, float] | None = None) -> Figure:
     """A figure not managed by pyplot (no global state, no memory growth across renders).
 
     By default the margins are fixed (``subplots_adjust``) rather than computed by a layout
     engine: constrained layout costs an extra full draw, about half a widget's render budget.
     Pass ``layout="constrained"`` for a multi-panel figure whose labels need it, or ``margins``
-    (keys of ``subplots_adjust``: left, right, bottom, top, wspace, hspace) to tune. ``dpi``
-    sets the pixel density of a PNG-sent figure (see :func:`figure_image`); its on-screen size
-    is always ``width`` × ``height`` inches at :data:`DPI`.
+    (keys of ``subplots_adjust``: left, right, bottom, top, wspace, hspace) to tune. On screen
+    it is ``width`` × ``height`` inches at :data:`DPI`.
     """
-    figure = Figure(figsize=(width, height), dpi=dpi, layout=layout)
+    figure = Figure(figsize=(width, height), dpi=_LAYOUT_DPI, layout=layout)
     if layout is None:
         figure.subplots_adjust(**{**_MARGINS, **(margins or {})})
     return figure
@@ -73,6 +77,12 @@ def new_figure(width: float = 7.0, height: float = 3.6, *,
 TPU_COLOUR, GPU_COLOUR = "#1565c0", "#2e7d32"
 _SHADES = {"tpu": ("#1565c0", "#0d47a1", "#42a5f5", "#1e88e5", "#01579b", "#64b5f6", "#283593"),
            "gpu": ("#2e7d32", "#1b5e20", "#66bb6a", "#43a047", "#33691e", "#9ccc65", "#004d40")}
+#: The learner's current choice, marked alike in every figure (its dot, cursor or curve).
+CHOICE_COLOUR = "#e65100"
+#: What does not fit, misses its target or went wrong, and the limits it is held to.
+WARNING_COLOUR = "#b00020"
+#: Dark text and reference lines.
+INK = "#212121"
 #: An HTML key of the code, for a widget's text.
 VENDOR_KEY_HTML = (f"<span style='color:{TPU_COLOUR}'>■ TPU</span> "
                    f"<span style='color:{GPU_COLOUR}'>■ GPU</span>")
@@ -106,86 +116,70 @@ def vendor_key(figure: Figure, x: float = 0.99, y: float = 0.99,
 _MARGINS = {"left": 0.1, "right": 0.97, "bottom": 0.17, "top": 0.88, "wspace": 0.3, "hspace": 0.45}
 
 
-_IMAGE_CACHE: "weakref.WeakKeyDictionary[Figure, tuple[str, bytes]]" = weakref.WeakKeyDictionary()
+#: Text measurements kept across renders (see :func:`figure_image`): at most this many.
+_TEXT_METRICS_KEPT = 4096
+_TEXT_METRICS_CACHE: "OrderedDict[tuple[str, FontProperties, Any], tuple[float, float, float]]" = \
+    OrderedDict()
+
+
+class _SVGMeasuringOnce(RendererSVG):
+    """matplotlib's SVG renderer, measuring each (text, font, math mode) once across renders.
+
+    Why: matplotlib caches text measurements per renderer object, and each SVG draw makes
+    a new renderer, so every label of a widget was measured again (the string laid out by
+    FreeType) on every render, although most of them (ticks, axis labels, keys) never
+    change: about 30% of the systolic animation's draw. A measurement is a pure function of
+    the text, the font properties and the math mode (SVG is laid out in points, whatever the
+    figure's dpi), so the answer is the one the renderer would give (TeX-set text is not kept).
+    Bounded: the 4,096 most recently used are kept."""
+
+    def get_text_width_height_descent(self, s: str, prop: FontProperties,
+                                      ismath: Any) -> tuple[float, float, float]:
+        if ismath == "TeX":  # (usetex: measured by TeX, under rcParams of its own; not kept)
+            return super().get_text_width_height_descent(s, prop, ismath)
+        key = (s, prop.copy(), ismath)  # (a copy: the text may change its font later)
+        found = _TEXT_METRICS_CACHE.get(key)
+        if found is None:
+            found = super().get_text_width_height_descent(s, prop, ismath)
+            _TEXT_METRICS_CACHE[key] = found
+            if len(_TEXT_METRICS_CACHE) > _TEXT_METRICS_KEPT:
+                _TEXT_METRICS_CACHE.popitem(last=False)
+        else:
+            _TEXT_METRICS_CACHE.move_to_end(key)
+        return found
 
 
 def figure_image(figure: Figure) -> tuple[str, bytes]:
-    """``(format, bytes)`` of the figure, for an ``ipywidgets.Image``: ``("svg+xml", ...)`` or
-    ``("png", ...)``: SVG unless the figure holds figure-level pixel images (``figimage``).
+    """``("svg+xml", bytes)``: the figure as SVG, for an ``ipywidgets.Image``.
 
-    A figure unchanged since its last encoding (no artist touched: matplotlib's ``stale`` flag
-    is clear) is not drawn again: its bytes are reused, so a widget that switches between
-    figures drawn once (one per precision, say) only swaps images.
+    Vector SVG with its text kept as ``<text>`` elements (``svg.fonttype: none``): the browser
+    draws lines and glyphs at the screen's own resolution, so the picture is sharp on a
+    high-dpi screen, and no glyph is rasterised or turned into a path here. No date stamp and
+    fixed ids (``svg.hashsalt``): the same picture gives the same bytes (the browser tests
+    compare hashes of what is shown).
+
+    Drawn as ``FigureCanvasSVG.print_svg`` draws, through public API only (the figure, at 72
+    dpi, drawn by ``Figure.draw`` on a ``MixedModeRenderer`` around an SVG renderer, then
+    ``finalize``), with one difference: the SVG renderer is a subclass that measures each text
+    once across renders (see its docstring); tests/test_widgets_render.py checks that the
+    bytes are ``print_svg``'s.
+
+    Why SVG and not PNG at 2× density: on the course's machine (matplotlib 3.11, 2 cores) Agg
+    at 2× draws a text in about twice the time SVG writes one, and encoding the 2× frame as
+    PNG adds 9-14 ms a render (``benchmarks/bench_figure_formats.py``).
     """
-    cached = _IMAGE_CACHE.get(figure)
-    if cached is not None and not figure.stale:
-        return cached
-    if not figure.images:
-        result = ("svg+xml", _svg(figure))
-    else:
-        result = ("png", figure_png(figure))
-    if not figure.stale:
-        _IMAGE_CACHE[figure] = result
-    return result
-
-
-@functools.lru_cache(maxsize=8192)
-def _text_metrics(text: str, font: Any, ismath: Any) -> tuple[float, float, float]:
-    from matplotlib.textpath import text_to_path
-
-    return text_to_path.get_text_width_height_descent(text, font, ismath)
-
-
-@contextlib.contextmanager
-def _text_measured_once() -> Iterator[None]:
-    """While it lasts, SVG renderers measure each (text, font, size) once across renders.
-
-    matplotlib caches text measurements per renderer object, and every SVG print makes a new
-    renderer, so every label of a widget would be measured again on every render. The SVG
-    renderer measures with ``text_to_path``, a pure function of text, font and size, which is
-    what this cache calls: the numbers, and so the SVG, are the same."""
-    from matplotlib.backends.backend_svg import RendererSVG
-
-    name = "get_text_width_height_descent"
-    own = RendererSVG.__dict__.get(name)
-    setattr(RendererSVG, name,
-            lambda self, text, font, ismath: _text_metrics(text, font.copy(), ismath))
-    try:
-        yield
-    finally:
-        if own is None:
-            delattr(RendererSVG, name)
-        else:
-            setattr(RendererSVG, name, own)
-
-
-def _svg(figure: Figure) -> bytes:
-    import matplotlib
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-
-    buffer = io.BytesIO()
-    # Text as <text> elements (not glyph paths), no date stamp, fixed ids: small, fast and the
-    # same bytes for the same picture (the browser tests compare hashes of what is shown).
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "accelkit"}), \
-            _text_measured_once():
-        FigureCanvasSVG(figure).print_svg(buffer, metadata={"Date": None})
-    return buffer.getvalue()
-
-
-def figure_png(figure: Figure) -> bytes:
-    """Draw with Agg at the figure's dpi and encode as PNG (fast zlib level: these images are
-    small and short-lived)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from PIL import Image
-
-    # Reuse the figure's Agg canvas: its renderer persists between draws, and matplotlib caches
-    # text layout per renderer, so a widget's unchanged labels are not laid out again.
-    canvas = figure.canvas if isinstance(figure.canvas, FigureCanvasAgg) else FigureCanvasAgg(figure)
-    canvas.draw()
-    image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-    buffer = io.BytesIO()
-    image.save(buffer, format="png", compress_level=1)
-    return buffer.getvalue()
+    if figure.dpi != _LAYOUT_DPI:
+        raise ValueError(f"figure.dpi must be {_LAYOUT_DPI} (SVG is laid out in points; make "
+                         f"widget figures with new_figure), got {figure.dpi}")
+    width, height = figure.get_size_inches()
+    buffer = io.StringIO()
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "accelkit"}):
+        svg = _SVGMeasuringOnce(width * 72, height * 72, buffer, image_dpi=_LAYOUT_DPI,
+                                metadata={"Date": None})
+        renderer = MixedModeRenderer(figure, width, height, _LAYOUT_DPI, svg)
+        figure.draw(cast(RendererBase, renderer))  # (it is one, by delegation)
+        renderer.finalize()
+    return "svg+xml", buffer.getvalue().encode("utf-8")
 
 
 def legend_lines(legend: Legend) -> list[Line2D]:
@@ -253,7 +247,7 @@ class Explorer:
             view = self._render(self.values())
         except (ValueError, TypeError) as error:
             # A combination the library refuses: say why, in the widget, instead of a traceback.
-            view = View(text=f"<span style='color:#b00020'>⚠ {error}</span>")
+            view = View(text=f"<span style='color:{WARNING_COLOUR}'>⚠ {error}</span>")
         self.view = view
         self.html.value = view.text
         if view.figure is not None:
@@ -274,9 +268,6 @@ class Explorer:
         from IPython.display import display
 
         display(self.widget)
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
 
 
 def table_html(rows: list[tuple[str, str]], caption: str = "") -> str:
@@ -299,3 +290,32 @@ def si(value: float, unit: str = "", digits: int = 3) -> str:
         if abs(value) >= scale:
             return f"{value / scale:.{digits}g} {prefix}{unit}".strip()
     return f"{value:.{digits}g} {unit}".strip()
+
+
+# --------------------------------------------------------------------------------------------
+# Labels and control styles shared by every widget
+# --------------------------------------------------------------------------------------------
+
+#: Every control's style: its description is shown whole, not cut to a fixed width.
+STYLE = {"description_width": "initial"}
+
+
+def chip_label(name: str, *, family: bool = True) -> str:
+    """A chip's name short enough for a bar or a tick: 'NVIDIA H100 (SXM)' -> 'H100',
+    'TPU v6e (Trillium)' -> 'TPU v6e', or 'v6e' with ``family=False`` (where the colour or a
+    column already says TPU)."""
+    short = name.replace("NVIDIA ", "").split(" (")[0]
+    return short if family else short.replace("TPU ", "")
+
+
+def compact_number(value: float, small: bool = False) -> str:
+    """A narrow tick label: 30000 -> '30k', 2.5e15 -> '2.5P'; with ``small``, 0.000125 ->
+    '125µ' too (below 0.01)."""
+    for scale, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:g}{suffix}"
+    if small and value and abs(value) < 0.01:
+        for scale, suffix in ((1e-3, "m"), (1e-6, "µ"), (1e-9, "n")):
+            if abs(value) >= scale:
+                return f"{value / scale:g}{suffix}"
+    return f"{value:g}"

@@ -11,25 +11,22 @@ Binder user can download) and **Load** reads one back.
 from __future__ import annotations
 
 import html
+from functools import partial
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any, cast
 
 import ipywidgets as W
-from matplotlib import rcParams
-from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import FuncFormatter
-from matplotlib.transforms import offset_copy
 
 from accelkit import chips, decisions, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import Explorer, View
-from accelkit.widgets._frozen import TextBlock, frozen_figure
+from accelkit.widgets._axes import Ticks, fixed_ticks
+from accelkit.widgets._base import (STYLE, WARNING_COLOUR, Explorer, View, chip_label,
+                                    compact_number, new_figure, vendor_colour)
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["decision_explorer", "decision_quiz", "decision_worked_problem"]
 
-_STYLE = {"description_width": "initial"}
 _AUTO = "auto"
 _MODELLED = "modelled"
 #: Cell styles: numbers right-aligned in a fixed-width font so columns line up.
@@ -47,28 +44,13 @@ METRICS = {
 }
 
 
-def _short(name: str) -> str:
-    return name.replace("NVIDIA ", "").replace("TPU ", "").split(" (")[0]
+#: Chips are named short in the lab (the colour and the table say TPU): 'v5e', 'H100'.
+_short = partial(chip_label, family=False)
 
 
 def _compact(x: float, _pos: object = None) -> str:
     # 30000 -> "30k", 0.000125 -> "125µ": narrow tick labels keep the y label inside the figure
-    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= scale:
-            return f"{x / scale:g}{suffix}"
-    if x and abs(x) < 0.01:
-        for scale, suffix in ((1e-3, "m"), (1e-6, "µ"), (1e-9, "n")):
-            if abs(x) >= scale:
-                return f"{x / scale:g}{suffix}"
-    return f"{x:g}"
-
-
-@lru_cache(maxsize=512)
-def _text_width(text: str, font: FontProperties) -> float:
-    """Width in points of ``text`` in ``font``, as matplotlib's SVG writer measures it."""
-    from matplotlib.textpath import text_to_path
-
-    return float(text_to_path.get_text_width_height_descent(text, font, False)[0])
+    return compact_number(x, small=True)
 
 
 def _fmt(value: float | None, pattern: str) -> str:
@@ -111,29 +93,29 @@ def decision_explorer(scenario: str = "chatbot", lab: decisions.DecisionLab | No
     chip_counts = [_AUTO, 1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 8192]
     controls = {
         "scenario": W.Dropdown(options=[(s.title, k) for k, s in scenarios.SCENARIOS.items()],
-                               value=first.key, description="scenario", style=_STYLE,
+                               value=first.key, description="scenario", style=STYLE,
                                layout=W.Layout(width="420px")),
         "metric": W.Dropdown(options=list(METRICS), value="cost (USD)", description="chart",
-                             style=_STYLE),
-        "n_chips": W.Dropdown(options=chip_counts, description="chips per job", style=_STYLE),
+                             style=STYLE),
+        "n_chips": W.Dropdown(options=chip_counts, description="chips per job", style=STYLE),
         "batch": W.Dropdown(options=[("largest that fits", 0)] + [
             (f"{b:,}", b) for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 8192, 65536)],
-            description="batch", style=_STYLE),
+            description="batch", style=STYLE),
         "precision": W.Dropdown(options=["bf16", "fp8", "int8", "fp32"], description="precision",
-                                style=_STYLE),
+                                style=STYLE),
         "mfu": W.Dropdown(options=[("from the best layout, per chip", _MODELLED)]
                           + [(f"assumed {m:.0%} on every chip", m)
                              for m in (0.2, 0.3, 0.4, 0.5, 0.6)],
-                          value=_MODELLED, description="MFU (train)", style=_STYLE),
+                          value=_MODELLED, description="MFU (train)", style=STYLE),
         "compute_efficiency": W.Dropdown(
             options=[("predicted by the engines, per chip", scenarios.PREDICTED)]
             + [(f"assumed {e:.0%} of peak", e) for e in (0.4, 0.5, 0.6, 0.7, 0.8, 1.0)],
-            value=scenarios.PREDICTED, description="kernels (train)", style=_STYLE),
+            value=scenarios.PREDICTED, description="kernels (train)", style=STYLE),
         "latency_ms": W.Dropdown(options=[10, 20, 30, 50, 100, 200], value=50,
-                                 description="latency target (ms)", style=_STYLE),
+                                 description="latency target (ms)", style=STYLE),
         "price": W.Dropdown(options=[("catalog list price", "list"),
                                      ("lowest sourced price", "lowest")], description="price",
-                            style=_STYLE),
+                            style=STYLE),
     }
 
     def load(key: str) -> None:
@@ -155,39 +137,19 @@ def decision_explorer(scenario: str = "chatbot", lab: decisions.DecisionLab | No
 
     # One bar chart, built once; renders only change heights (new axes cost ~30 ms). Its key
     # is in the HTML above the table, not a title: a two-line title costs ~25 ms of text
-    # drawing on every render (measured on the course's 2-core machine). The chart is frozen
-    # (accelkit.widgets._frozen): the axes, the chip names under the bars and the frame are
-    # written to SVG once; a render draws only the bars and the y axis, the parts a knob
-    # moves. The y tick labels are one TextBlock (written as <text> without matplotlib's
-    # per-label layout, half the y axis's cost) and the metric's name is placed beside the
-    # widest of them, where matplotlib would put it.
-    figure = frozen_figure(6.6, 2.7, margins={"top": 0.95})
+    # drawing on every render (measured on the course's 2-core machine).
+    figure = new_figure(6.6, 2.7, margins={"top": 0.95, "left": 0.11})
     ax = figure.add_subplot()
     bars = ax.bar([_short(c) for c in scenarios.DEFAULT_CHIPS],
                   [0.0] * len(scenarios.DEFAULT_CHIPS),
-                  color=["#1565c0" if chips.get(c).kind == "tpu" else "#2e7d32"
-                         for c in scenarios.DEFAULT_CHIPS])
+                  color=[vendor_colour(c) for c in scenarios.DEFAULT_CHIPS])
     ax.tick_params(axis="x", labelsize=8)
     ax.yaxis.set_major_formatter(FuncFormatter(_compact))
-    tick = ax.yaxis.get_major_ticks()[0]
-    tick_font = tick.label1.get_fontproperties()
-    # points from the spine to a label's end: the tick's length out, then the label's pad
-    gap = tick.get_tick_padding() + float(rcParams["ytick.major.pad"])
-    ax.tick_params(axis="y", labelleft=False)
-    y_labels = TextBlock(offset_copy(ax.get_yaxis_transform(), figure, x=-gap, units="points"),
-                         tick_font.get_size_in_points(), ha="right")
-    y_labels.set_clip_on(False)
-    ax.add_artist(y_labels)
-    axes_points = ax.get_position().width * figure.get_figwidth() * 72
-
-    def set_y_labels(top: float) -> None:
-        locs = [t for t in ax.yaxis.get_majorticklocs() if 0 <= t <= top * (1 + 1e-9)]
-        labels = [_compact(t) for t in locs]
-        y_labels.set_items([(0.0, t, text) for t, text in zip(locs, labels)])
-        widest = max([_text_width(text, tick_font) for text in labels] or [0.0])
-        ax.yaxis.set_label_coords(-(gap + widest + ax.yaxis.labelpad) / axes_points, 0.5)
-
-    figure.freeze([*bars, ax.yaxis, y_labels], key=lambda f: ax.get_xlim())
+    ax.set_ylabel(controls["metric"].value)  # its text follows the metric; its place is fixed
+    # The ticks as one marker line and texts (widgets/_axes.py): the chips' names read once,
+    # the y axis's own locator and formatter per render, its label clear of the widest label.
+    fixed_ticks(ax, which="x")
+    y_ticks = Ticks(ax, "y", widest="0.025")
 
     def render(v: dict) -> View:
         s = scenarios.get(v["scenario"])
@@ -206,7 +168,7 @@ def decision_explorer(scenario: str = "chatbot", lab: decisions.DecisionLab | No
             bar.set_hatch("//" if faded else "")
             bar.set_alpha(0.45 if faded else 1.0)
         ax.set_ylim(0, top * 1.1)
-        set_y_labels(top * 1.1)
+        y_ticks.update()
         if ax.get_ylabel() != v["metric"]:
             ax.set_ylabel(v["metric"])
         head, cells_of = _columns(s)
@@ -252,19 +214,19 @@ def decision_explorer(scenario: str = "chatbot", lab: decisions.DecisionLab | No
 
     # Recording: a chip, a reason that cites the table, a button; Save / Load as JSON.
     choice = W.Dropdown(options=[_short(c) for c in scenarios.DEFAULT_CHIPS],
-                        description="my choice", style=_STYLE)
+                        description="my choice", style=STYLE)
     reason = W.Textarea(placeholder="why, citing a number from the table as it is shown "
                         "(e.g. the USD, days or plan USD/h column)", description="reason",
                         layout=W.Layout(width="420px", height="60px"))
     button = W.Button(description="Record", button_style="success")
-    path = W.Text(value="my_decisions.json", description="file", style=_STYLE)
+    path = W.Text(value="my_decisions.json", description="file", style=STYLE)
     save_button = W.Button(description="Save")
     load_button = W.Button(description="Load")
     summary = W.HTML()
     full_names = dict(zip([_short(c) for c in scenarios.DEFAULT_CHIPS], scenarios.DEFAULT_CHIPS))
 
     def _error(error: Exception) -> str:
-        summary.value = f"<span style='color:#b00020'>⚠ {html.escape(str(error))}</span>"
+        summary.value = f"<span style='color:{WARNING_COLOUR}'>⚠ {html.escape(str(error))}</span>"
         return summary.value
 
     def _show(extra: str = "") -> str:
@@ -377,7 +339,7 @@ def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[Any], list[str
     argument is that kind's outcome: scenarios.TrainingOutcome, ServingOutcome or
     RecommenderOutcome)."""
     unit = s.work_unit.split()[-1]
-    fits = lambda r: "yes" if r.fits else "<b style='color:#b00020'>no</b>"  # noqa: E731
+    fits = lambda r: "yes" if r.fits else f"<b style='color:{WARNING_COLOUR}'>no</b>"  # noqa: E731
     if s.kind == "train":
         head = ["chip", "chips", "layout (best that fits)", "MFU (basis)", "kernels % of peak",
                 "GB/chip", "of which act.", "HBM GB", "fits", "days", "USD", f"USD/M {unit}",

@@ -10,22 +10,21 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import ipywidgets as W
-from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+from matplotlib.ticker import FixedFormatter, FixedLocator
 
 from accelkit import chips, energy, price
 from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine
 from accelkit.systolic import DATAFLOW_NAMES, SystolicArray
-from accelkit.widgets._base import (Explorer, View, figure_image, new_figure, si, table_html,
+from accelkit.widgets._axes import Ticks, fixed_ticks, key_row, log_ticks
+from accelkit.widgets._base import (STYLE, Explorer, View, chip_label, new_figure, si, table_html,
                                     vendor_colour, vendor_key)
-from accelkit.widgets._fast import Ticks, fast_texts, key_row, pin_axis_labels
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["energy_costs", "reuse_energy", "perf_per_watt", "flops_per_dollar_explorer",
            "energy_quiz", "energy_worked_problem"]
 
-_STYLE = {"description_width": "initial"}
 _MAC_DTYPES: tuple[DType, ...] = ("int8", "bf16", "fp32")
 _LEVEL_LABELS = {"sram_8kb": "SRAM 8 KB read", "sram_32kb": "SRAM 32 KB read",
                  "sram_1mb": "SRAM 1 MB read", "dram": "DRAM read"}
@@ -33,11 +32,6 @@ _PRICE_DTYPES: tuple[DType, ...] = ("bf16", "fp8")
 _PRICE_CHOICES = ("catalog list price", "cheapest sourced price", "dearest sourced price")
 # Where energy goes (not chip colours: blue and green mean TPU and GPU in every widget).
 _ARITHMETIC, _ARITHMETIC_PALE, _SRAM, _DRAM = "#ef6c00", "#ffcc80", "#6a1b9a", "#c62828"
-
-
-def _short(name: str) -> str:
-    """'NVIDIA H100 (SXM)' -> 'H100', 'TPU v6e (Trillium)' -> 'TPU v6e': labels that fit a bar."""
-    return name.replace("NVIDIA ", "").split(" (")[0]
 
 
 # -- drawing helpers (presentation only) ---------------------------------------------------------
@@ -51,20 +45,8 @@ def _frame(width: float = 6.6, height: float = 2.8, left: float = 0.3):
 
 
 def _log_axis(ax, low: float, high: float, ticks: list[float], labels: list[str]) -> None:
-    ax.set_xscale("log")
+    log_ticks(ax, "x", ticks, labels)
     ax.set_xlim(low, high)
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(FixedFormatter(labels))
-    ax.xaxis.set_minor_locator(NullLocator())
-
-
-def _fast_ticks(figure, ax, xticks, xlabels, yticks, ylabels) -> None:
-    """Place the axis labels once, draw the (fixed) ticks cheaply and lay every text out once
-    (:mod:`._fast`)."""
-    pin_axis_labels(figure)
-    Ticks(ax, "x").set(list(xticks), list(xlabels))
-    Ticks(ax, "y").set(list(yticks), list(ylabels))
-    fast_texts(figure)
 
 
 # -- 1. energy per operation versus per access -------------------------------------------------
@@ -74,9 +56,9 @@ def energy_costs() -> Explorer:
     read at each memory level. Pick the MAC precision and the DRAM estimate (1.3-2.6 nJ range)."""
     controls = {
         "dtype": W.ToggleButtons(options=_MAC_DTYPES, value="bf16", description="MAC precision",
-                                 style=_STYLE),
+                                 style=STYLE),
         "dram": W.ToggleButtons(options=("low", "mid", "high"), value="mid",
-                                description="DRAM estimate", style=_STYLE),
+                                description="DRAM estimate", style=STYLE),
     }
     macs = {d: energy.mac_picojoules(d) for d in _MAC_DTYPES}
     sram = {lv: energy.access_picojoules(lv) for lv in ("sram_8kb", "sram_32kb", "sram_1mb")}
@@ -88,15 +70,14 @@ def energy_costs() -> Explorer:
     bars = ax.barh(labels, values, color=[_ARITHMETIC_PALE] * 3 + [_SRAM] * 3 + [_DRAM])
     # Only the two bars the controls change carry a label (text is the costliest thing to draw);
     # the table under the chart gives every value.
-    mac_note = ax.text(1, labels[1], "", va="center", fontsize=8)
-    dram_note = ax.text(1, labels[-1], "", va="center", fontsize=8)
+    mac_note = ax.text(1, 1, "", va="center", fontsize=8)  # (rows are 0, 1, ... top down)
+    dram_note = ax.text(1, len(labels) - 1, "", va="center", fontsize=8)
     ax.invert_yaxis()
     _log_axis(ax, 0.1, 3e4, [0.1, 1, 10, 100, 1000, 10000],
               ["0.1", "1", "10", "100", "1,000", "10,000"])
     ax.set_xlabel("picojoules (log scale): one operation, or one 64-bit read")
     ax.set_title("Moving data costs more than computing (45 nm)")
-    _fast_ticks(figure, ax, [0.1, 1, 10, 100, 1000, 10000],
-                ["0.1", "1", "10", "100", "1,000", "10,000"], range(len(labels)), labels)
+    fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
 
     def render(values: dict) -> View:
         dtype, estimate = values["dtype"], values["dram"]
@@ -139,18 +120,15 @@ def reuse_energy() -> Explorer:
     sides = [8, 16, 32, 64, 128]
     controls = {
         "n": W.SelectionSlider(options=sizes, value=128, description="M = N = K",
-                               continuous_update=False, style=_STYLE),
+                               continuous_update=False, style=STYLE),
         "side": W.SelectionSlider(options=sides, value=32, description="systolic array side",
-                                  continuous_update=False, style=_STYLE),
+                                  continuous_update=False, style=STYLE),
         "dataflow": W.ToggleButtons(options=[("WS", "ws"), ("OS", "os"), ("IS", "is")],
-                                    value="ws", description="dataflow", style=_STYLE),
+                                    value="ws", description="dataflow", style=STYLE),
         "dram_floor": W.Checkbox(value=True, description="add the DRAM floor to the systolic run",
-                                 style=_STYLE),
+                                 style=STYLE),
     }
     machines = _simd_machines()
-    # The SIMD runs do not depend on the array controls: cost them once per size.
-    simd = {n: {name: energy.of_run(m.estimate(M=n, N=n, K=n)) for name, m in machines.items()}
-            for n in sizes}
 
     parts = (("arithmetic", "compute_joules", _ARITHMETIC), ("SRAM", "sram_joules", _SRAM),
              ("DRAM", "dram_joules", _DRAM))
@@ -161,8 +139,9 @@ def reuse_energy() -> Explorer:
     rows = ["systolic", *_SIMD_LABELS]
     segments = [ax.barh(rows, [1.0] * 4, left=[0.0] * 4, color=colour, label=part)
                 for part, _, colour in parts]
-    totals = [ax.text(1.01, row, "", va="center", fontsize=8, transform=ax.get_yaxis_transform())
-              for row in rows]
+    totals = [ax.text(1.01, i, "", va="center", fontsize=8, transform=ax.get_yaxis_transform())
+              for i in range(len(rows))]  # (row i of the bars; a category name would do too, but
+    # matplotlib 3.8 turns it into a one-element array and warns that it is not a number)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_locator(FixedLocator([0, 0.25, 0.5, 0.75, 1.0]))
@@ -173,16 +152,15 @@ def reuse_energy() -> Explorer:
     key_row(figure, [(part, colour) for part, _, colour in parts],
             x=(ax.get_position().x0 + ax.get_position().x1) / 2, y=0.07)
     title = ax.set_title("")
-    pin_axis_labels(figure)
     Ticks(ax, "x").set([0, 0.25, 0.5, 0.75, 1.0], ["0", "25%", "50%", "75%", "100%"])
     row_ticks = Ticks(ax, "y")
-    fast_texts(figure)
 
     def render(values: dict) -> View:
         n, side, dataflow = values["n"], values["side"], values["dataflow"]
         run = SystolicArray(side, side, dataflow).estimate(M=n, N=n, K=n)
         costed = energy.of_run(energy.with_dram_floor(run) if values["dram_floor"] else run)
-        bars = [costed, *(simd[n][name] for name in _SIMD_LABELS)]
+        simd = {name: energy.of_run(m.estimate(M=n, N=n, K=n)) for name, m in machines.items()}
+        bars = [costed, *(simd[name] for name in _SIMD_LABELS)]
         per_mac = [[getattr(costs, field) * 1e12 / costs.macs for _, field, _ in parts]
                    for costs in bars]
         left = [0.0] * len(bars)
@@ -206,7 +184,7 @@ def reuse_energy() -> Explorer:
             ("SIMD naive: pJ per MAC", f"{naive_pj:,.3g}"),
             ("share of the systolic run spent moving data", f"{costed.data_movement_fraction:.0%}"),
         ])
-        result = SimpleNamespace(systolic_run=run, systolic=costed, simd=simd[n], n=n,
+        result = SimpleNamespace(systolic_run=run, systolic=costed, simd=simd, n=n,
                                  picojoules_per_mac=[sum(pj) for pj in per_mac])
         return View(figure=figure, text=text, result=result)
 
@@ -220,7 +198,7 @@ def perf_per_watt() -> Explorer:
     without a published power figure are named, not guessed."""
     dtypes: tuple[DType, ...] = ("bf16", "fp8", "int8")
     controls = {"dtype": W.ToggleButtons(options=dtypes, value="bf16", description="precision",
-                                         style=_STYLE)}
+                                         style=STYLE)}
     catalog = chips.all()
     # One chart per precision, drawn once: the set of chips differs between them.
     charts = {}
@@ -229,22 +207,22 @@ def perf_per_watt() -> Explorer:
                         if c.watts is not None and dtype in c.dtypes), key=lambda item: item[1])
         figure, ax = _frame(6.4, 2.8, 0.2)
         figure.subplots_adjust(right=0.86)
-        ax.barh([_short(c.name) for c, _ in rated], [v / 1e12 for _, v in rated],
+        ax.barh([chip_label(c.name) for c, _ in rated], [v / 1e12 for _, v in rated],
                 color=[vendor_colour(c) for c, _ in rated])
         ax.set_xlabel(f"peak dense {dtype} TFLOP/s per watt of TDP (an upper bound)")
         ax.set_title("Perf per watt", fontsize=10)
         vendor_key(figure)
-        figure_image(figure)  # drawn once at build: a later switch only swaps the cached image
+        fixed_ticks(ax)  # its limits are set: the same ticks, as one marker line and texts
         charts[dtype] = (figure, rated)
-    no_power = [_short(c.name) for c in catalog if c.watts is None]
+    no_power = [chip_label(c.name) for c in catalog if c.watts is None]
 
     def render(values: dict) -> View:
         dtype = values["dtype"]
         figure, rated = charts[dtype]
-        no_dtype = [_short(c.name) for c in catalog if c.watts is not None and dtype not in c.dtypes]
+        no_dtype = [chip_label(c.name) for c in catalog if c.watts is not None and dtype not in c.dtypes]
         best = rated[-1] if rated else None
         text = table_html([
-            ("best on this list", f"{_short(best[0].name)}: {best[1] / 1e12:.2f} TFLOP/s per W"
+            ("best on this list", f"{chip_label(best[0].name)}: {best[1] / 1e12:.2f} TFLOP/s per W"
              if best else "—"),
             ("no published power figure", ", ".join(no_power) or "—"),
             (f"no published dense {dtype} peak", ", ".join(no_dtype) or "—"),
@@ -283,11 +261,11 @@ def flops_per_dollar_explorer() -> Explorer:
     sourced price; ticks mark every sourced list price, so the spread per chip is visible."""
     controls = {
         "prices": W.Dropdown(options=_PRICE_CHOICES, value=_PRICE_CHOICES[0],
-                             description="prices", style=_STYLE),
+                             description="prices", style=STYLE),
         "mfu": W.FloatSlider(value=0.4, min=0.05, max=1.0, step=0.05, description="MFU",
-                             continuous_update=False, readout_format=".0%", style=_STYLE),
+                             continuous_update=False, readout_format=".0%", style=STYLE),
         "dtype": W.ToggleButtons(options=_PRICE_DTYPES, value="bf16", description="precision",
-                                 style=_STYLE),
+                                 style=STYLE),
     }
     points = {c.name: _list_prices(price.price_points(c)) for c in chips.all()}
     h100, v5p = chips.get("H100"), chips.get("v5p")
@@ -299,7 +277,7 @@ def flops_per_dollar_explorer() -> Explorer:
                        key=lambda c: price.flops_per_dollar(
                            c, dtype, usd_per_hour=points[c.name][0].usd_per_hour))
         figure, ax = _frame(6.8, 3.0, 0.17)
-        labels = [_short(c.name) for c in shown]
+        labels = [chip_label(c.name) for c in shown]
         figure.subplots_adjust(right=0.88)
         bars = ax.barh(labels, [1.0] * len(shown), color=[vendor_colour(c) for c in shown])
         vendor_key(figure)
@@ -307,8 +285,7 @@ def flops_per_dollar_explorer() -> Explorer:
         _log_axis(ax, 5e15, 3e18, [1e16, 1e17, 1e18], ["10¹⁶", "10¹⁷", "10¹⁸"])
         title = ax.set_title("")
         ax.set_xlabel(f"{dtype} FLOPs per dollar")  # its text is set per render
-        _fast_ticks(figure, ax, [1e16, 1e17, 1e18], ["10¹⁶", "10¹⁷", "10¹⁸"],
-                    range(len(labels)), labels)
+        fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
         charts[dtype] = (figure, ax, shown, bars, ticks, title)
     unpriced_all = [c for c in chips.all() if not points[c.name]]
 
@@ -331,7 +308,7 @@ def flops_per_dollar_explorer() -> Explorer:
                       "list price)")
         title.set_text(f"FLOPs per dollar, {choice}")
         best = max(result_fpd, key=result_fpd.__getitem__)
-        lines = [("most FLOPs per dollar", f"{_short(best)}: {si(result_fpd[best], 'FLOPs')}")]
+        lines = [("most FLOPs per dollar", f"{chip_label(best)}: {si(result_fpd[best], 'FLOPs')}")]
         if h100.name in result_fpd and v5p.name in result_fpd:
             a, b = result_prices[h100.name], result_prices[v5p.name]
             winner = "H100" if result_fpd[h100.name] > result_fpd[v5p.name] else "TPU v5p"
@@ -343,13 +320,13 @@ def flops_per_dollar_explorer() -> Explorer:
         # What each bar's price covers, on screen: a GPU-only price leaves out the host VM.
         by_basis: dict[str, list[str]] = {}
         for name, p in result_prices.items():
-            by_basis.setdefault(p.basis_note, []).append(_short(name))
+            by_basis.setdefault(p.basis_note, []).append(chip_label(name))
         lines += [(f"price basis: {note}", ", ".join(names)) for note, names in by_basis.items()]
-        others = [f"{_short(c.name)} ${p.usd_per_hour:.2f}/h ({p.basis_note})"
+        others = [f"{chip_label(c.name)} ${p.usd_per_hour:.2f}/h ({p.basis_note})"
                   for c in chips.all() for p in price.price_points(c) if not p.list_price]
         if others:
             lines.append(("not list prices (not drawn)", "; ".join(others)))
-        lines.append(("no list price (not shown)", ", ".join(_short(c.name) for c in unpriced_all)))
+        lines.append(("no list price (not shown)", ", ".join(chip_label(c.name) for c in unpriced_all)))
         result = SimpleNamespace(choice=choice, dtype=dtype, mfu=mfu, flops_per_dollar=result_fpd,
                                  prices=result_prices, bases=by_basis)
         return View(figure=figure, text=table_html(lines), result=result)

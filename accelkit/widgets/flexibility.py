@@ -9,23 +9,23 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.ticker import FormatStrFormatter, MaxNLocator, NullLocator
+from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 
 from accelkit import roofline
 from accelkit.labs.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
                                        recurrent_batch_sweep, roofline_pair,
                                        with_side_instructions)
 from accelkit.workloads import WORKLOADS, Comparison
-from accelkit.widgets._base import (TPU_COLOUR, Explorer, View, figure_image, legend_lines,
-                                    new_figure, table_html, vendor_colour, vendor_key)
-from accelkit.widgets._fast import Ticks, fast_texts, pin_axis_labels
+from accelkit.widgets._axes import Ticks, fixed_ticks, log_ticks
+from accelkit.widgets._base import (CHOICE_COLOUR, INK, STYLE, TPU_COLOUR, Explorer, View,
+                                    legend_lines, new_figure, table_html, vendor_colour,
+                                    vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
 __all__ = ["flexibility_lab", "mix_builder", "gather_vs_matmul_roofline", "flexibility_quiz",
            "flexibility_worked_problem"]
 
-_STYLE = {"description_width": "initial"}
 _SIDES = (4, 16, 64, 256)
 #: The TPU's vector unit (its systolic array takes the TPU colour).
 _VECTOR_UNIT = "#e65100"
@@ -34,19 +34,17 @@ _VECTOR_UNIT = "#e65100"
 class _RatioBars:
     """A panel of horizontal bars, one per operation: TPU ÷ GPU cell-cycles, drawn in log2 units.
 
-    Built once per figure; :meth:`update` only moves bar lengths and colours, and touches tick
-    labels and limits only when they change (laying out text is most of a render's cost). Its
-    ticks are drawn by :class:`~accelkit.widgets._fast.Ticks`, made on the first update: pin
-    the figure's axis labels (:func:`~accelkit.widgets._fast.pin_axis_labels`) before it."""
+    Built once per figure; :meth:`update` moves bar lengths and colours, and the x limits and
+    ticks when the ratios need a wider range. Its ticks are :class:`~accelkit.widgets._axes.Ticks`
+    (one marker line and a text per label), made on the first update."""
 
     def __init__(self, ax, rows: int,
                  xlabel: str = "TPU cell-cycles ÷ GPU cell-cycles  (← TPU wins per cell · GPU wins →)"):
         self.ax = ax
         self.y = np.arange(rows)[::-1]
         self.bars = ax.barh(self.y, np.zeros(rows), left=0)
-        ax.axvline(0, color="#212121", linewidth=1)
+        ax.axvline(0, color=INK, linewidth=1)
         ax.set_xlabel(xlabel)
-        self.labels: list[str] | None = None
         self.limits: tuple[float, float] | None = None
         self.ticks: tuple[Ticks, Ticks] | None = None
 
@@ -59,10 +57,8 @@ class _RatioBars:
         if self.ticks is None:
             self.ticks = (Ticks(self.ax, "x"), Ticks(self.ax, "y", fontsize=8))
         x_ticks, y_ticks = self.ticks
-        labels = [r.label + (f" ×{r.count}" if r.count > 1 else "") for r in rows]
-        if labels != self.labels:
-            y_ticks.set(list(self.y), labels)
-            self.labels = labels
+        y_ticks.set(list(self.y), [r.label + (f" ×{r.count}" if r.count > 1 else "")
+                                   for r in rows])
         low = min(-4.5, min(np.log2(ratios)) - 0.5)
         high = max(4.5, max(np.log2(ratios)) + 0.5)
         if (low, high) != self.limits:
@@ -95,13 +91,13 @@ def flexibility_lab(workload: str = "transformer_layer", tensor_core: str = "non
     assumptions can be flipped: a GPU tensor core, TPU weight double-buffering, branch length."""
     controls = {
         "workload": W.Dropdown(options=list(WORKLOADS), value=workload, description="workload",
-                               style=_STYLE),
+                               style=STYLE),
         "tensor_core": W.Dropdown(options=list(TENSOR_CORES), value=tensor_core,
-                                  description="GPU tensor core", style=_STYLE),
+                                  description="GPU tensor core", style=STYLE),
         "double_buffer": W.Checkbox(value=double_buffer,
                                     description="TPU double-buffers weights (real TPUs do)"),
         "side_instructions": W.Dropdown(options=list(_SIDES), value=side_instructions,
-                                        description="branch: instructions per side", style=_STYLE),
+                                        description="branch: instructions per side", style=STYLE),
     }
 
     # One figure per workload (its height follows its number of operations), built the first
@@ -114,8 +110,6 @@ def flexibility_lab(workload: str = "transformer_layer", tensor_core: str = "non
             figure = new_figure(7.4, height, margins={"left": 0.33, "right": 0.97,
                                                       "bottom": 0.75 / height, "top": 0.97})
             bars = _RatioBars(figure.add_subplot(), rows)
-            pin_axis_labels(figure)
-            fast_texts(figure)
             panels[name] = (figure, bars)
         return panels[name]
 
@@ -130,11 +124,12 @@ def flexibility_lab(workload: str = "transformer_layer", tensor_core: str = "non
         return View(figure=figure, text=table_html(_totals(result)) + note, result=result)
 
     # Work done once at build (well inside a lesson's 10 s), so that a learner's first move of
-    # any knob only redraws: every workload's panel is built and drawn once (its labels laid
-    # out), and every setting one knob away from the start is simulated (memoised).
+    # any knob only redraws: every workload's panel is built (its axis label placed by a
+    # draw), and every setting one knob away from the start is simulated (memoised by
+    # accelkit.flexibility).
     start = {name: control.value for name, control in controls.items()}
     for name in WORKLOADS:
-        figure_image(render({**start, "workload": name}).figure)  # type: ignore[arg-type]
+        render({**start, "workload": name})
     for knob, control in controls.items():
         if knob == "workload":
             continue
@@ -160,22 +155,22 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
     controls = {
         "batch": W.SelectionSlider(options=list(_BATCHES), value=batch,
                                    description="recurrent batch", continuous_update=False,
-                                   style=_STYLE),
+                                   style=STYLE),
         "taken_fraction": W.SelectionSlider(options=[0.0, 0.02, 0.1, 0.5, 0.9, 1.0],
                                             value=taken_fraction, description="branch taken by",
-                                            continuous_update=False, style=_STYLE),
+                                            continuous_update=False, style=STYLE),
         "side_instructions": W.Dropdown(options=list(_SIDES), value=side_instructions,
-                                        description="instructions per side", style=_STYLE),
+                                        description="instructions per side", style=STYLE),
         "density": W.SelectionSlider(options=[0.05, 0.1, 0.25, 0.5, 1.0], value=density,
                                      description="sparse: blocks kept", continuous_update=False,
-                                     style=_STYLE),
+                                     style=STYLE),
         "embedding_dim": W.SelectionSlider(options=[1, 4, 16, 64], value=embedding_dim,
                                            description="embedding row width",
-                                           continuous_update=False, style=_STYLE),
+                                           continuous_update=False, style=STYLE),
         "tensor_core": W.Dropdown(options=list(TENSOR_CORES), value=tensor_core,
-                                  description="GPU tensor core", style=_STYLE),
+                                  description="GPU tensor core", style=STYLE),
         "memory": W.Dropdown(options=list(_MEMORY), value=memory,
-                             description="memory parallelism (both)", style=_STYLE),
+                             description="memory parallelism (both)", style=STYLE),
     }
 
     # Built once; a render moves the bars, the batch curve and its highlight.
@@ -187,8 +182,8 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
     ax = figure.add_subplot(grid[1])
     (curve,) = ax.plot(range(len(_BATCHES)), np.ones(len(_BATCHES)), "o-", color="#37474f",
                        markersize=3)
-    (choice,) = ax.plot([], [], "o", color="#e65100", markersize=10)
-    ax.axhline(1.0, color="#212121", linewidth=1)
+    (choice,) = ax.plot([], [], "o", color=CHOICE_COLOUR, markersize=10)
+    ax.axhline(1.0, color=INK, linewidth=1)
     ax.set_xticks(range(0, len(_BATCHES), 2), [str(b) for b in _BATCHES[::2]])
     ax.set_xlabel("recurrent step: batch")
     ax.set_ylabel("TPU ÷ GPU cell-cycles")
@@ -197,7 +192,6 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
     y_locator = MaxNLocator(nbins=4, steps=[1, 2, 5, 10])
     ax.yaxis.set_major_locator(y_locator)
     ax.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))
-    pin_axis_labels(figure)
     Ticks(ax, "x").set(list(range(0, len(_BATCHES), 2)), [str(b) for b in _BATCHES[::2]])
     y_ticks = Ticks(ax, "y")
 
@@ -218,7 +212,6 @@ def mix_builder(batch: int = 4, taken_fraction: float = 0.5, side_instructions: 
         for option in control.options:
             compute({**start, name: option})
     compute({**start, "tensor_core": "16×8×16", "memory": "generous (256 in flight)"})
-    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         result, batch_sweep = compute(values)
@@ -244,12 +237,12 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
     """Real chips: an embedding-bag gather and a dense layer on two chips' rooflines (bf16)."""
     controls = {
         "chip_a": W.Dropdown(options=list(_CHIPS), value=chip_a, description="chip A",
-                             style=_STYLE),
+                             style=STYLE),
         "chip_b": W.Dropdown(options=list(_CHIPS), value=chip_b, description="chip B",
-                             style=_STYLE),
+                             style=STYLE),
         "batch": W.SelectionSlider(options=[1, 8, 64, 256, 1024, 4096], value=batch,
                                    description="dense layer batch", continuous_update=False,
-                                   style=_STYLE),
+                                   style=STYLE),
     }
     x = np.logspace(-1, 4, 60)
     curves = {c: roofline.curve(c, "bf16", x) for c in _CHIPS}
@@ -257,31 +250,24 @@ def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H10
     # whole budget); a render only moves data and swaps the legend's names.
     figure = new_figure(7.0, 3.2, margins={"left": 0.11, "bottom": 0.17, "top": 0.86})
     ax = figure.add_subplot()
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(x[0], x[-1])
     peaks = [float(curves[c].max()) / 1e12 for c in _CHIPS]
     lows = [float(curves[c].min()) / 1e12 for c in _CHIPS]
-    ax.set_ylim(min(lows) / 3, max(peaks) * 2)
     xticks = [0.1, 1, 10, 100, 1000, 10000]
     yticks = [t for t in (0.01, 0.1, 1, 10, 100, 1000, 10000)
               if min(lows) / 3 <= t <= max(peaks) * 2]
-    ax.set_xticks(xticks, [f"{t:g}" for t in xticks])
-    ax.set_yticks(yticks, [f"{t:g}" for t in yticks])
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_minor_locator(NullLocator())
+    log_ticks(ax, "x", xticks)
+    log_ticks(ax, "y", yticks)
+    ax.set_xlim(x[0], x[-1])
+    ax.set_ylim(min(lows) / 3, max(peaks) * 2)
     ax.set_xlabel("arithmetic intensity (FLOPs per byte); ■ gather, ● dense layer")
     ax.set_ylabel("attainable TFLOP/s (bf16)")
-    pin_axis_labels(figure)
-    Ticks(ax, "x").set(xticks, [f"{t:g}" for t in xticks])
-    Ticks(ax, "y").set(yticks, [f"{t:g}" for t in yticks])
+    fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
     styles = ("-", "--")  # chip A solid, chip B dashed (two chips of a kind share a hue)
     artists = [(ax.plot([], [], ls=style)[0], ax.plot([], [], "s", markersize=8)[0],
                 ax.plot([], [], "o", markersize=8)[0]) for style in styles]
     legend = ax.legend([group[0] for group in artists], ["A", "B"], loc="lower right",
                        fontsize=8)
     vendor_key(figure, x=0.99, y=0.99)
-    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         pairs = {c: roofline_pair(c, values["batch"]) for c in (values["chip_a"], values["chip_b"])}

@@ -13,9 +13,10 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocato
 
 from accelkit import chips, inference, models, price, roofline, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import (Explorer, View, new_figure, si, table_html, vendor_colour,
+from accelkit.widgets._axes import Ticks, key_row
+from accelkit.widgets._base import (INK, STYLE, WARNING_COLOUR, Explorer, View, chip_label,
+                                    compact_number, new_figure, si, table_html, vendor_colour,
                                     vendor_key)
-from accelkit.widgets._fast import LocatedTicks, fast_texts, key_row, pin_axis_labels, room_for
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["batch_latency_explorer", "inference_quiz", "inference_worked_problem",
@@ -26,24 +27,11 @@ SERVING_CHIPS = ("TPU v5e", "TPU v6e (Trillium)", "TPU v5p", "NVIDIA L4", "NVIDI
                  "NVIDIA H100 (SXM)", "NVIDIA H200 (SXM)", "NVIDIA B200 (HGX)")
 #: Batches swept by the plots: powers of two and the steps between them.
 BATCHES = np.unique(np.round(np.logspace(0, 11, 45, base=2)).astype(int))
-_STYLE = {"description_width": "initial"}
 _KEY = ("<span style='color:#6a1b9a'>━ latency (left axis)</span> · "
         "<span style='color:#00838f'>━ throughput (right axis)</span> · "
-        "<span style='color:#b00020'>╌ latency target, ● best batch under it</span> · "
+        f"<span style='color:{WARNING_COLOUR}'>╌ latency target, ● best batch under it</span> · "
         "<span style='color:#757575'>┆ B*, where the matmuls turn compute-bound</span> · "
         "dotted curves: batches that do not fit")
-
-
-def _colour(chip_name: str) -> str:
-    return vendor_colour(chip_name)
-
-
-def _short(x: float, _pos: object = None) -> str:
-    # plain-text tick labels: mathtext (10^x) and minor ticks cost ~100 ms a render
-    for scale, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= scale:
-            return f"{x / scale:g}{suffix}"
-    return f"{x:g}"
 
 
 def _log(ax, axes: str = "xy") -> None:
@@ -53,28 +41,27 @@ def _log(ax, axes: str = "xy") -> None:
         (ax.set_xscale if name == "x" else ax.set_yscale)("log")
         axis.set_major_locator(LogLocator(base=10, numticks=5))
         axis.set_minor_locator(NullLocator())
-        axis.set_major_formatter(FuncFormatter(_short))
+        axis.set_major_formatter(FuncFormatter(lambda x, _pos: compact_number(x)))
 
 
-def _fast_log(figure, ax, axes: str = "xy", widest: str = "100k",
-              side: str | None = None) -> list[LocatedTicks]:
-    """The named axes' ticks as :func:`_log` draws them, drawn cheaply (:mod:`._fast`): the
-    axis labels are placed once, leaving room for a y tick label as wide as ``widest``; call
-    ``update()`` on each returned ticks after setting the limits."""
-    if "y" in axes:
-        room_for(ax, "y", widest)
-    pin_axis_labels(figure)
-    return [LocatedTicks(ax, name, LogLocator(base=10, numticks=5), _short, side=side)
-            for name in axes]
+def _fast_log(ax, axes: str = "xy", widest: str = "100k",
+              side: str | None = None) -> list[Ticks]:
+    """The named axes' ticks as :func:`_log` draws them, as one marker line and texts
+    (:mod:`accelkit.widgets._axes`): the axis labels are placed once, leaving room for a y tick
+    label as wide as ``widest``; call ``update()`` on each returned ticks after setting the
+    limits."""
+    return [Ticks(ax, name, side=side, locator=LogLocator(base=10, numticks=5),
+                  format=compact_number, widest=widest if name == "y" else None)
+            for name in ("x", "y") if name in axes]
 
 
 def _label(chip_name: str) -> str:
-    """'NVIDIA H100 (SXM)' -> 'H100', 'TPU v6e (Trillium)' -> 'v6e': short legend text renders fast."""
-    return chips.get(chip_name).name.replace("NVIDIA ", "").replace("TPU ", "").split(" (")[0]
+    """'NVIDIA H100 (SXM)' -> 'H100', 'TPU v6e (Trillium)' -> 'v6e'."""
+    return chip_label(chips.get(chip_name).name, family=False)
 
 
 def _dropdown(options, value, description):
-    return W.Dropdown(options=options, value=value, description=description, style=_STYLE)
+    return W.Dropdown(options=options, value=value, description=description, style=STYLE)
 
 
 def prefill_decode_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 (SXM)") -> Explorer:
@@ -84,9 +71,9 @@ def prefill_decode_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 
         "chip": _dropdown(SERVING_CHIPS, chips.get(chip).name, "chip"),
         "prompt": W.SelectionSlider(options=[128, 256, 512, 1024, 2048, 4096, 8192], value=2048,
                                     description="prompt tokens", continuous_update=False,
-                                    style=_STYLE),
+                                    style=STYLE),
         "batch": W.SelectionSlider(options=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512], value=1,
-                                   description="batch", continuous_update=False, style=_STYLE),
+                                   description="batch", continuous_update=False, style=STYLE),
     }
     intensities = np.logspace(-1, 4.5, 60)
     # One figure, built once; renders move its lines (new axes cost ~30 ms a render).
@@ -100,13 +87,12 @@ def prefill_decode_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 
     ax.set_xlim(intensities[0], intensities[-1])
     ax.set_xlabel("arithmetic intensity (FLOPs per byte)")
     ax.set_ylabel("achieved FLOP/s")
-    ticks = _fast_log(figure, ax, "xy", widest="100P")
+    ticks = _fast_log(ax, "xy", widest="100P")
     # The key, placed once (a legend re-packs its boxes on every draw), under the flat roof.
     box = ax.get_position()
     key_row(figure, [("roofline of the replica", "#455a64", "━"),
                      ("prefill", "#e65100", "●"), ("decode step", "#6a1b9a", "●")],
             x=box.x0 + 0.7 * box.width, y=box.y0 + 0.07)
-    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
         n = scenarios.replica_chips(v["model"], v["chip"], headroom=1.5)
@@ -141,12 +127,12 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
         "model": _dropdown(LANGUAGE_MODELS, model, "model"),
         "chip": _dropdown(SERVING_CHIPS, chips.get(chip).name, "chip"),
         "n_chips": W.SelectionSlider(options=[1, 2, 4, 8, 16, 32, 64], value=8,
-                                     description="chips", continuous_update=False, style=_STYLE),
+                                     description="chips", continuous_update=False, style=STYLE),
         "context": W.SelectionSlider(options=[512, 1024, 2048, 4096, 8192, 16384, 32768, 131072],
                                      value=8192, description="context tokens",
-                                     continuous_update=False, style=_STYLE),
+                                     continuous_update=False, style=STYLE),
         "batch": W.SelectionSlider(options=[1, 4, 16, 32, 64, 128, 256, 512], value=32,
-                                   description="batch", continuous_update=False, style=_STYLE),
+                                   description="batch", continuous_update=False, style=STYLE),
         "kv_dtype": _dropdown(("bf16", "fp8", "int8", "int4"), "bf16", "KV format"),
     }
 
@@ -155,18 +141,16 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
     ax = figure.add_subplot()
     weights_bar = ax.barh([0], [1.0], color="#546e7a", label="weights")[0]
     kv_bar = ax.barh([0], [1.0], left=[1.0], color="#ef6c00", label="KV cache")[0]
-    hbm_line = ax.axvline(1.0, color="#b00020", linewidth=2, label="HBM of the chips")
+    hbm_line = ax.axvline(1.0, color=WARNING_COLOUR, linewidth=2, label="HBM of the chips")
     ax.set_yticks([])
     ax.set_xlabel("GB (10^9 bytes; vendors' '80 GB' of HBM is 80 GiB = 85.9 GB)")
-    pin_axis_labels(figure)
-    gb_ticks = LocatedTicks(ax, "x", MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]),
-                            lambda v: f"{v:g}")
+    gb_ticks = Ticks(ax, "x", locator=MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]),
+                     format=lambda v: f"{v:g}")
     # The key above the axes, placed once (a legend re-packs its boxes on every draw, and
     # inside the axes it covered long bars).
     key_row(figure, [("weights", "#546e7a"), ("KV cache", "#ef6c00"),
-                     ("HBM", "#b00020", "┃")],
+                     ("HBM", WARNING_COLOUR, "┃")],
             x=ax.get_position().x1, y=ax.get_position().y1 + 0.06, ha="right")
-    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(v: dict) -> View:
         m = models.get(v["model"])
@@ -180,7 +164,7 @@ def kv_cache_explorer(model: str = "llama-3-70b", chip: str = "NVIDIA H100 (SXM)
         hbm_line.set_xdata([d.hbm_bytes / 1e9] * 2)
         ax.set_xlim(0, 1.1 * max(d.memory_bytes, d.hbm_bytes) / 1e9)
         gb_ticks.update()
-        ax.set_title("fits" if d.fits else "does NOT fit", color="#212121" if d.fits else "#b00020")
+        ax.set_title("fits" if d.fits else "does NOT fit", color=INK if d.fits else WARNING_COLOUR)
         text = table_html([
             ("KV cache per token",
              f"{inference.kv_cache_bytes(m, 1, 1, v['kv_dtype']) / 1024:,.0f} KiB"),
@@ -203,13 +187,13 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
         "model": _dropdown(LANGUAGE_MODELS, model, "model"),
         "chip": _dropdown(SERVING_CHIPS, chips.get(chip).name, "chip"),
         "n_chips": W.SelectionSlider(options=[1, 2, 4, 8, 16, 32, 64], value=n_chips,
-                                     description="chips", continuous_update=False, style=_STYLE),
+                                     description="chips", continuous_update=False, style=STYLE),
         "context": W.SelectionSlider(options=[0, 512, 2048, 8192, 32768], value=2048,
                                      description="context tokens", continuous_update=False,
-                                     style=_STYLE),
+                                     style=STYLE),
         "target_ms": W.SelectionSlider(options=[5, 10, 15, 20, 30, 50, 100], value=30,
                                        description="latency target (ms/token)",
-                                       continuous_update=False, style=_STYLE),
+                                       continuous_update=False, style=STYLE),
         "weights": _dropdown(("bf16", "int8"), "bf16", "weights"),
     }
     # One figure, built once; each render only moves its lines (building axes costs ~40 ms).
@@ -221,9 +205,9 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
     art: dict[str, Line2D] = {}
     art["lat"], = ax.plot([], [], "-", color="#6a1b9a", label="latency (ms/token)")
     art["lat_no"], = ax.plot([], [], ":", color="#6a1b9a", alpha=0.5)
-    art["target"] = ax.axhline(1, color="#b00020", linestyle="--", linewidth=1.2,
+    art["target"] = ax.axhline(1, color=WARNING_COLOUR, linestyle="--", linewidth=1.2,
                                label="latency target")
-    art["best"], = ax.plot([], [], "o", color="#b00020", markersize=9,
+    art["best"], = ax.plot([], [], "o", color=WARNING_COLOUR, markersize=9,
                            label="best batch under target")
     art["turn"] = ax.axvline(1, color="#757575", linestyle=":", linewidth=1,
                              label="B*: matmuls compute-bound")
@@ -235,10 +219,8 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
     right.set_ylabel("throughput (tokens/s)", color="#00838f")
     # No legend: drawing one costs ~15 ms a render; the key is in the HTML caption instead.
     figure.subplots_adjust(right=0.87, bottom=0.15, top=0.91)  # room for the twin axis label
-    room_for(right, "y", "100k")  # before the labels of both axes are pinned
-    ticks = [*_fast_log(figure, ax, "xy", widest="100k"),
-             *_fast_log(figure, right, "y", side="right")]
-    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
+    ticks = [*_fast_log(ax, "xy", widest="100k"),
+             *_fast_log(right, "y", side="right")]
 
     def render(v: dict) -> View:
         kv = v["weights"]
@@ -304,7 +286,7 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
         "model": _dropdown(LANGUAGE_MODELS[:3], model, "model"),
         "context": W.SelectionSlider(options=[512, 2048, 8192], value=2048,
                                      description="context tokens", continuous_update=False,
-                                     style=_STYLE),
+                                     style=STYLE),
         "price": _dropdown((("catalog list price", "list"), ("lowest sourced price", "lowest")),
                            "list", "price"),
     }
@@ -330,8 +312,7 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
     ax.set_xlabel("batch")
     ax.set_ylabel("USD per million tokens")
     ax.set_title("solid: TPU, dashed: GPU", fontsize=9)
-    ticks = _fast_log(figure, ax, "xy", widest="1k")
-    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
+    ticks = _fast_log(ax, "xy", widest="1k")
 
     def render(v: dict) -> View:
         rows, result, low, high = [], {}, np.inf, 0.0

@@ -12,12 +12,11 @@ from functools import lru_cache
 import ipywidgets as W
 
 from accelkit import chips, models, parallel
-from accelkit.widgets._base import Explorer, View, new_figure, table_html
-from accelkit.widgets._fast import Ticks, fast_texts, key_row
+from accelkit.widgets._axes import Ticks, key_row
+from accelkit.widgets._base import STYLE, Explorer, View, new_figure, table_html
 
 __all__ = ["layout_explorer"]
 
-_STYLE = {"description_width": "initial"}
 _MODELS = tuple(n for n in models.names() if isinstance(models.get(n), models.Transformer))
 _CHIPS = ("v4", "v5e", "v5p", "v6e", "7x", "A100", "H100", "H200", "B200")
 _COUNTS = (8, 16, 64, 256, 512, 1024, 2048, 4096, 6144, 8192, 8960, 16384)
@@ -34,7 +33,9 @@ _COLOURS = {"compute": "#455a64", "exposed communication": "#c62828", "pipeline 
 
 @lru_cache(maxsize=64)
 def _best(model: str, chip: str, n: int, batch: int, whole: bool) -> parallel.TrainStep | None:
-    """The fastest fitting layout (cached: the exhaustive search is the one slow call)."""
+    """The fastest fitting layout. Kept for the 64 most recent settings: the exhaustive search
+    is the one slow call (hundreds of ms), and a learner toggling back to a setting should not
+    wait for it again."""
     found = parallel.best_layouts(model, chip, n, batch, top=1, whole_sequences=whole)
     return found[0] if found else None
 
@@ -56,33 +57,32 @@ def layout_explorer() -> Explorer:
     against HBM, MFU and HFU, and every collective with the network that carried it."""
     controls = {
         "model": W.Dropdown(options=_MODELS, value="llama-3-70b", description="model",
-                            style=_STYLE),
+                            style=STYLE),
         "chip": W.Dropdown(options=[(chips.get(c).name, chips.get(c).name) for c in _CHIPS],
-                           value=chips.get("v5p").name, description="chip", style=_STYLE),
+                           value=chips.get("v5p").name, description="chip", style=STYLE),
         "n_chips": W.SelectionSlider(options=_COUNTS, value=8960, description="chips",
-                                     continuous_update=False, style=_STYLE),
+                                     continuous_update=False, style=STYLE),
         "per_chip": W.SelectionSlider(options=_PER_CHIP, value=448,
                                       description="batch per chip (tokens)",
-                                      continuous_update=False, style=_STYLE),
+                                      continuous_update=False, style=STYLE),
         "mode": W.ToggleButtons(options=[("set the degrees", "manual"),
                                          ("best_layouts", "best")],
-                                value="manual", description="layout", style=_STYLE),
+                                value="manual", description="layout", style=STYLE),
         "rest": W.ToggleButtons(options=[("FSDP", "fsdp"), ("DP", "dp")], value="fsdp",
-                                description="remaining chips are", style=_STYLE),
-        "tp": W.Dropdown(options=_TP, value=1, description="tp", style=_STYLE),
-        "pp": W.Dropdown(options=_PP, value=1, description="pp", style=_STYLE),
-        "ep": W.Dropdown(options=_EP, value=1, description="ep (MoE)", style=_STYLE),
+                                description="remaining chips are", style=STYLE),
+        "tp": W.Dropdown(options=_TP, value=1, description="tp", style=STYLE),
+        "pp": W.Dropdown(options=_PP, value=1, description="pp", style=STYLE),
+        "ep": W.Dropdown(options=_EP, value=1, description="ep (MoE)", style=STYLE),
         "microbatch": W.Dropdown(options=_MICRO, value=None, description="micro-batch (tokens)",
-                                 style=_STYLE),
+                                 style=STYLE),
         "recompute": W.ToggleButtons(options=list(parallel.RECOMPUTE), value="none",
-                                     description="recompute", style=_STYLE),
+                                     description="recompute", style=STYLE),
         "split": W.Checkbox(value=True, description="best: micro-batches may split sequences",
-                            style=_STYLE),
+                            style=STYLE),
     }
     # One fixed axis: the step as shares of its time, memory as a share of the chip's HBM
-    # (dashed line = 100%). Sent as SVG, sharp at any dpi; cheap to redraw because its ticks
-    # are one marker line and texts, its key texts placed once and every text laid out once
-    # (widgets/_fast.py).
+    # (dashed line = 100%). Cheap to redraw: its ticks are one marker line and texts and its
+    # keys texts placed once (widgets/_axes.py).
     figure = new_figure(6.6, 1.9, margins={"left": 0.2, "bottom": 0.22, "top": 0.78})
     ax = figure.add_subplot()
     rows_y = (1, 0)
@@ -103,7 +103,6 @@ def layout_explorer() -> Explorer:
     key_row(figure, [(k, _COLOURS[k]) for k in ("weights + grads + optimizer", "activations")],
             middle, 0.855, fontsize=7)
     # The figures themselves are in the table under the chart (text is the costliest artist).
-    fast_texts(figure)
 
     def render(values: dict) -> View:
         chip = chips.get(values["chip"])

@@ -11,21 +11,20 @@ from typing import Any
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.ticker import NullLocator
 
 import accelkit.models as models
 from accelkit import chips, roofline
 from accelkit.dtypes import DType
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import (GPU_COLOUR, TPU_COLOUR, VENDOR_KEY_HTML, Explorer, View,
-                                    new_figure, si, table_html, vendor_colour, vendor_key)
-from accelkit.widgets._fast import Ticks, fast_texts, key_row, pin_axis_labels
+from accelkit.widgets._axes import fixed_ticks, key_row, log_ticks
+from accelkit.widgets._base import (GPU_COLOUR, STYLE, TPU_COLOUR, VENDOR_KEY_HTML, Explorer,
+                                    View, chip_label, new_figure, si, table_html, vendor_colour,
+                                    vendor_key)
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["roofline_explorer", "batch_intensity", "ridge_points", "roofline_worked_problem",
            "roofline_quiz"]
 
-_STYLE = {"description_width": "initial"}
 OPERATIONS = ("matmul", "decode-step matmul", "decode attention", "elementwise add")
 POWERS = [2**i for i in range(0, 17)]  # 1 ... 65,536
 BATCHES = [2**i for i in range(0, 15)]  # 1 ... 16,384
@@ -35,11 +34,6 @@ DTYPES = ("bf16", "fp8", "int8")
 ATTENTION_MODEL = "llama-3-8b"
 # Intensities spanned by the x axis, FLOPs per byte.
 _X_MIN, _X_MAX = 0.1, 1e4
-
-
-def _short(name: str) -> str:
-    """'NVIDIA H100 (SXM)' -> 'H100', 'TPU v6e (Trillium)' -> 'TPU v6e'."""
-    return name.replace("NVIDIA ", "").split(" (")[0]
 
 
 def _colour(chip: chips.Chip) -> str:
@@ -59,21 +53,8 @@ def _spread_labels(ys: list[float], min_ratio: float = 2.0) -> list[float]:
 
 
 def _log_axes(ax, xticks: list[float], yticks: list[float]) -> None:
-    # Fixed ticks: matplotlib's automatic log locators dominate the cost of a redraw.
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xticks(xticks, [f"{t:g}" for t in xticks])
-    ax.set_yticks(yticks, [f"{t:g}" for t in yticks])
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_minor_locator(NullLocator())
-
-
-def _fast_axes(figure, ax, xticks: list[float], yticks: list[float]) -> None:
-    """Place the axis labels once and draw the fixed ticks as one marker line and texts
-    (:mod:`accelkit.widgets._fast`): the same picture, redrawn in a fraction of the time."""
-    pin_axis_labels(figure)
-    Ticks(ax, "x").set(xticks, [f"{t:g}" for t in xticks])
-    Ticks(ax, "y").set(yticks, [f"{t:g}" for t in yticks])
+    log_ticks(ax, "x", xticks)
+    log_ticks(ax, "y", yticks)
 
 
 def _operation(chip: chips.Chip, values: dict) -> roofline.RooflineResult:
@@ -129,7 +110,7 @@ class _RooflinePlot:
         ax.set_ylim(0.05, 2e4)
         ax.set_xlabel("arithmetic intensity (FLOPs per byte)   ○ ridge   ★ your operation")
         self.ylabel = ax.set_ylabel("attainable bf16 TFLOP/s")  # its text follows the dtype
-        _fast_axes(self.figure, ax, [0.1, 1, 10, 100, 1000, 10000], [0.1, 10, 1000])
+        fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
         self.marker = ax.axvline(1.0, color="black", ls="--", lw=1)
         vendor_key(self.figure, x=0.01, y=0.99, ha="left")
         self.roofs = LineCollection([], linewidths=2)
@@ -137,23 +118,18 @@ class _RooflinePlot:
         self.ridges = ax.scatter([], [], s=36, marker="o", facecolors="white", linewidths=1.0)
         self.stars = ax.scatter([], [], s=169, marker="*", edgecolors="black", linewidths=0.5)
         self.labels: dict[str, Any] = {}
-        self.curves: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
-        fast_texts(self.figure)  # every text laid out once per look (widgets/_fast.py)
 
-    def _curve(self, chip: chips.Chip, dtype: DType) -> tuple[list[float], list[float]]:
+    @staticmethod
+    def _curve(chip: chips.Chip, dtype: DType) -> tuple[list[float], list[float]]:
         # The roof is two straight lines on log axes: its ends and the ridge draw it exactly.
-        key = (chip.name, dtype)
-        if key not in self.curves:
-            xs = [_X_MIN, chip.ridge_flops_per_byte(dtype), _X_MAX]
-            self.curves[key] = (xs, list(roofline.curve(chip, dtype, xs) / 1e12))
-        return self.curves[key]
+        xs = [_X_MIN, chip.ridge_flops_per_byte(dtype), _X_MAX]
+        return xs, list(roofline.curve(chip, dtype, xs) / 1e12)
 
     def _label(self, chip: chips.Chip) -> Any:
         if chip.name not in self.labels:
-            self.labels[chip.name] = self.ax.text(_X_MAX / 1.3, 1.0, _short(chip.name),
+            self.labels[chip.name] = self.ax.text(_X_MAX / 1.3, 1.0, chip_label(chip.name),
                                                   color=_colour(chip), ha="right",
                                                   va="bottom", fontsize=8)
-            fast_texts(self.figure)
         return self.labels[chip.name]
 
     def draw(self, usable: list[chips.Chip], results: tuple, dtype: DType, title: str):
@@ -192,24 +168,24 @@ def roofline_explorer(chip_names: tuple[str, ...] = ("TPU v5e", "H100"),
     """
     catalog = chips.all()
     controls = {
-        "chips": W.SelectMultiple(options=[(_short(c.name), c.name) for c in catalog],
+        "chips": W.SelectMultiple(options=[(chip_label(c.name), c.name) for c in catalog],
                                   value=tuple(chips.get(n).name for n in chip_names), rows=6,
-                                  description="chips", style=_STYLE),
+                                  description="chips", style=STYLE),
         "operation": W.Dropdown(options=OPERATIONS, value=operation, description="operation",
-                                style=_STYLE),
+                                style=STYLE),
         "dtype": W.Dropdown(options=DTYPES, value="bf16", description="precision",
-                            style=_STYLE),
+                            style=STYLE),
         "B": W.SelectionSlider(options=BATCHES, value=64, description="batch B (decode)",
-                               continuous_update=False, style=_STYLE),
+                               continuous_update=False, style=STYLE),
         "M": W.SelectionSlider(options=POWERS, value=4096, description="M (matmul, add)",
-                               continuous_update=False, style=_STYLE),
+                               continuous_update=False, style=STYLE),
         "N": W.SelectionSlider(options=POWERS, value=8192, description="N",
-                               continuous_update=False, style=_STYLE),
+                               continuous_update=False, style=STYLE),
         "K": W.SelectionSlider(options=POWERS, value=8192, description="K (= D for decode)",
-                               continuous_update=False, style=_STYLE),
+                               continuous_update=False, style=STYLE),
         "context": W.SelectionSlider(options=CONTEXTS, value=8192,
                                      description="KV cache (attention)",
-                                     continuous_update=False, style=_STYLE),
+                                     continuous_update=False, style=STYLE),
     }
     plot = _RooflinePlot()
 
@@ -219,7 +195,7 @@ def roofline_explorer(chip_names: tuple[str, ...] = ("TPU v5e", "H100"),
             return View(text="Pick one or more chips (ctrl/cmd-click for several).")
         dtype = values["dtype"]
         usable = [c for c in picked if dtype in c.dtypes]
-        skipped = [_short(c.name) for c in picked if dtype not in c.dtypes]
+        skipped = [chip_label(c.name) for c in picked if dtype not in c.dtypes]
         if not usable:
             return View(text=f"None of the chosen chips has a published dense {dtype} peak.")
         results = tuple(_operation(c, values) for c in usable)
@@ -229,7 +205,7 @@ def roofline_explorer(chip_names: tuple[str, ...] = ("TPU v5e", "H100"),
                 "<th>time</th><th>bound</th><th>achieved</th><th>of peak</th></tr>")
         rows = "".join(
             f"<tr><td style='text-align:left'><span style='color:{_colour(chips.get(r.chip))}'>"
-            f"■</span> {_short(r.chip)}</td>"
+            f"■</span> {chip_label(r.chip)}</td>"
             f"<td>{r.ridge_flops_per_byte:,.0f}</td><td>{si(r.seconds, 's')}</td>"
             f"<td><b>{r.bound}</b></td><td>{si(r.achieved_flops_per_second, 'FLOP/s')}</td>"
             f"<td>{r.fraction_of_peak:.0%}</td></tr>" for r in results)
@@ -253,14 +229,13 @@ def batch_intensity(chip: str = "TPU v5e", d_model: int = 8192, d_ff: int = 8192
     (:func:`accelkit.roofline.crossing_batch`), where the curve meets the ridge.
     """
     controls = {
-        "chip": W.Dropdown(options=[(_short(c.name), c.name) for c in chips.all()],
-                           value=chips.get(chip).name, description="chip", style=_STYLE),
+        "chip": W.Dropdown(options=[(chip_label(c.name), c.name) for c in chips.all()],
+                           value=chips.get(chip).name, description="chip", style=STYLE),
         "D": W.SelectionSlider(options=POWERS[9:], value=d_model, description="D = d_model",
-                               continuous_update=False, style=_STYLE),
+                               continuous_update=False, style=STYLE),
         "F": W.SelectionSlider(options=POWERS[9:], value=d_ff, description="F = d_ff",
-                               continuous_update=False, style=_STYLE),
+                               continuous_update=False, style=STYLE),
     }
-    sweeps: dict[tuple[int, int], list[float]] = {}
     # One figure, built once; a render moves the lines (rebuilding it cost ~15 ms of 50).
     figure = new_figure(6.5, 3.1, margins=dict(left=0.12, right=0.97, top=0.90, bottom=0.15))
     ax = figure.add_subplot()
@@ -272,21 +247,18 @@ def batch_intensity(chip: str = "TPU v5e", d_model: int = 8192, d_ff: int = 8192
     _log_axes(ax, [1, 10, 100, 1000, 10000], [1, 100, 10000])
     ax.set_xlabel("batch B (tokens per decode step)")
     ax.set_ylabel("FLOPs per byte")
-    _fast_axes(figure, ax, [1, 10, 100, 1000, 10000], [1, 100, 10000])
+    fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
     # The key in the empty upper left, placed once (a legend re-packs its boxes every draw).
     box = ax.get_position()
     key_row(figure, [("intensity = B", "#9e9e9e", "┈"), ("[B, D]×[D, F] in bf16", "#0277bd", "●"),
                      ("the chip's ridge", "#e65100", "━")],
             x=box.x0 + 0.015, y=box.y1 - 0.05, ha="left")
-    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         the_chip = chips.get(values["chip"])
         d, f = values["D"], values["F"]
-        if (d, f) not in sweeps:  # intensity does not depend on the chip: one sweep per shape
-            sweeps[(d, f)] = [roofline.matmul(the_chip, M=b, N=f, K=d).arithmetic_intensity
-                              for b in BATCHES]
-        intensities = sweeps[(d, f)]
+        intensities = [roofline.matmul(the_chip, M=b, N=f, K=d).arithmetic_intensity
+                       for b in BATCHES]
         ridge = the_chip.ridge_flops_per_byte("bf16")
         critical = roofline.critical_batch(the_chip)
         crossing = roofline.crossing_batch(the_chip, N=f, K=d)
@@ -297,10 +269,10 @@ def batch_intensity(chip: str = "TPU v5e", d_model: int = 8192, d_ff: int = 8192
         critical_line.set_visible(math.isfinite(crossing))
         if math.isfinite(crossing):
             critical_line.set_xdata([crossing, crossing])
-        ax.set_title(f"{_short(the_chip.name)}, D = {d:,}, F = {f:,}: memory-bound until B "
+        ax.set_title(f"{chip_label(the_chip.name)}, D = {d:,}, F = {f:,}: memory-bound until B "
                      "reaches the ridge", fontsize=10)
         text = table_html([
-            (f"{_short(the_chip.name)} ridge (bf16 peak ÷ HBM bandwidth)",
+            (f"{chip_label(the_chip.name)} ridge (bf16 peak ÷ HBM bandwidth)",
              f"{ridge:,.0f} FLOPs/byte"),
             ("critical batch, weight bytes only (ridge × 2 bytes ÷ 2 FLOPs)", f"{critical:,.0f}"),
             (f"actual intensity at B = {near:,} (activations counted too)",
@@ -323,7 +295,7 @@ def ridge_points(dtype: str = "bf16") -> Explorer:
     over the 50 ms budget, and a bar chart needs nothing HTML cannot draw.
     """
     controls = {"dtype": W.Dropdown(options=DTYPES, value=dtype, description="precision",
-                                    style=_STYLE)}
+                                    style=STYLE)}
     catalog = chips.all()
 
     def render(values: dict) -> View:
@@ -340,7 +312,7 @@ def ridge_points(dtype: str = "bf16") -> Explorer:
             else:
                 bar = f"<i style='color:#757575'>no published dense {dt} peak</i>"
             rows.append(f"<tr><td style='text-align:right;padding-right:0.6em;"
-                        f"white-space:nowrap'>{_short(chip.name)} ({chip.year})</td>"
+                        f"white-space:nowrap'>{chip_label(chip.name)} ({chip.year})</td>"
                         f"<td style='width:28em'>{bar}</td></tr>")
         have = [c for c in catalog if c.name in ridges]
         low = min(have, key=lambda c: ridges[c.name])
@@ -349,8 +321,8 @@ def ridge_points(dtype: str = "bf16") -> Explorer:
                  "(FLOPs per byte of HBM traffic = peak FLOP/s ÷ HBM bytes/s). "
                  f"{VENDOR_KEY_HTML}</caption>{''.join(rows)}</table>")
         summary = table_html([
-            ("lowest ridge", f"{_short(low.name)}: {ridges[low.name]:,.0f} FLOPs/byte"),
-            ("highest ridge", f"{_short(high.name)}: {ridges[high.name]:,.0f} FLOPs/byte"),
+            ("lowest ridge", f"{chip_label(low.name)}: {ridges[low.name]:,.0f} FLOPs/byte"),
+            ("highest ridge", f"{chip_label(high.name)}: {ridges[high.name]:,.0f} FLOPs/byte"),
         ])
         return View(text=chart + summary, result=ridges)
 
@@ -363,7 +335,7 @@ def roofline_worked_problem(chip: str = "TPU v5e", d_model: int = 4096,
     :func:`accelkit.roofline.decode_mlp_numbers`."""
     the_chip = chips.get(chip)
     question = (
-        f"A {_short(the_chip.name)} does "
+        f"A {chip_label(the_chip.name)} does "
         f"{si(the_chip.peak_flops('bf16'), 'FLOP/s')} in bf16 and reads HBM at "
         f"{si(the_chip.require('hbm_bytes_per_second'), 'B/s')}. One decode step multiplies a batch of B "
         f"token vectors [B, {d_model:,}] by an MLP weight [{d_model:,}, {d_ff:,}], in bf16. "

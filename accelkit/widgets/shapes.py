@@ -12,18 +12,17 @@ import ipywidgets as W
 import numpy as np
 
 from accelkit.systolic import DATAFLOW_NAMES, MAPPING, SystolicArray
-from accelkit.labs.shapes import (LINE_SIZES, MAP_SIZES, TENSOR_CORE, TOKENS, cell_cycles,
+from accelkit.labs.shapes import (LINE_SIZES, MAP_SIZES, TOKENS, cell_cycles,
                                    smallest_M_reaching, tile_curves, utilization_grid,
                                    utilization_line)
-from accelkit.widgets._base import Explorer, View, table_html
-from accelkit.widgets._frozen import frozen_figure
+from accelkit.widgets._axes import fixed_ticks, key_column, key_row
+from accelkit.widgets._base import CHOICE_COLOUR, STYLE, Explorer, View, new_figure, table_html
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
 __all__ = ["fold_explorer", "utilization_map", "tile_comparison", "shapes_quiz",
            "shapes_worked_problem"]
 
-_STYLE = {"description_width": "initial"}
 #: Which problem dimensions a dataflow maps on the array's rows and columns, and which streams
 #: (the table in accelkit.systolic's docstring).
 MAPPED = {flow: (rows, cols) for flow, (rows, cols, _) in MAPPING.items()}
@@ -44,14 +43,14 @@ def fold_explorer() -> Explorer:
         "N": W.IntSlider(value=200, min=1, max=1024, description="N", continuous_update=False),
         "K": W.IntSlider(value=129, min=1, max=1024, description="K", continuous_update=False),
         "side": W.Dropdown(options=[8, 16, 32, 64, 128, 256], value=128,
-                           description="array side", style=_STYLE),
+                           description="array side", style=STYLE),
         "dataflow": W.ToggleButtons(options=["ws", "os", "is"], value="ws",
-                                    description="dataflow", style=_STYLE),
+                                    description="dataflow", style=STYLE),
     }
     from matplotlib.collections import LineCollection
     from matplotlib.patches import Rectangle
 
-    figure = frozen_figure(8.2, 3.3)
+    figure = new_figure(8.2, 3.3)
     left = figure.add_axes((0.08, 0.14, 0.4, 0.7))
     right = figure.add_axes((0.6, 0.3, 0.37, 0.4))
     # Built, then added: add_patch / add_collection return the base types, and these are resized.
@@ -62,7 +61,6 @@ def fold_explorer() -> Explorer:
     left.add_patch(padded_patch)
     left.add_patch(problem_patch)
     left.add_collection(fold_lines)
-    left.legend(handles=[problem_patch, padded_patch], fontsize=7, loc="lower right")
     segments = []
     labels = ["useful MACs", "padding", "load, fill\nand drain"]
     colours = [_USEFUL, _PADDING, _IDLE]
@@ -71,12 +69,12 @@ def fold_explorer() -> Explorer:
     right.set_xlim(0, 100)
     right.set_yticks([])
     right.set_xlabel("share of the array's cell-cycles (%)")
-    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=3,
-                 frameon=False)
     right.set_title("where the array's time goes", fontsize=9)
-    # The axes rescale to the problem (the padded extent, rounded up to a power of two); the
-    # frame is drawn once (as SVG) and kept, so its tick labels are a few texts moved per
-    # render.
+    fixed_ticks(right, which="x")  # ticks and keys as a few texts (widgets/_axes.py)
+    box = right.get_position()
+    key_row(figure, list(zip(labels, colours)), x=(box.x0 + box.x1) / 2, y=0.1, fontsize=7)
+    # The left axes rescale to the problem (the padded extent, rounded up to a power of two):
+    # their tick labels are three texts a side, rewritten per render.
     left.set_xlim(0, 1)
     left.set_ylim(1, 0)
     left.set_aspect("equal")
@@ -91,9 +89,9 @@ def fold_explorer() -> Explorer:
     y_label = left.text(-0.2, 0.5, "", transform=left.transAxes, ha="right", va="center",
                         rotation=90)
     title = figure.text(0.28, 0.93, "", ha="center", fontsize=9)
-    # The left axes' limits move but draw no ticks of their own: one static part serves all.
-    figure.freeze([padded_patch, problem_patch, fold_lines, x_label, y_label, title,
-                   *segments, *x_ticks, *y_ticks], key=lambda f: None)
+    box = left.get_position()
+    key_column(figure, [("the problem", problem_patch), ("padding", padded_patch)],
+               x=box.x1 - 0.08, y=box.y0 + 0.1, fontsize=7)
 
     def render(values: dict) -> View:
         M, N, K, side, flow = (values[k] for k in ("M", "N", "K", "side", "dataflow"))
@@ -152,18 +150,16 @@ def utilization_map() -> Explorer:
     beside it utilization against N at your M, one value per N, to show the 129 cliff."""
     controls = {
         "side": W.Dropdown(options=[16, 32, 64, 128, 256], value=128, description="array side",
-                           style=_STYLE),
-        "K": W.Dropdown(options=[16, 128, 1024, 8192], value=1024, description="K", style=_STYLE),
+                           style=STYLE),
+        "K": W.Dropdown(options=[16, 128, 1024, 8192], value=1024, description="K", style=STYLE),
         "dataflow": W.ToggleButtons(options=["ws", "os", "is"], value="ws",
-                                    description="dataflow", style=_STYLE),
+                                    description="dataflow", style=STYLE),
         "M": W.IntSlider(value=128, min=1, max=int(LINE_SIZES[-1]), description="M",
                          continuous_update=False),
         "N": W.IntSlider(value=129, min=1, max=int(LINE_SIZES[-1]), description="N",
                          continuous_update=False),
     }
-    grids: dict[tuple, np.ndarray] = {}
-    lines: dict[tuple, np.ndarray] = {}
-    figure = frozen_figure(8.4, 3.5)
+    figure = new_figure(8.4, 3.5)
     heat_ax = figure.add_axes((0.07, 0.14, 0.36, 0.72))
     line_ax = figure.add_axes((0.58, 0.14, 0.4, 0.72))
     step = MAP_SIZES[1] - MAP_SIZES[0]
@@ -175,39 +171,39 @@ def utilization_map() -> Explorer:
     colourbar.set_label("utilization", fontsize=8)
     heat_ax.set_xlabel("N (columns of C)")
     heat_ax.set_ylabel("M (rows of C)")
-    (marker,) = heat_ax.plot([0], [0], "o", color="#e65100", markersize=8, markeredgecolor="white")
+    (marker,) = heat_ax.plot([0], [0], "o", color=CHOICE_COLOUR, markersize=8,
+                             markeredgecolor="white")
     from matplotlib.collections import LineCollection
 
     heat_ax.set_xlim(*edges)
     heat_ax.set_ylim(*edges)
     # Dotted guides at multiples of 128 (a TPU MXU's side), drawn over the image each frame.
-    guides = heat_ax.add_collection(LineCollection(
+    heat_ax.add_collection(LineCollection(
         [[(x, edges[0]), (x, edges[1])] for x in range(128, int(edges[1]), 128)]
         + [[(edges[0], y), (edges[1], y)] for y in range(128, int(edges[1]), 128)],
         colors="white", linewidths=0.8, linestyles=":"))
     (curve,) = line_ax.plot(LINE_SIZES, np.zeros(len(LINE_SIZES)), color="#37474f", linewidth=1.2)
-    (point,) = line_ax.plot([0], [0], "o", color="#e65100", markersize=8)
+    (point,) = line_ax.plot([0], [0], "o", color=CHOICE_COLOUR, markersize=8)
     line_ax.set_xlim(0, LINE_SIZES[-1] + 1)
     line_ax.set_ylim(0, 1)
     line_ax.set_xlabel("N (columns of C), every value")
     line_ax.set_ylabel("utilization")
-    line_ax.grid(alpha=0.3)
+    # Every limit is fixed: the ticks (the grid too) are read once and drawn as a few texts
+    # and one marker line per axis (widgets/_axes.py).
+    fixed_ticks(heat_ax)
+    fixed_ticks(colourbar.ax, which="y")
+    fixed_ticks(line_ax, grid={"alpha": 0.3})
     heat_title = figure.text(0.25, 0.92, "", ha="center", fontsize=9)
     line_title = figure.text(0.78, 0.92, "", ha="center", fontsize=9)
-    figure.freeze([image, guides, marker, curve, point, heat_title, line_title])
 
     def render(values: dict) -> View:
         side, K, flow, M, N = (values[k] for k in ("side", "K", "dataflow", "M", "N"))
-        key = (side, K, flow)
-        if key not in grids:
-            grids[key] = utilization_grid(side, K, flow)
-        if key + (M,) not in lines:
-            lines[key + (M,)] = utilization_line(side, K, flow, M)
+        grid, line = utilization_grid(side, K, flow), utilization_line(side, K, flow, M)
         array = SystolicArray(side, side, flow)
         run = array.estimate(M=M, N=N, K=K)
-        image.set_data(grids[key])
+        image.set_data(grid)
         marker.set_data([N], [M])
-        curve.set_ydata(lines[key + (M,)])
+        curve.set_ydata(line)
         point.set_data([N], [run.utilization])
         heat_title.set_text(f"{flow}, {side}×{side} array, K = {K}")
         line_title.set_text(f"utilization against N at M = {M}")
@@ -219,7 +215,7 @@ def utilization_map() -> Explorer:
             + [(f"one more: {label}", f"utilization {r.utilization:.1%}, {r.folds} folds")
                for label, r in neighbours])
         return View(figure=figure, text=text, result=run,
-                    extras={"grid": grids[key], "line": lines[key + (M,)]})
+                    extras={"grid": grid, "line": line})
 
     return Explorer(controls, render, title="Utilization as a map", columns=3)
 
@@ -233,12 +229,11 @@ def tile_comparison() -> Explorer:
     tiles and for one 128×128 array, multiplying by a width×width weight matrix."""
     controls = {
         "width": W.Dropdown(options=[1024, 4096, 4100], value=4096,
-                            description="layer width N = K", style=_STYLE),
+                            description="layer width N = K", style=STYLE),
         "M": W.SelectionSlider(options=TOKENS, value=1, description="tokens M",
-                               continuous_update=False, style=_STYLE),
+                               continuous_update=False, style=STYLE),
     }
-    curves_by_width: dict[int, dict] = {}
-    figure = frozen_figure(8.2, 3.4)
+    figure = new_figure(8.2, 3.4)
     ax = figure.add_axes((0.08, 0.15, 0.5, 0.72))
     styles = [("#7b1fa2", "-", "o"), ("#e57373", "--", "s"), ("#1565c0", "-", "^"),
               ("#64b5f6", ":", "v")]
@@ -254,17 +249,15 @@ def tile_comparison() -> Explorer:
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("tokens in the batch, M (log scale)")
     ax.set_ylabel("useful share")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
-    cursor = ax.axvline(1, color="#e65100", linewidth=1)
+    fixed_ticks(ax, grid={"alpha": 0.3})  # ticks, grid and key as a few artists (widgets/_axes.py)
+    box = ax.get_position()
+    key_column(figure, list(zip(names, artists)), x=box.x1 + 0.02, y=box.y1, fontsize=7)
+    cursor = ax.axvline(1, color=CHOICE_COLOUR, linewidth=1)
     title = figure.text(0.33, 0.92, "", ha="center", fontsize=9)
-    figure.freeze(artists + [cursor, title])
 
     def render(values: dict) -> View:
         width, M = values["width"], values["M"]
-        if width not in curves_by_width:
-            curves_by_width[width] = tile_curves(width)
-        curves = curves_by_width[width]
+        curves = tile_curves(width)
         for line, ys in zip(artists, curves.values()):
             line.set_ydata(ys)
         cursor.set_xdata([M, M])

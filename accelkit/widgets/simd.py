@@ -16,13 +16,11 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import PATTERN_ELEMENTS, SIMDMachine, SIMDRun, access_pattern_indices
 from accelkit.workloads import Branchy
-from accelkit.widgets._base import Explorer, View, legend_lines, si, table_html
-from accelkit.widgets._frozen import frozen_figure
+from accelkit.widgets._axes import Ticks, fixed_ticks, key_column
+from accelkit.widgets._base import CHOICE_COLOUR, STYLE, Explorer, View, new_figure, si, table_html
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["warp_lab", "divergence_lab", "tensor_core_lab", "simd_quiz", "simd_worked_problem"]
-
-_STYLE = {"description_width": "initial"}
 
 #: Elements per kernel launch in the lesson's small experiments: 128 warps of 32 lanes.
 ELEMENTS = PATTERN_ELEMENTS
@@ -81,8 +79,11 @@ def _kernel_run(kernel: str, machine: SIMDMachine) -> SIMDRun:
     return machine.gather(table, idx)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=len(KERNELS) * len(_LANES))
 def _warp_sweep(kernel: str, lanes: int) -> tuple[SIMDRun, ...]:
+    """One kernel's runs at every resident-warp count. Kept, one per (kernel, lanes) choice
+    (20): each is a few ms of simulation, all run when the lab is built, so that no knob then
+    waits on one."""
     return tuple(_kernel_run(kernel, SIMDMachine(lanes=lanes, warps_per_core=w)) for w in _WARPS)
 
 
@@ -91,12 +92,12 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
     access pattern, and watch issue cycles, memory cycles and utilization."""
     controls = {
         "kernel": W.Dropdown(options=list(KERNELS), value=kernel, description="kernel",
-                             style=_STYLE),
+                             style=STYLE),
         "lanes": W.SelectionSlider(options=list(_LANES), value=lanes, description="lanes per warp",
-                                   continuous_update=False, style=_STYLE),
+                                   continuous_update=False, style=STYLE),
         "warps_per_core": W.SelectionSlider(options=list(_WARPS), value=warps_per_core,
                                             description="resident warps per core",
-                                            continuous_update=False, style=_STYLE),
+                                            continuous_update=False, style=STYLE),
     }
 
     # Every (kernel, lanes) sweep is a few milliseconds: run them all now, so no knob waits on
@@ -104,24 +105,26 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
     for k in KERNELS:
         for n in _LANES:
             _warp_sweep(k, n)
-    # The figure is built once; a render only moves data, limits and the title (laying out
-    # axes, legend and tick text again is most of a render's cost).
-    figure = frozen_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
+    # The figure is built once; a render only moves data, the y limits and ticks, and the
+    # title. Ticks and key are drawn as a few texts (widgets/_axes.py).
+    figure = new_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19})
     ax = figure.add_subplot()
     ones = np.ones(len(_WARPS))
     (total,) = ax.plot(_WARPS, ones, "o-", color="#37474f", label="total cycles")
     (memory,) = ax.plot(_WARPS, ones, "--", color="#e65100", label="memory cycles")
     (issue,) = ax.plot(_WARPS, ones, ":", color="#6a1b9a", label="issue cycles")
-    (choice,) = ax.plot([], [], "o", markersize=12, color="#e65100")
+    (choice,) = ax.plot([], [], "o", markersize=12, color=CHOICE_COLOUR)
     _lean_log(ax, _WARPS)
     ax.set_xlabel("resident warps per core (memory requests in flight)")
     ax.set_ylabel("cycles (log scale)")
     title = ax.set_title("")
-    ax.legend(loc="upper right", fontsize=8)
-    # Drawn once: the x axis, labels and legend. A render draws the curves, the title and the
-    # y axis (its range follows the curves).
-    figure.freeze([total, memory, issue, choice, title, ax.yaxis],
-                  key=lambda f: f.axes[0].get_xlim())
+    fixed_ticks(ax, which="x")
+    # Its range follows the curves: the axis's own locator, per render (and the y label clear
+    # of the widest label it can show).
+    y_ticks = Ticks(ax, "y", widest="100 k")
+    box = ax.get_position()
+    key_column(figure, [("total cycles", total), ("memory cycles", memory),
+                        ("issue cycles", issue)], x=box.x1 - 0.2, y=box.y1 - 0.02)
 
     def render(values: dict) -> View:
         sweep = _warp_sweep(values["kernel"], values["lanes"])
@@ -132,6 +135,7 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
             line.set_ydata(ys)
         choice.set_data([values["warps_per_core"]], [run.cycles])
         _fit_log_y(ax, curves)
+        y_ticks.update()
         title.set_text(f"{values['kernel']}: {ELEMENTS:,} elements, 4 cores × {values['lanes']} lanes")
         bound = "memory" if run.memory_cycles > run.issue_cycles else "instruction issue"
         text = table_html([
@@ -147,8 +151,11 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
     return Explorer(controls, render, title="Warps, lanes and access patterns")
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=2 * len(_LANES))
 def _divergence_sweep(lanes: int, skip: bool) -> dict[int, tuple[SIMDRun, ...]]:
+    """Every branch length's runs over the taken fractions. Kept, one per (lanes, skip)
+    choice (8): each is about 10 ms of simulation, all run when the lab is built, so that no
+    knob then waits on one."""
     machine = SIMDMachine(lanes=lanes, skip_uniform_branches=skip)
     return {side: tuple(Branchy(ELEMENTS, f, side_instructions=side).run(machine)
                         for f in _FRACTIONS) for side in _SIDES}
@@ -161,11 +168,11 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
     controls = {
         "taken_fraction": W.SelectionSlider(options=list(_FRACTIONS), value=taken_fraction,
                                             description="share of lanes taking the branch",
-                                            continuous_update=False, style=_STYLE),
+                                            continuous_update=False, style=STYLE),
         "side_instructions": W.Dropdown(options=list(_SIDES), value=side_instructions,
-                                        description="instructions per side", style=_STYLE),
+                                        description="instructions per side", style=STYLE),
         "lanes": W.SelectionSlider(options=list(_LANES), value=lanes, description="lanes per warp",
-                                   continuous_update=False, style=_STYLE),
+                                   continuous_update=False, style=STYLE),
         "skip_uniform_branches": W.Checkbox(value=skip_uniform_branches,
                                             description="warps that agree skip the other side"),
     }
@@ -174,23 +181,24 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
     for n in _LANES:
         for skip in (True, False):
             _divergence_sweep(n, skip)
-    # Built once; a render restyles the chosen curve (and its legend key) and moves data.
-    figure = frozen_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19, "right": 0.84})
+    # Built once; a render restyles the chosen curve (and its key) and moves data; its ticks
+    # and key are drawn as a few texts (widgets/_axes.py).
+    figure = new_figure(7.0, 2.9, margins={"left": 0.1, "bottom": 0.19, "right": 0.84})
     ax = figure.add_subplot()
     lines = [ax.plot(_FRACTIONS, np.ones(len(_FRACTIONS)), "-", markersize=4, label=str(s))[0]
              for s in _SIDES]
-    (choice,) = ax.plot([], [], "o", markersize=12, color="#e65100")
+    (choice,) = ax.plot([], [], "o", markersize=12, color=CHOICE_COLOUR)
     ax.set_xlabel("share of lanes taking the branch")
     ax.set_ylabel("slowdown (×)")
     title = ax.set_title("", fontsize=9)
-    # Beside the axes, not over the curves (it is drawn once, under what moves).
-    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
-                       title="instructions\nper branch\nside", title_fontsize=8, frameon=False)
     greys = ("#b0bec5", "#78909c", "#37474f", "#000000")
-    # Drawn once: the x axis, labels and the legend's texts. A render draws the curves, the legend's keys (they follow the chosen
-    # side), the title and the y axis (autoscaled to the curves).
-    figure.freeze([*lines, choice, title, *legend_lines(legend), ax.yaxis],
-                  key=lambda f: f.axes[0].get_xlim())
+    fixed_ticks(ax, which="x")
+    y_ticks = Ticks(ax, "y", widest="10.0")  # autoscaled to the curves: the axis's locator
+    # The key beside the axes, not over the curves; its samples follow the chosen side.
+    box = ax.get_position()
+    keys = [sample for sample, _ in key_column(
+        figure, [(str(s), line) for s, line in zip(_SIDES, lines)], x=box.x1 + 0.015,
+        y=box.y1, title="instructions\nper branch\nside")]
 
     def render(values: dict) -> View:
         sweeps = _divergence_sweep(values["lanes"], values["skip_uniform_branches"])
@@ -198,15 +206,16 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
         runs = sweeps[side]
         i = _FRACTIONS.index(values["taken_fraction"])
         run, uniform = runs[i], runs[0]
-        for s, line, key, grey in zip(_SIDES, lines, legend_lines(legend), greys):
+        for s, line, key, grey in zip(_SIDES, lines, keys, greys):
             line.set_ydata([r.cycles / sweeps[s][0].cycles for r in sweeps[s]])
             for artist in (line, key):
-                artist.set_color("#e65100" if s == side else grey)
+                artist.set_color(CHOICE_COLOUR if s == side else grey)
                 artist.set_linewidth(2.5 if s == side else 1)
                 artist.set_marker("o" if s == side else "None")
         choice.set_data([_FRACTIONS[i]], [run.cycles / uniform.cycles])
         ax.relim()
         ax.autoscale_view()
+        y_ticks.update()
         title.set_text(f"Branch divergence on 4 cores × {values['lanes']} lanes: slowdown "
                        "against no lane taking the branch")
         text = table_html([
@@ -227,7 +236,6 @@ def _matmul_kernel_machine(kernel: str, warps_per_core: int = 8) -> SIMDMachine:
     return SIMDMachine(warps_per_core=warps_per_core, shared_memory=shared, tensor_core=tile)
 
 
-@lru_cache(maxsize=8)
 def _matmul_sweep(warps_per_core: int) -> dict[str, tuple[SIMDRun, ...]]:
     return {k: tuple(_matmul_kernel_machine(k, warps_per_core).estimate(M=n, N=n, K=n)
                      for n in _SIZES) for k in MATMUL_KERNELS}
@@ -239,12 +247,12 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
     tiled with a 4×4×4 or 16×8×16 tensor core. Speed-up against the tile's promise, and why."""
     controls = {
         "size": W.SelectionSlider(options=list(_SIZES), value=size, description="M = N = K",
-                                  continuous_update=False, style=_STYLE),
+                                  continuous_update=False, style=STYLE),
         "kernel": W.Dropdown(options=list(MATMUL_KERNELS), value=kernel, description="kernel",
-                             style=_STYLE),
+                             style=STYLE),
         "warps_per_core": W.SelectionSlider(options=[2, 8, 32, 128], value=warps_per_core,
                                             description="resident warps per core",
-                                            continuous_update=False, style=_STYLE),
+                                            continuous_update=False, style=STYLE),
     }
 
     # All four memory-parallelism settings are closed-form estimates (a few ms in all): compute
@@ -255,7 +263,7 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
     from accelkit import chips  # local: keeps this change off the module's import block
     h100 = chips.get("NVIDIA H100 (SXM)")
     real_ratio = h100.peak_flops("fp16") / h100.peak_flops("fp32")
-    figure = frozen_figure(7.6, 2.8, margins={"left": 0.1, "bottom": 0.19, "top": 0.96,
+    figure = new_figure(7.6, 2.8, margins={"left": 0.1, "bottom": 0.19, "top": 0.96,
                                             "wspace": 0.42})
     left, right = figure.add_subplot(1, 2, 1), figure.add_subplot(1, 2, 2)
     cycle_lines, read_lines = [], []
@@ -263,7 +271,7 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
         cycle_lines += left.plot(_SIZES, np.ones(len(_SIZES)), "o-", color=colour, markersize=3,
                                  label=k)
         read_lines += right.plot(_SIZES, np.ones(len(_SIZES)), "o-", color=colour, markersize=3)
-    (choice,) = left.plot([], [], "o", markersize=11, color="#e65100", zorder=5)
+    (choice,) = left.plot([], [], "o", markersize=11, color=CHOICE_COLOUR, zorder=5)
     for ax, label in ((left, "cycles"), (right, "global-memory reads (elements)")):
         _lean_log(ax, _SIZES[::2] + _SIZES[-1:])
         ax.set_xlabel("M = N = K")
@@ -271,10 +279,14 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
     _fit_log_y(left, [r.cycles for s in sweeps.values() for runs in s.values() for r in runs])
     _fit_log_y(right, [sum(r.dram_reads.values())
                        for s in sweeps.values() for runs in s.values() for r in runs])
-    legend = left.legend(fontsize=7, loc="upper left")
-    # The axes' ranges are fixed over every choice: they are drawn once, and a render draws
-    # the curves and the legend (over the curves; its keys follow the chosen kernel).
-    figure.freeze([*cycle_lines, *read_lines, choice, legend])
+    # The axes' ranges are fixed over every choice: their ticks are read once and drawn as a
+    # few texts, and the key (whose samples follow the chosen kernel) placed once, in the
+    # empty upper left (widgets/_axes.py).
+    fixed_ticks(left, right)
+    box = left.get_position()
+    keys = [sample for sample, _ in key_column(
+        figure, [(k, line) for k, line in zip(MATMUL_KERNELS, cycle_lines)], x=box.x0 + 0.01,
+        y=box.y1 - 0.02, fontsize=7)]
 
     def render(values: dict) -> View:
         sweep = sweeps[values["warps_per_core"]]
@@ -283,8 +295,7 @@ def tensor_core_lab(size: int = 1024, kernel: str = "tensor core 16×8×16",
         simd = sweep["tiled SIMD (shared memory)"][i]
         machine = _matmul_kernel_machine(values["kernel"], values["warps_per_core"])
         promise = machine.peak_macs_per_cycle / SIMDMachine().peak_macs_per_cycle
-        for (k, runs), cyc, reads, key in zip(sweep.items(), cycle_lines, read_lines,
-                                              legend_lines(legend)):
+        for (k, runs), cyc, reads, key in zip(sweep.items(), cycle_lines, read_lines, keys):
             cyc.set_ydata([r.cycles for r in runs])
             reads.set_ydata([sum(r.dram_reads.values()) for r in runs])
             for artist in (cyc, reads, key):

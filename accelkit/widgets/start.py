@@ -5,8 +5,8 @@ from __future__ import annotations
 import ipywidgets as W
 
 from accelkit.systolic import SystolicArray
-from accelkit.widgets._base import Explorer, View, table_html
-from accelkit.widgets._frozen import frozen_figure
+from accelkit.widgets._axes import fixed_ticks, key_row
+from accelkit.widgets._base import CHOICE_COLOUR, STYLE, Explorer, View, new_figure, table_html
 
 __all__ = ["first_widget", "start_quiz"]
 
@@ -17,24 +17,27 @@ def first_widget(rows: int = 8, cols: int = 8) -> Explorer:
     sizes = [2, 4, 8, 16, 32, 64, 128, 256]
     controls = {
         "size": W.SelectionSlider(options=sizes, value=32, description="M = N = K",
-                                  continuous_update=False, style={"description_width": "initial"}),
+                                  continuous_update=False, style=STYLE),
     }
     array = SystolicArray(rows=rows, cols=cols, dataflow="ws")
     sweep = [array.estimate(M=n, N=n, K=n) for n in sizes]
-    # The figure is built once; a render only moves the highlight (redrawing axes and text is
-    # most of a render's cost).
-    figure = frozen_figure(6.5, 2.8)
+    # The figure is built once; a render only moves the highlight and sets the title. Its
+    # ticks and key are drawn as a few texts (widgets/_axes.py: about half the time of
+    # matplotlib's own ticks and legend).
+    figure = new_figure(6.5, 2.8)
     ax = figure.add_subplot()
     ax.plot(sizes, [100 * r.utilization for r in sweep], "o-", color="#607d8b", label="every size")
-    (choice,) = ax.plot([], [], "o", markersize=12, color="#e65100", label="your choice")
+    (choice,) = ax.plot([], [], "o", markersize=12, color=CHOICE_COLOUR, label="your choice")
     ax.set_xscale("log", base=2)
     ax.set_xticks(sizes, [str(n) for n in sizes])
     ax.set_xlabel("matrix size M = N = K (log scale)")
     ax.set_ylabel("utilization of the array (%)")
     ax.set_ylim(0, 100)
-    ax.legend(loc="lower right")
     title = ax.set_title("")
-    figure.freeze([choice, title])
+    fixed_ticks(ax)
+    box = ax.get_position()
+    key_row(figure, [("every size", "#607d8b", "●"), ("your choice", CHOICE_COLOUR, "●")],
+            x=box.x1 - 0.015, y=box.y0 + 0.08, fontsize=9, ha="right")
 
     def render(values: dict) -> View:
         n = values["size"]

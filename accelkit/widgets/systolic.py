@@ -20,13 +20,12 @@ import numpy as np
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.simd import SIMDMachine, SIMDRun
 from accelkit.systolic import DATAFLOW_NAMES, DATAFLOW_SPECS, SystolicArray, SystolicRun
-from accelkit.widgets._base import DPI, Explorer, View, table_html
-from accelkit.widgets._frozen import TextBlock, frozen_figure
+from accelkit.widgets._axes import fixed_ticks, key_column
+from accelkit.widgets._base import DPI, STYLE, Explorer, View, new_figure, table_html
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["systolic_animation", "reuse_comparison", "systolic_quiz", "systolic_worked_problem"]
 
-_STYLE = {"description_width": "initial"}
 #: What moves and what stays, per dataflow (each dataflow's record in accelkit.systolic).
 FLOW_STORY = {name: spec.story for name, spec in DATAFLOW_SPECS.items()}
 #: The order the toggles offer the dataflows in (display only): the TPU's weight-stationary first.
@@ -35,7 +34,11 @@ assert set(_FLOW_ORDER) == set(DATAFLOW_SPECS)
 # Cell colours: did a useful MAC this cycle / holds an operand but idle / holds nothing.
 _ACTIVE, _HOLDING, _EMPTY = (0.98, 0.55, 0.0), (0.82, 0.90, 0.97), (0.97, 0.97, 0.97)
 _WRITTEN, _PENDING = (0.78, 0.92, 0.78), (0.97, 0.97, 0.97)
-_MOVIES_KEPT = 24  # cached (dataflow, shape, double-buffer) step lists; one figure for all
+_MAX_SIDE = 8  # M, N and K run from 1 to 8: C's panel has at most 8 rows and columns
+# Step lists kept, one per (dataflow, shape, double-buffer) choice: simulating a choice's
+# cycles takes up to ~20 ms (8×8×8, ws), so scrubbing the cycle slider or the Play button
+# would wait on it every frame; the 24 most recent choices are kept.
+_MOVIES_KEPT = 24
 
 
 def _operands(M: int, N: int, K: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -101,23 +104,24 @@ def _label_points(cell_pixels: float, lines: int, widest: str,
 
 
 class _Canvas:
-    """The one figure every choice redraws, as SVG. The array panel's axes, ticks and labels
-    are drawn once (a :class:`FrozenFigure`); each render draws the cells' colours, their
-    labels (the operands each cell holds and its partial sum, as text), the C panel (whose
-    shape, M×N, changes) and the title."""
+    """The one figure every choice redraws. Built once: the array panel's cells (one
+    collection), a text per cell for the operands it holds and its partial sum, the C panel
+    and its index labels (up to 8 a side); a render recolours the cells, rewrites the texts
+    that changed, reshapes the C panel and sets the title."""
 
     def __init__(self, rows: int, cols: int):
         from matplotlib.collections import PolyCollection
         from matplotlib.transforms import offset_copy
 
         self.rows, self.cols = rows, cols
-        figure = self.figure = frozen_figure(8.2, 4.6)
+        figure = self.figure = new_figure(8.2, 4.6)
         left = self.left = figure.add_axes((0.08, 0.12, 0.5, 0.74))
         x0, y0, w, h = 0.68, 0.12, 0.29, 0.66
         right = self.right = figure.add_axes((x0, y0, w, h))
         _grid_axes(left, rows, cols)
         left.set_xlabel("array column (cell)")
         left.set_ylabel("array row (cell)")
+        fixed_ticks(left)  # as one marker line and texts (widgets/_axes.py)
         right.set_axis_off()
         right.set_aspect("equal", anchor="NW")  # C's cells are square, from the top left
         # The panel's axis names follow its box, which shrinks to C's shape.
@@ -135,25 +139,22 @@ class _Canvas:
         left.add_collection(self.cells)
         left.apply_aspect()
         (x_a, y_a), (x_b, y_b) = left.transData.transform([(0, 0), (1, 1)])
-        cell_pixels = min(abs(x_b - x_a), abs(y_b - y_a)) * 0.92
+        # (in screen pixels: the figure is laid out at its own dpi and shown at DPI)
+        cell_pixels = min(abs(x_b - x_a), abs(y_b - y_a)) * 0.92 * DPI / figure.dpi
         points = _label_points(cell_pixels, 3, "a[7,7]=9")
-        # The cells' labels: one artist writing ~50 short texts (see TextBlock).
-        self.labels = TextBlock(left.transData, points)
-        left.add_artist(self.labels)
+        # One text per cell, centred in it (the operands it holds and its partial sum).
+        self.labels = {(r, c): left.text(c, r, "", ha="center", va="center", fontsize=points)
+                       for r in range(rows) for c in range(cols)}
         self.outputs = PolyCollection([], facecolors=[_PENDING], edgecolors="none")
         right.add_collection(self.outputs)
         # Index labels of C's rows (left of the panel) and columns (under it): 8 each at most.
         beside = offset_copy(right.transData, figure, x=-4, units="points")
         below = offset_copy(right.transData, figure, y=-3, units="points")
-        self.row_ticks = TextBlock(beside, 9, ha="right")
-        self.col_ticks = TextBlock(below, 9, va="top")
-        right.add_artist(self.row_ticks)
-        right.add_artist(self.col_ticks)
+        self.row_ticks = [right.text(-0.5, m, str(m), ha="right", va="center", fontsize=9,
+                                     transform=beside, visible=False) for m in range(_MAX_SIDE)]
+        self.col_ticks = [right.text(n, 0, str(n), ha="center", va="top", fontsize=9,
+                                     transform=below, visible=False) for n in range(_MAX_SIDE)]
         self.shape: tuple[int, int] | None = None
-        # Nothing in the static part depends on what moves: one static picture serves all.
-        figure.freeze([self.cells, self.labels, self.outputs, self.row_ticks, self.col_ticks,
-                       *self.axis_names, self.title],
-                      key=lambda f: None)
 
     def set_shape(self, M: int, N: int) -> None:
         """Lay the C panel out for an M×N product: square cells filling the panel from its top
@@ -164,8 +165,11 @@ class _Canvas:
         self.outputs.set_verts(_squares(M, N))
         self.right.set_xlim(-0.5, N - 0.5)
         self.right.set_ylim(M - 0.5, -0.5)
-        self.row_ticks.set_items([(-0.5, m, str(m)) for m in range(M)])
-        self.col_ticks.set_items([(n, M - 0.5, str(n)) for n in range(N)])
+        for m, label in enumerate(self.row_ticks):
+            label.set_visible(m < M)
+        for n, label in enumerate(self.col_ticks):
+            label.set_position((n, M - 0.5))
+            label.set_visible(n < N)
 
     def draw_step(self, movie: _Movie, index: int, flow: str) -> None:
         step = movie.steps[index]
@@ -173,8 +177,8 @@ class _Canvas:
         colours = np.where(step.active[..., None], _ACTIVE,
                            np.where(holding[..., None], _HOLDING, _EMPTY))
         self.cells.set_facecolor([(r, g, b) for r, g, b in colours.reshape(-1, 3).tolist()])
-        self.labels.set_items([(c, r, "\n".join(_cell_lines(step, r, c)))
-                               for (r, c), held in np.ndenumerate(holding) if held])
+        for (r, c), held in np.ndenumerate(holding):
+            self.labels[r, c].set_text("\n".join(_cell_lines(step, r, c)) if held else "")
         written = ~np.isnan(step.output)
         before = (~np.isnan(movie.steps[index - 1].output) if index
                   else np.zeros_like(written))
@@ -240,18 +244,18 @@ def systolic_animation(rows: int = 4, cols: int = 4, seed: int = 0) -> _SteppedE
                 movies.popitem(last=False)
         return movies[key]
 
-    sizes = list(range(1, 9))
+    sizes = list(range(1, _MAX_SIDE + 1))
     controls = {
         "dataflow": W.ToggleButtons(options=[(f"{k} ({DATAFLOW_NAMES[k]})", k)
                                              for k in _FLOW_ORDER], value="ws",
-                                    description="dataflow", style=_STYLE),
+                                    description="dataflow", style=STYLE),
         "double_buffer": W.Checkbox(value=False, description="double buffering", indent=False),
-        "M": W.Dropdown(options=sizes, value=4, description="M", style=_STYLE, layout=W.Layout(width="7em")),
-        "N": W.Dropdown(options=sizes, value=4, description="N", style=_STYLE, layout=W.Layout(width="7em")),
-        "K": W.Dropdown(options=sizes, value=4, description="K", style=_STYLE, layout=W.Layout(width="7em")),
+        "M": W.Dropdown(options=sizes, value=4, description="M", style=STYLE, layout=W.Layout(width="7em")),
+        "N": W.Dropdown(options=sizes, value=4, description="N", style=STYLE, layout=W.Layout(width="7em")),
+        "K": W.Dropdown(options=sizes, value=4, description="K", style=STYLE, layout=W.Layout(width="7em")),
         # Counts cycles from 1, as the figure's and the table's text do.
         "cycle": W.IntSlider(value=1, min=1, max=2, description="cycle", continuous_update=True,
-                             style=_STYLE, layout=W.Layout(width="28em")),
+                             style=STYLE, layout=W.Layout(width="28em")),
     }
     slider = controls["cycle"]
     first = movie_for({name: c.value for name, c in controls.items()})
@@ -353,13 +357,13 @@ def reuse_comparison() -> Explorer:
     """
     controls = {
         "n": W.Dropdown(options=[16, 32, 64, 128, 256], value=128, description="M = N = K",
-                        style=_STYLE),
+                        style=STYLE),
         "side": W.Dropdown(options=[4, 8, 16, 32, 64, 128], value=16, description="array side",
-                           style=_STYLE),
+                           style=STYLE),
         "dataflow": W.ToggleButtons(options=_FLOW_ORDER, value="ws",
-                                    description="dataflow", style=_STYLE),
+                                    description="dataflow", style=STYLE),
     }
-    figure = frozen_figure(8.2, 3.3)
+    figure = new_figure(8.2, 3.3)
     ax = figure.add_axes((0.08, 0.3, 0.62, 0.6))
     machines = ["systolic"] + list(SIMD_MACHINES)
     x = np.arange(len(machines))
@@ -379,19 +383,20 @@ def reuse_comparison() -> Explorer:
     ax.set_xticks(x, [""] + [m.replace(", ", ",\n").replace(" + ", "\n+ ") for m in machines[1:]],
                   fontsize=8)
     ax.set_ylabel("reads per value (log scale)")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fixed_ticks(ax)  # ticks and key as a few texts (widgets/_axes.py)
+    box = ax.get_position()
+    key_column(figure, [(name, bars[level, operand][0])
+                        for level, operand, _, name, _, _ in series],
+               x=box.x1 + 0.01, y=box.y1, fontsize=7)
     systolic_label = ax.text(0, -0.08, "", transform=ax.get_xaxis_transform(), ha="center",
                              va="top", fontsize=8)
     title = figure.text(0.39, 0.93, "", ha="center", fontsize=9)
-    figure.freeze([p for group in bars.values() for p in group] + [systolic_label, title])
-    simd_cache: dict[int, dict] = {}
 
     def render(values: dict) -> View:
         n, side, flow = values["n"], values["side"], values["dataflow"]
-        if n not in simd_cache:  # the SIMD runs do not depend on the array: compute once per n
-            simd_cache[n] = _simd_runs(n)
         label = f"systolic {side}×{side} ({flow})"
-        runs = {label: SystolicArray(side, side, flow).estimate(M=n, N=n, K=n), **simd_cache[n]}
+        runs: dict[str, SystolicRun | SIMDRun] = {
+            label: SystolicArray(side, side, flow).estimate(M=n, N=n, K=n), **_simd_runs(n)}
         elements = n * n
         rows = []
         for i, run in enumerate(runs.values()):

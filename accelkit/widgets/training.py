@@ -15,18 +15,16 @@ from types import SimpleNamespace
 from typing import Any
 
 import ipywidgets as W
-from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullLocator
+from matplotlib.ticker import MaxNLocator
 
 from accelkit import chips, models, parallel, price, training
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import Explorer, View, new_figure, si, table_html, vendor_colour
-from accelkit.widgets._fast import LocatedTicks, Ticks, fast_texts, key_row, pin_axis_labels
+from accelkit.widgets._axes import Ticks, fixed_ticks, key_row, log_ticks
+from accelkit.widgets._base import STYLE, Explorer, View, new_figure, si, table_html, vendor_colour
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["training_planner", "communication_explorer", "published_runs", "training_quiz",
            "training_worked_problem"]
-
-_STYLE = {"description_width": "initial"}
 
 _TRANSFORMERS = tuple(n for n in models.names() if isinstance(models.get(n), models.Transformer))
 _TOKENS = (1e10, 3e10, 1e11, 3e11, 1e12, 3e12, 1e13, 1.5e13, 3e13)
@@ -39,19 +37,12 @@ def _frame(width: float, height: float, left: float = 0.12, bottom: float = 0.2)
     return new_figure(width, height, margins={"left": left, "bottom": bottom})
 
 
-def _log_ticks(axis, ticks: list[float], labels: list[str]) -> None:
-    axis.set_major_locator(FixedLocator(ticks))
-    axis.set_major_formatter(FixedFormatter(labels))
-    axis.set_minor_locator(NullLocator())
-
-
-def _fast_ticks(figure, ax, rows: list[str]) -> LocatedTicks:
-    """A bar chart's ticks drawn cheaply (:mod:`accelkit.widgets._fast`): its rows' names once,
-    the x axis's (linear, as matplotlib's own locator would place them) on each ``update()``,
-    and the axis labels placed once."""
-    pin_axis_labels(figure)
+def _fast_ticks(ax, rows: list[str]) -> Ticks:
+    """A bar chart's ticks as one marker line and texts (:mod:`accelkit.widgets._axes`): its
+    rows' names once, the x axis's (linear, as matplotlib's own locator would place them) on
+    each ``update()``, and the axis labels placed once."""
     Ticks(ax, "y").set(list(range(len(rows))), rows)
-    return LocatedTicks(ax, "x", MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]), _plain)
+    return Ticks(ax, "x", locator=MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]), format=_plain)
 
 
 def _plain(value: float) -> str:
@@ -66,15 +57,15 @@ def training_planner() -> Explorer:
     explorer's job (:func:`accelkit.widgets.layout_explorer`)."""
     controls = {
         "model": W.Dropdown(options=_TRANSFORMERS, value="llama-3-70b", description="model",
-                            style=_STYLE),
+                            style=STYLE),
         "tokens": W.SelectionSlider(options=[(f"{t:.3g}", t) for t in _TOKENS], value=1.5e13,
-                                    description="tokens D", continuous_update=False, style=_STYLE),
+                                    description="tokens D", continuous_update=False, style=STYLE),
         "chip": W.Dropdown(options=chips.names(), value=chips.get("v5p").name,
-                           description="chip", style=_STYLE),
+                           description="chip", style=STYLE),
         "n_chips": W.SelectionSlider(options=_CHIP_COUNTS, value=8960, description="chips",
-                                     continuous_update=False, style=_STYLE),
+                                     continuous_update=False, style=STYLE),
         "mfu": W.FloatSlider(value=0.4, min=0.05, max=0.8, step=0.05, description="MFU",
-                             readout_format=".0%", continuous_update=False, style=_STYLE),
+                             readout_format=".0%", continuous_update=False, style=STYLE),
     }
     figure = _frame(6.4, 1.6, left=0.3, bottom=0.3)
     figure.subplots_adjust(top=0.8)  # room for the title (it was clipped at 0.88)
@@ -83,8 +74,7 @@ def training_planner() -> Explorer:
     label = ax.text(1, 0, "", va="center", fontsize=8)
     ax.set_xlabel("days")
     title = ax.set_title("")
-    x_ticks = _fast_ticks(figure, ax, ["days, compute only"])
-    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
+    x_ticks = _fast_ticks(ax, ["days, compute only"])
 
     def render(values: dict) -> View:
         chip = chips.get(values["chip"])
@@ -122,10 +112,10 @@ def communication_explorer() -> Explorer:
     each node, hierarchical). Above 1, communication sets the pace."""
     controls = {
         "model": W.Dropdown(options=_TRANSFORMERS, value="llama-3-70b", description="model",
-                            style=_STYLE),
+                            style=STYLE),
         "batch": W.SelectionSlider(options=[(f"{b / 1e6:g}M", b) for b in (1e6, 4e6, 16e6, 64e6)],
                                    value=4e6, description="global batch (tokens)",
-                                   continuous_update=False, style=_STYLE),
+                                   continuous_update=False, style=STYLE),
     }
     counts = [8, 16, 64, 256, 1024, 4096, 8960, 16384]
     systems = {"TPU v5p (ICI, DCN between slices)": (chips.get("v5p"), vendor_colour("v5p")),
@@ -136,25 +126,18 @@ def communication_explorer() -> Explorer:
                            markersize=4)[0] for name, (_, colour) in systems.items()}
     ax.axhline(1.0, color="#555", linestyle="--", linewidth=1)
     ax.text(counts[0], 1.3, "comm.-bound ↑", fontsize=8, color="#555")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    _log_ticks(ax.xaxis, [8, 64, 1024, 8960], ["8", "64", "1,024", "8,960"])
-    _log_ticks(ax.yaxis, [0.001, 0.01, 0.1, 1, 10, 100],
-               ["0.001", "0.01", "0.1", "1", "10", "100"])
+    log_ticks(ax, "x", [8, 64, 1024, 8960], ["8", "64", "1,024", "8,960"])
+    log_ticks(ax, "y", [0.001, 0.01, 0.1, 1, 10, 100])
     ax.set_ylim(0.0003, 300)
     ax.set_xlabel("chips (data parallel, fixed global batch)")
     ax.set_ylabel("all-reduce ÷ backward time")
     title = ax.set_title("")
     # The log axes cost most of a render: their ticks are drawn as one marker line and texts,
-    # the axis labels and the key (instead of a legend) placed once. Sent as SVG, sharp on a
-    # high-dpi screen (a background frozen at 2x pixels cost more to encode than this draws).
-    pin_axis_labels(figure)
-    Ticks(ax, "x").set([8, 64, 1024, 8960], ["8", "64", "1,024", "8,960"])
-    Ticks(ax, "y").set([0.001, 0.01, 0.1, 1, 10, 100], ["0.001", "0.01", "0.1", "1", "10", "100"])
+    # the axis labels and the key (instead of a legend) placed once (widgets/_axes.py).
+    fixed_ticks(ax)
     box = ax.get_position()
     key_row(figure, [(name, colour, "●") for name, (_, colour) in systems.items()],
             x=box.x1 - 0.01, y=box.y0 + 0.06, fontsize=7, ha="right")
-    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
 
     def render(values: dict) -> View:
         ratios, crossing = {}, {}
@@ -192,7 +175,7 @@ def published_runs(comparisons: Sequence[Any]) -> Explorer:
         raise ValueError("comparisons must hold at least one published run's comparison")
     controls = {"run": W.Dropdown(options=[(c.run.name, i) for i, c in enumerate(comparisons)],
                                   value=min(1, len(comparisons) - 1),
-                                  description="published run", style=_STYLE,
+                                  description="published run", style=STYLE,
                                   layout=W.Layout(width="420px"))}
     figure = _frame(6.4, 2.4, left=0.3)
     ax = figure.add_subplot()
@@ -201,8 +184,7 @@ def published_runs(comparisons: Sequence[Any]) -> Explorer:
     ax.invert_yaxis()
     title = ax.set_title("")
     ax.set_xlabel("GPU-hours")  # its text follows the run's unit
-    x_ticks = _fast_ticks(figure, ax, ["ours: compute only", "reported"])
-    fast_texts(figure)  # every text laid out once per look (widgets/_fast.py)
+    x_ticks = _fast_ticks(ax, ["ours: compute only", "reported"])
 
     def render(values: dict) -> View:
         result = comparisons[values["run"]]

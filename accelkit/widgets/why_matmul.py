@@ -11,8 +11,8 @@ import ipywidgets as W
 import accelkit.models as models
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
-from accelkit.widgets._base import Explorer, View, si, table_html
-from accelkit.widgets._frozen import frozen_figure
+from accelkit.widgets._axes import fixed_ticks, key_row
+from accelkit.widgets._base import STYLE, Explorer, View, new_figure, si, table_html
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["where_flops_go", "all_models_share", "why_matmul_worked_problem", "why_matmul_quiz"]
@@ -26,10 +26,9 @@ KIND_COLOURS = {
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
 CONTEXTS = [0, 512, 2048, 8192, 32768, 131072]
 PHASES = ["forward", "train", "prefill", "decode"]
-_STYLE = {"description_width": "initial"}
 
 
-def _short(name: str) -> str:
+def _model_label(name: str) -> str:
     """'DLRM (Criteo 1TB, TorchRec example)' -> 'DLRM': labels that fit beside a bar."""
     return name.split(" (")[0]
 
@@ -66,7 +65,7 @@ class _StackedBars:
     rows = ("FLOPs", "bytes moved")
 
     def __init__(self) -> None:
-        self.figure = frozen_figure(7.0, 1.8, margins=dict(left=0.15, right=0.97, top=0.86,
+        self.figure = new_figure(7.0, 1.8, margins=dict(left=0.15, right=0.97, top=0.86,
                                                         bottom=0.27))
         self.ax = ax = self.figure.add_subplot()
         ys = range(len(self.rows))
@@ -80,9 +79,7 @@ class _StackedBars:
         ax.set_xlim(0, 100)
         ax.set_ylim(len(self.rows) - 0.5, -0.5)
         ax.set_xlabel("share of the pass (%)")
-        # Axes, ticks and labels are drawn once; a render draws the segments and the title.
-        self.figure.freeze([*(b for group in self.bars.values() for b in group),
-                            *(t for texts in self.labels.values() for t in texts), ax.title])
+        fixed_ticks(ax)  # the ticks as one marker line and texts (widgets/_axes.py)
 
     def draw(self, fractions: list[dict[str, float]], title: str):
         lefts = [0.0] * len(self.rows)
@@ -109,13 +106,13 @@ def where_flops_go(model: str = "llama-3-8b", phase: str = "forward", batch: int
     """
     controls = {
         "model": W.Dropdown(options=[(m.display_name, m.name) for m in models.all()],
-                            value=models.get(model).name, description="model", style=_STYLE),
-        "phase": W.Dropdown(options=PHASES, value=phase, description="phase", style=_STYLE),
+                            value=models.get(model).name, description="model", style=STYLE),
+        "phase": W.Dropdown(options=PHASES, value=phase, description="phase", style=STYLE),
         "batch": W.SelectionSlider(options=BATCHES, value=batch, description="batch",
-                                   continuous_update=False, style=_STYLE),
+                                   continuous_update=False, style=STYLE),
         "context": W.SelectionSlider(options=CONTEXTS, value=context,
                                      description="KV cache (prefill/decode)",
-                                     continuous_update=False, style=_STYLE),
+                                     continuous_update=False, style=STYLE),
     }
     bars = _StackedBars()
 
@@ -127,7 +124,7 @@ def where_flops_go(model: str = "llama-3-8b", phase: str = "forward", batch: int
         moved = sum(op.bytes for op in parts)
         figure = bars.draw([{op.kind: op.flops / flops for op in parts},
                             {op.kind: op.bytes / moved for op in parts}],
-                           f"{_short(model_.display_name)}, {values['phase']}, batch "
+                           f"{_model_label(model_.display_name)}, {values['phase']}, batch "
                            f"{values['batch']}: where the work goes")
         seq_len = getattr(model_, "seq_len", None)  # transformers and the LSTM have one
         tokens = (f"{seq_len:,} tokens (the model's default)"
@@ -151,23 +148,26 @@ def where_flops_go(model: str = "llama-3-8b", phase: str = "forward", batch: int
 def all_models_share(batch: int = 1) -> Explorer:
     """Every catalog model side by side: matrix products' share of FLOPs and of bytes."""
     controls = {"batch": W.SelectionSlider(options=BATCHES, value=batch, description="batch",
-                                           continuous_update=False, style=_STYLE)}
+                                           continuous_update=False, style=STYLE)}
     catalog = models.all()
     ys = range(len(catalog))
     # One figure, built once; a render only moves the bars and relabels. Rebuilding the axes
     # and their 10 tick labels each time would cost ~15 ms of the 50 ms budget.
-    figure = frozen_figure(7.0, 3.4, margins=dict(left=0.30, right=0.97, top=0.88, bottom=0.14))
+    figure = new_figure(7.0, 3.4, margins=dict(left=0.30, right=0.97, top=0.88, bottom=0.14))
     ax = figure.add_subplot()
     flops_bars = ax.barh([y - 0.2 for y in ys], [0.0] * len(catalog), height=0.4,
                          color="#e65100", label="share of FLOPs")
     bytes_bars = ax.barh([y + 0.2 for y in ys], [0.0] * len(catalog), height=0.4,
                          color="#607d8b", label="share of bytes")
-    ax.set_yticks(list(ys), [_short(m.display_name) for m in catalog], fontsize=8)
+    ax.set_yticks(list(ys), [_model_label(m.display_name) for m in catalog], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
     ax.set_xticks([0, 50, 100])
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)
-    figure.freeze([*flops_bars, *bytes_bars, ax.xaxis.label])
+    ax.set_xlabel("matrix products' share of the forward pass (%)")  # its batch is set per render
+    fixed_ticks(ax)  # the ticks as one marker line and texts, the key as texts (widgets/_axes.py)
+    box = ax.get_position()
+    key_row(figure, [("share of FLOPs", "#e65100"), ("share of bytes", "#607d8b")],
+            x=(box.x0 + box.x1) / 2, y=box.y1 + 0.05)
 
     def render(values: dict) -> View:
         shares = {m.name: models.kind_share(m.operations(batch=values["batch"]))
