@@ -1,5 +1,5 @@
 """The glossary defines every term the lessons use, lessons link each term at its first use, and every
-lesson header states the minutes the workshop plans give it (issue 14 item 2)."""
+lesson header states the minutes the workshop plans give it."""
 
 from __future__ import annotations
 

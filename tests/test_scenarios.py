@@ -485,7 +485,7 @@ def test_serving_batch_zero_with_a_target_is_the_best_batch_under_it():
 
 
 def test_chatbot_reports_the_cheapest_capacity_plan_for_its_users() -> None:
-    """Issue 14 item 1: the chatbot's buyer reads replicas, $/h and $ per million tokens from
+    """The chatbot's buyer reads replicas, $/h and $ per million tokens from
     inference.capacity (the batch backed off to meet the target), not only the fixed-batch fleet."""
     s = sc.get("chatbot")
     for chip in ("TPU v5e", "H100", "B200"):

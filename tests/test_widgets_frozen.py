@@ -102,7 +102,7 @@ def test_text_block_writes_each_line_as_text_and_draws_in_png():
 
 
 def test_lesson_00_to_04_figures_are_sent_as_svg():
-    """Issue 14 item 5: sharp on a high-dpi screen. Every figure of lessons 00-04 is vector
+    """Sharp on a high-dpi screen. Every figure of lessons 00-04 is vector
     SVG (no pixel images but the utilization map, whose cells are drawn unresampled with
     pixelated scaling, and its colour bar), after a control moves as well as at first."""
     from accelkit import widgets
