@@ -12,15 +12,11 @@ from accelkit.widgets import _base
 from accelkit.widgets._base import GPU_COLOUR, TPU_COLOUR, vendor_colour
 
 WIDGETS = Path(_base.__file__).parent
-# Being rewritten on other branches; they already use the same blue / green, as literals.
-# Remove them from this set once they import the code from accelkit.widgets._base.
-_REWRITTEN_ELSEWHERE = {"decision_lab.py"}
 _CODE = {c.lower() for shades in _base._SHADES.values() for c in shades}
 
 
 def _modules() -> list[Path]:
-    return [p for p in sorted(WIDGETS.glob("*.py"))
-            if p.name != "_base.py" and p.name not in _REWRITTEN_ELSEWHERE]
+    return [p for p in sorted(WIDGETS.glob("*.py")) if p.name != "_base.py"]
 
 
 def _draws_chips(text: str) -> bool:

@@ -23,7 +23,7 @@ from matplotlib.transforms import offset_copy
 
 from accelkit import chips, scenarios
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
-from accelkit.widgets._base import Explorer, View
+from accelkit.widgets._base import Explorer, View, vendor_colour
 from accelkit.widgets._frozen import TextBlock, frozen_figure
 from accelkit.widgets._worked import WorkedProblem
 
@@ -165,8 +165,7 @@ def decision_explorer(scenario: str = "chatbot", lab: scenarios.DecisionLab | No
     ax = figure.add_subplot()
     bars = ax.bar([_short(c) for c in scenarios.DEFAULT_CHIPS],
                   [0.0] * len(scenarios.DEFAULT_CHIPS),
-                  color=["#1565c0" if chips.get(c).kind == "tpu" else "#2e7d32"
-                         for c in scenarios.DEFAULT_CHIPS])
+                  color=[vendor_colour(c) for c in scenarios.DEFAULT_CHIPS])
     ax.tick_params(axis="x", labelsize=8)
     ax.yaxis.set_major_formatter(FuncFormatter(_compact))
     tick = ax.yaxis.get_major_ticks()[0]
