@@ -1,10 +1,10 @@
-"""How long the exhaustive layout search takes (issue 12: <= 1 s each on 2 cores).
+"""How long the exhaustive layout search takes (the target: <= 1 s each on 2 cores).
 
 Times ``accelkit.parallel.best_layouts`` cold (collective costs not yet cached, as in a fresh
 kernel) and warm, for Llama 3.1 405B on 16,384 H100 (16M-token batch) and Llama 3 70B on
 8,960 TPU v5p (4M-token batch, the scaling book's example), and prints how many candidate
 layouts each search evaluated and the best one. Prints figures; asserts nothing about speed.
-Each case is timed again with ``compute_efficiency="predicted"`` (accelkit.mfu; issue 15: <= 1 s).
+Each case is timed again with ``compute_efficiency="predicted"`` (accelkit.mfu; the same <= 1 s).
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_parallel.py
 """

@@ -1,14 +1,13 @@
-"""Run notebooks in fresh kernels, inside a network namespace when the machine allows it.
+"""Run notebooks in fresh kernels, two or more at a time, inside a network namespace on request.
 
-Every end-to-end notebook execution of the default test run goes through :func:`run_batch`, so
-each notebook runs as few times as the checks need (the count is in each test module's docstring):
+Every end-to-end notebook execution of the suite goes through :func:`run_batch`, so each notebook
+runs as few times as the checks need (tests/conftest.py says which batches there are):
 
 * ``run_batch(jobs, workdir)`` writes the jobs to ``workdir/jobs.json`` and runs this module as a
-  script (``python -m tests.notebook_runner workdir/jobs.json``) in a new network namespace made
-  with ``unshare --net`` (see :func:`namespace_command`). There the script first checks the
-  premise (an outbound TCP connection and a DNS lookup fail, a loopback connection works), then
-  executes every job, two at a time (two cores), and writes each executed notebook, outputs
-  included, next to the job file. A job runs one of two ways (``Job.runner``):
+  script (``python -m tests.notebook_runner workdir/jobs.json``). The script executes every job,
+  as many at a time as the machine has cores (at least two, at most four: :data:`WORKERS`), and
+  writes each executed notebook, outputs included, next to the job file. A job runs one of two
+  ways (``Job.runner``):
 
   - ``"nbval"`` (the lessons): the script starts ``python -m pytest --nbval-lax
     --nbval-current-env -p tests.nbval_capture NOTEBOOK``, a real nbval pass over that notebook:
@@ -19,10 +18,13 @@ each notebook runs as few times as the checks need (the count is in each test mo
   - ``"nbclient"`` (the exercise notebooks, whose checks read what the cells print): nbclient
     executes the notebook and stops at its first failing cell.
 
-  Either way the kernels are descendants of the script, so they are in the namespace too: a
-  lesson that reached the network would fail there.
-* Where a namespace cannot be made (not root, no ``ip``), the same script runs without one and
-  :class:`Batch` records why; tests/test_offline.py then skips (outside CI) or fails (under CI).
+* ``run_batch(jobs, workdir, offline=True)`` (the deploy tier's tests/test_offline.py) runs the
+  same script in a new network namespace made with ``unshare --net`` (see
+  :func:`namespace_command`), where it first checks the premise (an outbound TCP connection and a
+  DNS lookup fail, a loopback connection works). The kernels are descendants of the script, so
+  they are in the namespace too: a lesson that reached the network would fail there. Where a
+  namespace cannot be made (not root, no ``ip``), the script runs without one and :class:`Batch`
+  records why; tests/test_offline.py then skips (outside CI) or fails (under CI).
 
 A job that fails has its error recorded in ``Batch.errors``, not raised, so one broken notebook
 does not hide the others; :func:`nbval_failures` lists the cells nbval failed.
@@ -177,7 +179,7 @@ class Batch:
     log: str = field(default="", repr=False)
 
 
-def run_batch(jobs: list[Job], workdir: Path, offline: bool = True, timeout: int = 1800) -> Batch:
+def run_batch(jobs: list[Job], workdir: Path, offline: bool = False, timeout: int = 1800) -> Batch:
     """Execute ``jobs`` in one subprocess (in a network namespace when ``offline`` and possible)."""
     workdir.mkdir(parents=True, exist_ok=True)
     assert len({job.name for job in jobs}) == len(jobs), "job names must be unique"
@@ -209,6 +211,9 @@ def run_batch(jobs: list[Job], workdir: Path, offline: bool = True, timeout: int
 
 
 CELL_TIMEOUT = 300  # seconds one cell may run, under either runner
+#: Notebooks run at once: one per core (each is a kernel busy computing), at least two (a kernel
+#: waits on its client now and then), and at most four (each holds a kernel's memory).
+WORKERS = max(2, min(4, os.cpu_count() or 2))
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -291,7 +296,7 @@ def _run_jobs(job_file: Path, check_premise: bool) -> None:
             errors[job["name"]] = f"{type(error).__name__}: {text[-3000:]}"
         nbformat.write(notebook, destination)
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         list(pool.map(one, jobs))
     (job_file.parent / "results.json").write_text(json.dumps(
         {"premise": premise, "premise_ok": premise_ok, "errors": errors}))

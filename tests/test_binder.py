@@ -41,7 +41,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted(p.name for p in (ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.deploy
 
 
 def repository_copy(destination: Path) -> Path:

@@ -23,7 +23,7 @@ import pytest
 
 from tests.notebook_runner import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.deploy
 
 # conda-forge names of repo2docker's top-level base packages that are named differently on PyPI.
 PYPI_NAME = {"jupyterhub-singleuser": "jupyterhub"}

@@ -45,7 +45,7 @@ HARMLESS_CONSOLE = [
     # which removes the only network-related messages seen on this closed machine)
 ]
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
+pytestmark = pytest.mark.deploy
 
 
 def _require_browser() -> None:
@@ -55,7 +55,7 @@ def _require_browser() -> None:
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        reasons.append("playwright is not installed (pip install -e '.[test]')")
+        reasons.append("playwright is not installed (pip install -e '.[deploy]')")
     if reasons:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail("browser tests cannot run under CI: " + "; ".join(reasons))

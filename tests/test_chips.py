@@ -68,7 +68,7 @@ def test_capacity_is_gib_and_bandwidth_is_gb() -> None:
 def test_every_capacity_keeps_the_sources_number_and_unit() -> None:
     """Cloud TPU docs write "16 GB" (v5e), "32 GB" (v6e) but "95 GiB" (v5p), "192 GiB" (7x);
     NVIDIA writes "80 GB" (H100), "141 GB" (H200): the catalog keeps each as written, and
-    hbm_bytes is that number times 2**30 (HARDWARE_SOURCES.md §1 hbm_gib)."""
+    hbm_bytes is that number times 2**30 (the GCP catalog lists the 80 GB H100 as 81920 MiB)."""
     written = {"v5e": "16 GB", "v6e": "32 GB", "v5p": "95 GiB", "TPU7x": "192 GiB",
                "H100": "80 GB", "H200": "141 GB", "B200": "180 GB", "H800": "80 GB",
                "MI300X": "192 GB", "MI355X": "288 GB"}
@@ -131,7 +131,7 @@ def test_missing_precision_is_an_error_not_zero() -> None:
 
 
 def test_published_peaks() -> None:
-    # hardware_specs.csv, dense TFLOP/s.
+    # Vendor datasheets' dense TFLOP/s, as the catalog's sources give them.
     assert ak.chips.get("v5e").peak_flops("bf16") == 197e12
     assert ak.chips.get("v5e").peak_flops("int8") == 393e12
     assert ak.chips.get("H100").peak_flops("fp8") == 1979e12
@@ -186,7 +186,7 @@ def test_source_of_unknown_field_is_an_error() -> None:
 
 
 @pytest.mark.parametrize("name", list(RIDGES))
-def test_ridge_points_match_hardware_sources_table(name: str) -> None:
+def test_ridge_points_match_the_hand_worked_ratios(name: str) -> None:
     chip = ak.chips.get(name)
     for dtype, published in zip(("bf16", "fp8", "int8"), RIDGES[name]):
         if published is None:

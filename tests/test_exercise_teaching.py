@@ -1,4 +1,4 @@
-"""Exercise checks that teach (issue 14, item 3): a round teaching case with expected and got,
+"""Exercise checks that teach: a round teaching case with expected and got,
 named slips, no answer given away, truthful tolerances, one display per check, keyword or
 positional calls, and explain-questions that keyword lists, negations and substring tricks cannot
 pass."""

@@ -1,7 +1,7 @@
 """Every exercise notebook runs twice, and only twice: as shipped (all "not attempted") and with
 the solutions filled in from the checker's own solution strings (all "correct"). Both runs are
-conftest's ``exercise_runs``, made once in a network namespace (tests/test_offline.py checks that
-they were offline); this module reads their outputs."""
+conftest's ``exercise_runs``, made once per session; this module reads their outputs. (The deploy
+tier runs both again inside a network namespace: tests/test_offline.py.)"""
 
 from __future__ import annotations
 

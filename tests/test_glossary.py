@@ -1,5 +1,5 @@
 """The glossary defines every term the lessons use, lessons link each term at its first use, and every
-lesson header states the minutes the workshop plans give it (issue 14 item 2).
+lesson header states the minutes the workshop plans give it.
 
 The headers and the course map state exactly the minutes in docs/timings.json (both are written from
 it by docs/regenerate.py, and neither changes a word count); docs/timings.json itself may lag the
@@ -24,16 +24,6 @@ import make_plans  # noqa: E402
 
 GLOSSARY = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
-# Being rewritten on other branches when this test was written: their links and header minutes are
-# applied at merge. strict: once they hold, this xfail fails, and the entry must be removed.
-PENDING: set[str] = set()
-
-
-def _pending(path):
-    if path.name in PENDING:
-        return pytest.param(path, id=path.name, marks=pytest.mark.xfail(
-            strict=True, reason="links and header minutes applied when its rewrite merges"))
-    return pytest.param(path, id=path.name)
 
 
 def _entry(anchor: str) -> str:
@@ -62,8 +52,8 @@ def test_each_entry_names_its_term(anchor):
     assert link_glossary.PATTERNS[anchor].search(_entry(anchor)), anchor
 
 
-def test_the_issue_terms_are_defined():
-    # Issue 14 item 2 names these; each must have its own entry.
+def test_the_core_terms_are_defined():
+    # The words every lesson leans on; each must have its own entry.
     named = {"hbm", "bf16", "mxu", "sm", "kv-cache", "prefill", "decode", "mfu", "xla", "ici", "fsdp",
              "littles-law", "scaling-book"}
     assert named <= link_glossary.anchors()
@@ -141,7 +131,7 @@ def test_infiniband_is_a_ninth_of_nvlink():
     assert "a ninth of its NVLink bandwidth" in GLOSSARY
 
 
-@pytest.mark.parametrize("path", [_pending(p) for p in LESSONS])
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
 def test_lesson_links_each_term_at_its_first_use(path):
     assert link_glossary.problems(path) == []
 
@@ -176,7 +166,7 @@ def _header(path) -> str:
     return "".join(first["source"])
 
 
-@pytest.mark.parametrize("path", [_pending(p) for p in LESSONS])
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
 def test_each_lesson_header_states_the_minutes_the_plans_use(path):
     found = HEADER_MINUTES.findall(_header(path))
     assert len(found) == 1, f"{path.name}: the header should say 'About N minutes.' once, found {found}"

@@ -44,11 +44,11 @@ from urllib.parse import parse_qsl, quote
 
 import nbformat
 import pytest
-import requests  # these three are in pyproject.toml's test extra: never skipped for want of them
-import websocket
 import yaml
 
-from jupyter_server.services.kernels.connection.base import deserialize_binary_message  # noqa: E402
+# requests, websocket-client and jupyter_server come with the deploy extra (never skipped for want
+# of them there). They are imported where they are used, so that the contributor's run, which
+# collects this module only to deselect it, needs none of them.
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "docs" / "hub" / "config.yaml"
@@ -57,7 +57,7 @@ USERS = {"ada": "lessons/00_start_here.ipynb", "grace": "lessons/02_gpu_simd.ipy
          "linus": "lessons/05_roofline.ipynb"}
 PROBE_TEXT = "hub update reached the library"
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.deploy
 
 
 def _needed_tools() -> dict[str, str]:
@@ -73,7 +73,7 @@ def _needed_tools() -> dict[str, str]:
         try:
             __import__(module)
         except ImportError:
-            message = f"{module} is not installed: it is in pyproject.toml's test extra"
+            message = f"{module} is not installed: it is in pyproject.toml's deploy extra"
             if os.environ.get("CI"):
                 pytest.fail(message)
             pytest.skip(message)
@@ -183,9 +183,13 @@ class Hub:
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
             env={key: value for key, value in os.environ.items()
                  if not key.startswith(("PYTHON", "JUPYTER", "VIRTUAL_ENV"))})
+        import requests
+
         self._wait(lambda: requests.get(f"{self.url}/hub/api/", timeout=2).ok, 60, "the hub")
 
     def _wait(self, ready, seconds: float, what: str) -> None:
+        import requests
+
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -203,6 +207,8 @@ class Hub:
         return (self.workdir / "hub.log").read_text(errors="replace")[-6000:]
 
     def api(self, method: str, path: str, **kwargs):
+        import requests
+
         return requests.request(method, f"{self.url}/hub/api{path}", timeout=60,
                                 headers={"Authorization": f"token {self.token}"}, **kwargs)
 
@@ -228,6 +234,8 @@ class Learner:
     """One learner's browser session: cookies from the hub's login and their server's XSRF token."""
 
     def __init__(self, hub: Hub, name: str):
+        import requests
+
         self.hub, self.name = hub, name
         self.session = requests.Session()
         self.base = f"{hub.url}/user/{name}"
@@ -290,6 +298,9 @@ class Learner:
 
     def run_cells(self, kernel_id: str, sources: list[str], timeout: float = 180) -> list[str]:
         """Execute each source in the kernel over its websocket; return what each printed."""
+        import websocket
+        from jupyter_server.services.kernels.connection.base import deserialize_binary_message
+
         cookie = "; ".join(f"{c.name}={c.value}" for c in self._cookies())
         url = self.base.replace("http://", "ws://") + f"/api/kernels/{kernel_id}/channels"
         ws = websocket.create_connection(url, header=[f"Cookie: {cookie}", *(

@@ -370,7 +370,7 @@ def test_moe_serving_pays_expert_parallel_all_to_alls() -> None:
     assert v.communication_network == "ICI"
 
 
-# -- capacity planning (issue 14 item 1) ----------------------------------------------------------
+# -- capacity planning -----------------------------------------------------------------------------
 
 def _brute_force_plan(model: str, chip: str, users: int, target: float, context: int,
                       group_sizes: list[int]) -> tuple[int, int, int]:
@@ -516,7 +516,7 @@ def test_capacity_plan_is_frozen() -> None:
     assert "1 replica x 2 chips" in repr(plan)
 
 
-# -- per-operation overhead in serving (issue 15 item 3) ------------------------------------------
+# -- per-operation overhead in serving -------------------------------------------------------------
 
 def test_decode_overhead_follows_roofline_operations_time_on_one_chip() -> None:
     m = ak.models.get("llama-3-8b")

@@ -119,7 +119,7 @@ def _tensor_over_simd_peaks():
 
 
 def test_the_toys_tensor_core_cap_is_its_memory_system():
-    """Issue 13, item 4: 'That 2.89× is a fact about this toy's memory system ... Give the same
+    """'That 2.89× is a fact about this toy's memory system ... Give the same
     unit 2-byte (bf16-sized) elements or more requests in flight, and it delivers far more of its
     promise'
     and 'Even then the toy stops well short of 64×: once memory keeps up, instruction issue sets

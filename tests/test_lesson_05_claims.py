@@ -80,7 +80,7 @@ def test_ridge_is_the_critical_batch_and_int8_halves_it():
 
 
 def test_critical_batch_is_the_weight_only_idealisation_and_crossing_batch_holds():
-    """Issue 13, item 10. 'at the critical batch it is still (just) memory-bound' (241: 228
+    """'At the critical batch it is still (just) memory-bound' (241: 228
     FLOPs/byte); '`crossing_batch` counts every byte' and the matmul at its ceiling is
     compute-bound; 'about 6% for an 8192×8192 weight, more for narrower ones, less for wider
     ones'; int8 weights halve it 'in both counts'."""

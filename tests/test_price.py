@@ -23,13 +23,14 @@ TFLOPS_PER_USD_PER_HOUR = {
 
 
 @pytest.mark.parametrize("name", list(TFLOPS_PER_USD_PER_HOUR))
-def test_tflops_per_dollar_hour_matches_hardware_sources(name: str) -> None:
+def test_tflops_per_dollar_hour_matches_the_hand_worked_ratios(name: str) -> None:
     per_dollar_hour = price.flops_per_dollar(name) / 3600 / 1e12
     assert per_dollar_hour == pytest.approx(TFLOPS_PER_USD_PER_HOUR[name], rel=0.02)
 
 
 def test_scaling_book_flops_per_dollar() -> None:
-    # HARDWARE_SOURCES C19: the scaling book's corrected FLOPs per $ (Feb-2025 GCP prices).
+    # The scaling book's FLOPs per $ (Feb-2025 GCP prices), as its later versions correct them
+    # (the Feb-2025 text printed FLOPs/s per $/h under that name).
     assert price.flops_per_dollar("H100") == pytest.approx(3.3e17, rel=0.02)
     assert price.flops_per_dollar("v5p") == pytest.approx(3.9e17, rel=0.02)
 
@@ -83,8 +84,9 @@ def test_alternative_prices_from_the_reference() -> None:
 
 
 def test_every_catalog_price_says_what_it_covers() -> None:
-    """GCP's L4, T4 and V100 prices are the GPU SKU alone (HARDWARE_SOURCES.md §2: "GPU SKU only";
-    the host VM is billed on top), unlike a Lambda instance per GPU or a Cloud TPU slice."""
+    """GCP's L4, T4 and V100 prices are the GPU SKU alone (skypilot-org/skypilot-catalog's GCP
+    GPU SKU rows; the host VM is billed on top), unlike a Lambda instance per GPU or a Cloud TPU
+    slice."""
     for chip in ak.chips.all():
         if chip.usd_per_hour is None:
             assert chip.price_basis == ""

@@ -1,12 +1,15 @@
-"""Repository-level promises: stripped notebooks, the README's two commands, the Binder files."""
+"""Repository-level promises: stripped notebooks, the README's two commands, the Binder files,
+and what each install brings (the library, the `lab`, `test` and `deploy` extras)."""
 
 from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(p for folder in ("lessons", "exercises") for p in (ROOT / folder).rglob("*.ipynb")
@@ -63,3 +66,33 @@ def test_binder_files_pin_exactly_and_install_the_package() -> None:
     assert re.fullmatch(r"python-3\.1[1-9]\s*", (ROOT / "binder" / "runtime.txt").read_text())
     post_build = (ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
     assert re.search(r"pip install[^\n]*(--no-deps)?[^\n]* \.", post_build)
+
+
+def _project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {Requirement(line).name.lower() for line in requirements}
+
+
+def test_the_library_needs_numpy_matplotlib_and_ipywidgets_only() -> None:
+    # No notebook server: the package installs where none can run (a plain script, Pyodide).
+    assert _names(_project()["dependencies"]) == {"numpy", "matplotlib", "ipywidgets"}
+
+
+def test_the_lab_extra_and_the_readmes_first_command_bring_jupyterlab() -> None:
+    assert "jupyterlab" in _names(_project()["optional-dependencies"]["lab"])
+    assert '.venv/bin/pip install -e ".[lab]"' in _quick_start_commands()[0]
+
+
+def test_the_test_extra_runs_notebooks_and_leaves_deployment_to_the_deploy_extra() -> None:
+    extras = _project()["optional-dependencies"]
+    test, deploy = _names(extras["test"]), _names(extras["deploy"])
+    assert {"pytest", "nbval", "nbclient", "nbformat", "ipykernel"} <= test
+    deployment = {"playwright", "jupyter-repo2docker", "jupyterhub", "nbgitpuller", "jupyterlab",
+                  "websocket-client", "requests"}
+    assert not test & deployment, test & deployment
+    assert deployment - {"jupyterlab"} <= deploy
+    assert any(Requirement(line).name == "accelkit" and {"test", "lab"} <= Requirement(line).extras
+               for line in extras["deploy"]), "the deploy extra brings the test and lab extras"

@@ -182,7 +182,7 @@ def test_result_is_frozen_and_readable() -> None:
 def test_decode_mlp_numbers_match_the_matmul_closed_form() -> None:
     """[B, D] × [D, F] in bf16: FLOPs 2BDF, bytes 2(BD + DF + BF); time max(FLOPs/peak, bytes/BW)."""
     n = roofline.decode_mlp_numbers("TPU v5e", 4096, 14336)
-    peak, bw = 1.97e14, 8.19e11  # TPU v5e bf16 peak and HBM (HARDWARE_SOURCES C6)
+    peak, bw = 1.97e14, 8.19e11  # TPU v5e bf16 peak and HBM (the catalog's C6 choice)
     assert n["peak_flops_per_second"] == pytest.approx(peak)
     assert n["hbm_bytes_per_second"] == pytest.approx(bw)
     assert n["ridge"] == pytest.approx(peak / bw)

@@ -56,7 +56,7 @@ def test_batch_latency_explorer_marks_the_best_batch_and_turning_point():
 
 
 def test_batch_latency_explorer_shows_the_exact_largest_fitting_batch_on_its_curve():
-    """Issue 13, item 10: the table once said 'under the target: 199' beside 'fits: 181' (a
+    """The table once said 'under the target: 199' beside 'fits: 181' (a
     sampled grid) and drew the best point past the end of the solid curve. Every number shown is
     now the library's exact value, and the solid curve ends at that exact batch."""
     w = batch_latency_explorer()

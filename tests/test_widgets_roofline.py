@@ -61,7 +61,7 @@ def test_batch_intensity_shows_critical_batch_and_intensity_near_batch():
     w = batch_intensity()
     assert w.view.result["critical_batch"] == pytest.approx(ak.roofline.critical_batch("v5e"))
     assert f"{ak.roofline.critical_batch('v5e'):,.0f}" in w.html.value
-    crossing = ak.roofline.crossing_batch("v5e", N=8192, K=8192)  # issue 13 item 10
+    crossing = ak.roofline.crossing_batch("v5e", N=8192, K=8192)  # every byte counted, not weights alone
     assert w.view.result["crossing_batch"] == crossing and f"B = {crossing:,.1f}" in w.html.value
     dashed = w.view.figure.axes[0].lines[-1]
     assert list(dashed.get_xdata()) == [crossing, crossing]  # drawn where the curve meets the ridge

@@ -64,7 +64,7 @@ def test_tensor_core_lab_speedup_and_promise_from_engine():
     assert w.view.extras["promise"] == 64
     speedup = base.estimate(M=1024, N=1024, K=1024).cycles / run.cycles
     assert f"{speedup:.2f}×" in w.html.value
-    # issue 13 item 4: the real chip's peak ratio shown beside the toy's, from the catalog
+    # the real chip's peak ratio shown beside the toy's, from the catalog
     h100 = ak.chips.get("NVIDIA H100 (SXM)")
     real = h100.peak_flops("fp16") / h100.peak_flops("fp32")
     assert w.view.extras["h100_tensor_over_simd_peak"] == real
