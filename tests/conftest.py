@@ -80,7 +80,7 @@ LESSON_OF_MODULE: dict[str, tuple[str, ...]] = {
     "test_widgets_decision_lab": ("10",),
     "test_ex01_ex05": ("01", "05"),  # the checkers of exercises 01 and 05
 }
-SHARED_WIDGET_MODULES = {"test_widgets_base", "test_widgets_fast", "test_widgets_frozen",
+SHARED_WIDGET_MODULES = {"test_widgets_axes", "test_widgets_base", "test_widgets_render",
                          "test_widgets_quiz"}
 _NUMBERED_MODULE = re.compile(r"test_lesson_(\d\d)_")
 _QUESTION = re.compile(r"ex(\d\d)\.q\d+")

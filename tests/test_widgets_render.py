@@ -71,7 +71,7 @@ def test_a_figure_not_at_the_layout_dpi_is_refused():
 
 
 def test_lesson_00_to_04_figures_are_sent_as_svg():
-    """Issue 14 item 5: sharp on a high-dpi screen. Every figure of lessons 00-04 is vector
+    """Sharp on a high-dpi screen. Every figure of lessons 00-04 is vector
     SVG (no pixel images but the utilization map, whose cells are drawn unresampled with
     pixelated scaling), after a control moves as well as at first, with its text as text."""
     moves = {"first_widget": ("size", 128), "where_flops_go": ("phase", "decode"),
