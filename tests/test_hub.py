@@ -99,11 +99,17 @@ def _recipe() -> dict:
 
 
 def _course_link(hub_url: str, repo: str) -> str:
-    """The nbgitpuller link from the guide, with this test's hub and repository put in."""
+    """The nbgitpuller link from the guide, with this test's hub and repository put in (the
+    guide's link names the course's one address, docs/hub/links.py's; here it is a local clone)."""
+    sys.path.insert(0, str(ROOT / "docs" / "hub"))
+    import links
+
     text = GUIDE.read_text(encoding="utf-8")
     link = re.search(r"https://<your-hub>(/hub/user-redirect/git-pull\?[^\s`)]+)", text)
     assert link, "docs/hub/README.md gives no nbgitpuller link"
-    path = link.group(1).replace("<repository-url>", quote(repo, safe=""))
+    address = f"repo={quote(links.repository(), safe='')}&"
+    assert address in link.group(1), f"the guide's link does not name {links.repository()}"
+    path = link.group(1).replace(address, f"repo={quote(repo, safe='')}&")
     assert "<" not in path, f"unfilled placeholder in the guide's link: {path}"
     return hub_url + path
 
