@@ -88,7 +88,8 @@ NUMBERS = {
 CALL = re.compile(r"\b(\w+)\(")
 
 
-def _widget_names() -> set[str]:
+def widget_names() -> set[str]:
+    """The lesson widgets' names (``accelkit.widgets``' public functions)."""
     return {n for n in dir(widgets) if not n.startswith("_") and n not in ("Explorer", "View")}
 
 
@@ -98,7 +99,7 @@ def lesson_parts(path: Path) -> dict:
     title = notebook.cells[0].source.splitlines()[0].lstrip("# ").strip()
     box = next(c.source for c in notebook.cells if c.cell_type == "markdown" and "<b>Takeaway.</b>" in c.source)
     takeaway = box[box.index("<b>Takeaway.</b>") + len("<b>Takeaway.</b>"):box.index("</div>")]
-    names = _widget_names()
+    names = widget_names()
     called = [n for n in CALL.findall(code) if n in names]
     shown = [n for n in called if "quiz" not in n and "worked" not in n]
     quizzes = [getattr(widgets, n)() for n in called if "quiz" in n]
