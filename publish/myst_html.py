@@ -35,6 +35,7 @@ class Renderer:
         self.public = public
         self.unknown: set[str] = set()
         self.images: list[str] = []  # alt text of every <img> written from an output or image node
+        self.assets: dict[str, Path] = {}  # figures/<name> -> the public file it copies
 
     def children(self, node: dict) -> str:
         return "".join(self.render(child) for child in node.get("children", []) or [])
@@ -159,7 +160,14 @@ class Renderer:
     def node_image(self, node):
         alt = node.get("alt", "")
         self.images.append(alt)
-        return f'<img src="{_esc(node.get("url", ""))}" alt="{_esc(alt)}">'
+        url = node.get("url", "")
+        if url.startswith("/") and self.public is not None and (self.public / url[1:]).is_file():
+            # A picture MyST took out of the page into its public folder (an inline data: URL):
+            # the page's figures/ folder holds it (the caller copies :attr:`assets` there).
+            self.assets[url[1:]] = self.public / url[1:]
+            url = f"figures/{url[1:]}"
+        style = f' style="{_esc(node["style"])}"' if isinstance(node.get("style"), str) else ""
+        return f'<img class="widget-figure" src="{_esc(url)}" alt="{_esc(alt)}"{style}>'
 
     def node_footnoteReference(self, node):
         label = _esc(node.get("label", node.get("identifier", "")))
