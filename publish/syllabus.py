@@ -1,8 +1,9 @@
 """docs/syllabus.md: the course as a university module, lesson by lesson, from the lessons themselves.
 
-Run: ``python publish/syllabus.py``. For each lesson: its title, what it needs first (its header's
-"Before this" line), its learning objectives (its header's list, as written), and its exercise
-with the points nbgrader's graded version gives it (publish/grading.py: one point a question).
+Run: ``python publish/syllabus.py``. For each lesson: its title, its learning objectives (its
+header's list, as written), and its exercise with the points nbgrader's graded version gives it
+(publish/grading.py: one point a question). What each lesson needs first is the course map's
+business (lesson 00, docs/plans.md), not repeated here.
 tests/test_syllabus.py fails when the page is not what this writes, allowing a lesson's copied
 prose to lag by docs/make_projector.py's PROSE_TOLERANCE of its words (never in a number).
 """
@@ -23,11 +24,10 @@ from accelkit.exercises import questions  # noqa: E402
 
 OUT = ROOT / "docs" / "syllabus.md"
 _OBJECTIVES = re.compile(r"\*\*Learning objectives\.?\*\*[^\n]*\n((?:[ \t]*[-*] .*\n?(?:[ \t]+\S.*\n?)*)+)")
-_BEFORE = re.compile(r"\*Before this:?\*?:?\s*(.*?)(?:\*|\n\n|$)", re.S)
 
 
 def header(path: Path) -> dict:
-    """A lesson's title, prerequisites line and learning objectives, from its first cell."""
+    """A lesson's title and learning objectives, from its first cell."""
     notebook = nbformat.read(path, as_version=4)
     first = notebook.cells[0].source
     title = first.splitlines()[0].lstrip("# ").strip()
@@ -43,9 +43,7 @@ def header(path: Path) -> dict:
         elif line.strip():
             current += " " + line.strip()
     items.append(current)
-    before = _BEFORE.search(first)
-    return {"title": title, "objectives": items,
-            "before": " ".join(before.group(1).split()).rstrip(".") if before else ""}
+    return {"title": title, "objectives": items}
 
 
 def _relink(text: str) -> str:
@@ -64,10 +62,7 @@ def render() -> str:
     total = 0
     for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb")):
         info = header(path)
-        lines += [f"## [{info['title']}](../lessons/{path.name})", ""]
-        if info["before"]:
-            lines += [f"Before this: {_relink(info['before'])}.", ""]
-        lines += ["After this lesson a student can:", ""]
+        lines += [f"## [{info['title']}](../lessons/{path.name})", "", "After this lesson a student can:", ""]
         lines += [f"- {_relink(item.rstrip(';.'))}" for item in info["objectives"]]
         exercise = ROOT / "exercises" / path.name
         if exercise.exists():

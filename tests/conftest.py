@@ -33,7 +33,9 @@ exercise once each):
 * deploy tier: ``offline_lesson_runs`` and ``offline_exercise_runs``, the same runs inside a
   network namespace (tests/test_offline.py); ``second_lesson_runs``, every lesson once more the
   same nbval way, outside the namespace with ``PYTHONHASHSEED=2`` (tests/test_determinism.py
-  compares it with the offline run).
+  compares it with the offline run); ``course_build``, ``python publish/build.py`` once: every
+  notebook run and measured, then the book, the slides, the graded versions and the JupyterLite
+  site (tests/test_hub_memory.py, test_book.py, test_slides.py, test_grading.py, test_lite.py).
 """
 
 from __future__ import annotations
@@ -198,3 +200,20 @@ def offline_exercise_runs(request, tmp_path_factory) -> Batch:
 @pytest.fixture(scope="session")
 def second_lesson_runs(request, tmp_path_factory) -> Batch:
     return _lesson_batch(request, tmp_path_factory, "second_lesson_runs", "2", offline=False)
+
+
+@pytest.fixture(scope="session")
+def course_build(tmp_path_factory):
+    """``publish/build.py``'s build, once per session: (its output folder, its report)."""
+    from publish.build import build
+
+    out = tmp_path_factory.mktemp("course")
+    return out, build(out)
+
+
+def built_step(course_build, step: str):
+    """The output folder of one step of :func:`course_build`, failing with its error if it failed."""
+    out, report = course_build
+    done = report["steps"][step]
+    assert done["ok"], f"publish/build.py's {step} step failed: {done['error']}\n{done['traceback']}"
+    return out, done
