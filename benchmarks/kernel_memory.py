@@ -16,8 +16,8 @@ What is measured, and how:
 
 * **kernel**: every lesson and exercise notebook is executed top to bottom in a fresh ipykernel
   (nbclient, this environment's ``python3`` kernel); a last cell appended to the copy reads the
-  kernel's own peak resident set (``getrusage(RUSAGE_SELF).ru_maxrss``, the kernel process's
-  high-water mark) and current resident set (``VmRSS`` in ``/proc/self/status``). The current
+  kernel's own peak resident set (``VmHWM`` in ``/proc/self/status``, the kernel process's
+  high-water mark since it started) and current resident set (``VmRSS``). The current
   figure is what a kernel left running keeps holding; the peak is what it needed at worst.
   An idle kernel (nothing run) is measured the same way, as the floor. Kernels run two at a
   time by default: a process's own peak resident set does not depend on what else runs.
@@ -60,9 +60,13 @@ from tests.notebook_runner import load  # noqa: E402
 
 OUTPUT = ROOT / "docs" / "hub" / "measured_memory.json"
 COMMAND = "python benchmarks/kernel_memory.py"
-PROBE = ("import resource as _r\n"
-         "_rss = [l for l in open('/proc/self/status') if l.startswith('VmRSS:')][0].split()[1]\n"
-         "print('MEMORY', _r.getrusage(_r.RUSAGE_SELF).ru_maxrss, _rss)")
+#: Reads the kernel's own peak and current resident set from /proc/self/status (VmHWM, VmRSS).
+#: Not ``getrusage(RUSAGE_SELF).ru_maxrss``: Linux carries that high-water mark across fork and
+#: exec, so a kernel started by a large process (a pytest session, a Jupyter server) would report
+#: its parent's size as its own peak (under pytest an idle kernel "peaked" at 131 MiB that way,
+#: against 50 MiB of its own).
+PROBE = ("_status = dict(l.split(':', 1) for l in open('/proc/self/status'))\n"
+         "print('MEMORY', _status['VmHWM'].split()[0], _status['VmRSS'].split()[0])")
 
 #: How far a re-measured figure may be from the recorded one before the record counts as stale:
 #: 10% of the recorded figure, and never less than 8 MiB. Why: on one machine two runs of a
