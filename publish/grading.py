@@ -75,11 +75,11 @@ def _public_test(question, argument: str) -> str:
     if isinstance(question, FunctionQuestion):
         return f"assert callable({argument}), \"{name}: {argument} should be a function\""
     if isinstance(question, ExplainQuestion):
-        letters = set(question.letters)
+        letters = sorted(set(question.letters))
         return (f"assert {argument} is not None and {argument} != set(), \"{name}: give the letters of "
                 f"the true statements\"\nassert set(str(x).strip().lower() for x in ({argument} if not "
-                f"isinstance({argument}, str) else {argument}.replace(',', ' ').split())) <= {letters!r}, "
-                f"\"{name}: letters are {sorted(letters)}\"")
+                f"isinstance({argument}, str) else {argument}.replace(',', ' ').split())) <= set({letters!r}), "
+                f"\"{name}: letters are {letters}\"")
     raise TypeError(f"{name}: no public test for a {type(question).__name__}")
 
 

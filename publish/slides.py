@@ -136,6 +136,10 @@ def render(site: Path, stems: list[str], out: Path) -> dict:
         data = page(by_stem[stem])
         renderer = Renderer(link, public=site / "public")
         sections = [renderer.render({"type": "root", "children": nodes}) for nodes in _slides(data["mdast"])]
+        title = data["frontmatter"].get("title")
+        if title and not data["frontmatter"].get("content_includes_title"):
+            # MyST lifts a page's first heading into its title: it heads the first slide again.
+            sections[0] = f"<h1>{html.escape(title)}</h1>" + sections[0]
         (out / f"{stem}.html").write_text(_deck_html(data["frontmatter"].get("title", stem), sections),
                                           encoding="utf-8")
         for name, source in renderer.assets.items():

@@ -35,7 +35,8 @@ def _sections(text: str) -> list[str]:
 
 
 def _plain(fragment: str) -> str:
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+    # (MyST sets typographic apostrophes: LSTM's -> LSTM’s)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).replace("\u2019", "'").split())
 
 
 def test_each_lesson_has_a_deck_in_the_projector_order(decks):
