@@ -9,8 +9,9 @@
   (``accelkit/exercises/exNN.py``, which hold each question's solution and reference). A course
   that grades installs this library in the students' image (``pip install ./student``), not the
   repository's, so no solution is in the notebook or importable in the student's kernel.
-* ``source/``, ``release/``, ``submitted/``, ``autograded/``, ``gradebook.db``: nbgrader's course
-  folder. The source notebooks are generated from the shipped exercises and their checkers: each
+* ``source/``, ``release/``: nbgrader's course folder (``graded/solved`` and ``graded/unsolved``
+  are two more, one per submission, each with its ``submitted/``, ``autograded/`` and
+  ``gradebook.db``, so that the two grade side by side). The source notebooks are generated from the shipped exercises and their checkers: each
   answer cell becomes a solution cell (the checker's own solution between nbgrader's solution
   markers), each check cell an autograded test cell worth one point whose hidden part calls the
   checker (``exNN.qK.check(answer) == "correct"``), which nbgrader strips from the release and puts
@@ -178,10 +179,10 @@ def solved(notebook: nbformat.NotebookNode, number: str) -> nbformat.NotebookNod
 _READ_GRADES = """
 import json, sys
 from nbgrader.api import Gradebook
-course, assignment, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+course, assignment, students, names = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4:]
 found = {}
 with Gradebook("sqlite:///" + course + "/gradebook.db") as book:
-    for student in ("solved", "unsolved"):
+    for student in students:
         for name in names:
             notebook = book.find_submission_notebook(name, assignment, student)
             found.setdefault(student, {})[name] = {"score": notebook.score, "max_score": notebook.max_score}
@@ -189,10 +190,10 @@ print(json.dumps(found))
 """
 
 
-def grades(course: Path, exercises: list[Path]) -> dict:
+def grades(course: Path, exercises: list[Path], students=("solved", "unsolved")) -> dict:
     """Each submission's score and maximum, from nbgrader's gradebook (its public API, run in a
     subprocess with :func:`_env`'s PATH)."""
-    done = subprocess.run([sys.executable, "-c", _READ_GRADES, str(course), ASSIGNMENT,
+    done = subprocess.run([sys.executable, "-c", _READ_GRADES, str(course), ASSIGNMENT, ",".join(students),
                            *(p.stem for p in exercises)], capture_output=True, text=True,
                           timeout=120, env=_env())
     if done.returncode != 0:
@@ -200,8 +201,25 @@ def grades(course: Path, exercises: list[Path]) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _grade(course: Path, who: str, notebooks: dict[str, nbformat.NotebookNode]) -> str:
+    """Grade one submission of every exercise in its own nbgrader course folder (``course``),
+    so that the two submissions grade side by side (nbgrader grades one notebook at a time)."""
+    (course / "source").mkdir(parents=True)
+    shutil.copytree(course.parent.parent / "source" / ASSIGNMENT, course / "source" / ASSIGNMENT)
+    # The gradebook generate_assignment wrote: the assignment, its notebooks and their test cells.
+    shutil.copy(course.parent.parent / "gradebook.db", course / "gradebook.db")
+    _config(course)
+    for name, notebook in notebooks.items():
+        target = course / "submitted" / who / ASSIGNMENT / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, target)
+    return _run(course, "autograde", ASSIGNMENT, "--create")
+
+
 def build(out: Path, work: Path | None = None) -> dict:
     """Generate the student versions and grade a solved and an unsolved copy (into ``out``)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     if out.exists():
         shutil.rmtree(out)
     course = out
@@ -220,14 +238,16 @@ def build(out: Path, work: Path | None = None) -> dict:
     shutil.copytree(ROOT / "lessons", student / "lessons", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     (student / "docs").mkdir()
     shutil.copy(ROOT / "docs" / "glossary.md", student / "docs" / "glossary.md")
-    for path in exercises:
-        handed_out = nbformat.read(release / path.name, as_version=4)
-        for who, notebook in (("solved", solved(handed_out, path.name[:2])), ("unsolved", handed_out)):
-            target = course / "submitted" / who / ASSIGNMENT / path.name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(notebook, target)
-    log = _run(course, "autograde", ASSIGNMENT, "--create")
-    result = {"grades": grades(course, exercises), "notebooks": [p.stem for p in exercises]}
+    handed_out = {p.name: nbformat.read(release / p.name, as_version=4) for p in exercises}
+    submissions = {"solved": {name: solved(nb, name[:2]) for name, nb in handed_out.items()},
+                   "unsolved": handed_out}
+    with ThreadPoolExecutor(2) as pool:
+        logs = dict(zip(submissions, pool.map(
+            lambda who: _grade(course / "graded" / who, who, submissions[who]), submissions)))
+    found: dict = {}
+    for who in submissions:
+        found.update(grades(course / "graded" / who, exercises, (who,)))
+    result = {"grades": found, "notebooks": [p.stem for p in exercises]}
     (course / "grades.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
-    (course / "autograde.log").write_text(log, encoding="utf-8")
+    (course / "autograde.log").write_text("\n".join(logs.values()), encoding="utf-8")
     return result

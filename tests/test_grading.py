@@ -95,7 +95,7 @@ def test_a_solved_copy_gets_full_marks_and_an_unsolved_one_none(graded):
         assert solved["score"] == solved["max_score"], (stem, solved)
         assert unsolved["score"] == 0, (stem, unsolved)
     # The grading run's feedback is the checker's own: the solved copies say "correct".
-    graded_notebook = nbformat.read(folder / "autograded" / "solved" / "accelkit" / "05_roofline.ipynb",
+    graded_notebook = nbformat.read(folder / "graded" / "solved" / "autograded" / "solved" / "accelkit" / "05_roofline.ipynb",
                                     as_version=4)
     printed = "".join(o.get("text", "") for c in graded_notebook.cells for o in c.get("outputs", []))
     assert "✔ q1: correct" in printed, printed[:2000]
