@@ -130,3 +130,16 @@ def test_the_kernel_starts_in_chromium_and_imports_accelkit_and_ipywidgets(site)
     assert not [u for u in failed if u.startswith(url)], "the site itself is missing files"
     print(f"JupyterLite: page up in {loaded:.1f} s; Pyodide kernel ready and first cell run "
           f"{platform['seconds']:.1f} s after the request; accelkit imported by {library['seconds']:.1f} s")
+
+
+def test_the_npm_pyodide_is_the_version_the_kernel_expects():
+    import re
+    import sys
+    from pathlib import Path
+
+    extension = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyterlite" / "pyodide-kernel-extension"
+    expected = set()
+    for script in (extension / "static").glob("*.js"):
+        expected |= set(re.findall(r"cdn\.jsdelivr\.net/pyodide/v(\d+\.\d+\.\d+)/", script.read_text(errors="replace")))
+    pinned = json.loads((Path(__file__).resolve().parents[1] / "publish" / "package.json").read_text())
+    assert expected == {pinned["dependencies"]["pyodide"]}, (expected, pinned["dependencies"])
