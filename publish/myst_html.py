@@ -151,11 +151,19 @@ class Renderer:
         return f'<p class="admonition-title">{self.children(node)}</p>'
 
     def node_link(self, node):
+        if not node.get("url") and node.get("identifier"):
+            # An anchor (``<a id="flop"></a>`` in the glossary): a target for links, not a link.
+            return f'<a id="{_esc(node["identifier"])}"></a>{self.children(node)}'
         href = self.link(node) or node.get("url", "")
         return f'<a href="{_esc(href)}">{self.children(node)}</a>'
 
     def node_crossReference(self, node):
-        return self.node_link({**node, "url": "#" + node.get("identifier", "")})
+        """A reference MyST resolved: to a target on another page (``url`` names the page, as
+        ``/glossary``) or on this one."""
+        anchor = node.get("html_id") or node.get("identifier", "")
+        if node.get("url"):
+            return self.node_link({**node, "url": f"{node['url']}#{anchor}", "internal": True})
+        return self.node_link({**node, "url": f"#{anchor}"})
 
     def node_image(self, node):
         alt = node.get("alt", "")

@@ -62,6 +62,22 @@ def test_every_lesson_page_shows_what_its_cells_printed(book):
                 assert line.strip() in page, f"{path.stem}: printed line missing from the book: {line!r}"
 
 
+def test_every_link_between_pages_lands_on_its_target(book):
+    folder, report, _ = book
+    ids = {name: set(re.findall(r'\bid="([^"]+)"', _page(folder, name))) for name in report["pages"]}
+    checked = 0
+    for name in report["pages"]:
+        for href in re.findall(r'<a href="([^"]+)"', _page(folder, name)):
+            if href.startswith(("http:", "https:", "mailto:")) or href.startswith("assets/"):
+                continue
+            page, _, anchor = href.partition("#")
+            page = page or name
+            assert page in ids, f"{name} links to a page the book does not have: {href}"
+            assert not anchor or anchor in ids[page], f"{name} links to {href}, which has no such anchor"
+            checked += 1
+    assert checked > 300, checked  # the glossary links at every term's first use, the lesson links
+
+
 def test_every_figure_is_there_with_alt_text(book):
     folder, report, executed = book
     images = 0
