@@ -168,6 +168,9 @@ def pages() -> dict[str, str]:
              "`python docs/make_projector.py`.", ""]
     index += [f"- [{lesson_parts(ROOT / 'lessons' / name.replace('.md', '.ipynb'))['title']}]({name})"
               for name in found]
+    index += ["", "The same content as slides, one reveal.js deck per lesson with the lesson's figure and "
+              "each question's answer on the slide after it: `python publish/build.py --only slides` "
+              "(into `build/course/slides/`; docs/make_projector.py's `deck` writes each deck's text)."]
     found["README.md"] = "\n".join(index) + "\n"
     return found
 
