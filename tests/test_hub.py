@@ -530,6 +530,25 @@ def test_upstream_change_to_library_and_lesson_merges_and_runs(learners, course_
         assert texts[0].rstrip().endswith(PROBE_TEXT), texts[:2]  # the first code cell's output
 
 
+def test_the_recipes_sign_in_settings_are_the_native_authenticators():
+    """The hub in this test signs in with the dummy authenticator; the recipe's real one is the
+    native authenticator (chart's hub image): its name must resolve to it, and every setting the
+    recipe gives it must be one of its configurable traits (a misspelt one would be ignored)."""
+    from importlib.metadata import entry_points
+
+    hub_config = _recipe()["hub"]["config"]
+    name = hub_config["JupyterHub"]["authenticator_class"]
+    found = [e for e in entry_points(group="jupyterhub.authenticators") if e.name == name]
+    assert found, f"no authenticator is registered as {name!r}"
+    authenticator = found[0].load()
+    assert authenticator.__name__ == "NativeAuthenticator", authenticator
+    traits = authenticator.class_trait_names(config=True)
+    for section in ("NativeAuthenticator", "Authenticator"):
+        unknown = set(hub_config[section]) - set(traits)
+        assert not unknown, f"{section} settings that are not traits of {authenticator.__name__}: {unknown}"
+    assert hub_config["NativeAuthenticator"]["open_signup"] is False  # an admin approves each account
+
+
 # -- an update while a learner has the lesson open -----------------------------------------------
 
 OPEN_TAB_PROBE = "the open tab's update reached the kernel"
