@@ -23,22 +23,25 @@ ALT_TEXT: dict[str, str] = {
     "all_models_share": "Horizontal bars, two per catalog model (GPT-3, Llama, PaLM, Mixtral, DeepSeek-V3, "
                         "ResNet-50, an LSTM): matrix products' share of the forward pass's FLOPs and of its "
                         "bytes at batch 1; the FLOPs share is near 100% for most, the bytes share lower.",
-    "warp_lab": "Line chart on a log scale: total, memory and issue cycles of one kernel against the "
-                "number of resident warps per core; memory cycles fall as more warps keep requests in "
-                "flight, until issue cycles set the floor.",
-    "divergence_lab": "Line chart: the slowdown of a branchy kernel against the share of lanes taking "
-                      "the branch; it jumps as soon as a few lanes diverge, because a whole warp then "
-                      "runs both sides.",
-    "tensor_core_lab": "Line chart on log axes: global-memory reads against the matrix size for four "
-                       "kernels (naive, tiled SIMD, and two tensor-core tile shapes); tiling and bigger "
-                       "tiles read far fewer elements.",
+    "warp_lab": "Line chart on log axes: total, memory and issue cycles of one kernel against the "
+                "number of resident warps per core; total and memory cycles fall as more warps keep "
+                "memory requests in flight, while issue cycles stay flat far below them.",
+    "divergence_lab": "Line chart, one line per branch length: the slowdown of a branchy kernel against "
+                      "the share of lanes taking the branch; it jumps as soon as a few lanes diverge, "
+                      "because a whole warp then runs both sides, and falls back only when every lane "
+                      "takes it.",
+    "tensor_core_lab": "Two line charts on log axes against the matrix size, for four kernels (naive, "
+                       "tiled SIMD, and two tensor-core tile shapes): cycles on the left, global-memory "
+                       "reads on the right; the tiled and tensor-core kernels read far fewer elements "
+                       "than the naive one.",
     "systolic_animation": "A grid of the array's cells, rows by columns, at one cycle: values of A "
                           "entering from the left and of B from the top, each cell labelled with the "
                           "values it holds, and beside it the output matrix C with the entries done so "
                           "far shaded.",
     "reuse_comparison": "Grouped bars on a log scale: how many times each value of A and of B is read, "
                         "from DRAM and from on-chip SRAM, on a systolic array and on three GPU-style "
-                        "kernels; the systolic array reads each value from memory about once.",
+                        "kernels; the naive kernel re-reads each value from DRAM about a hundred times, "
+                        "the others far fewer.",
     "fold_explorer": "Left: the matrix product's N by K weight area cut into tiles the size of the array "
                      "(the folds), with the padding shaded. Right: a stacked bar of where the array's "
                      "cell-cycles go: useful multiply-accumulates, padding, and loading, filling and "
@@ -59,15 +62,15 @@ ALT_TEXT: dict[str, str] = {
                     "bandwidth) against its year, TPUs in one colour and GPUs in another, each labelled "
                     "with its name; the two families overlap.",
     "energy_costs": "Horizontal bars on a log scale: picojoules for one multiply-accumulate at int8, "
-                    "bf16 and fp32, and for one 64-bit read from SRAMs of three sizes and from DRAM; a "
-                    "DRAM read costs hundreds of times a MAC.",
+                    "bf16 and fp32, and for one 64-bit read from SRAMs of three sizes and from DRAM; the "
+                    "DRAM read's bar is orders of magnitude longer than any MAC's.",
     "reuse_energy": "Stacked horizontal bars, one per way of running the same matrix product (a systolic "
-                    "array and three SIMD kernels): the energy per useful MAC split into arithmetic, SRAM "
-                    "and DRAM, with the total in picojoules at the right; the naive kernel's is dominated "
-                    "by DRAM.",
-    "perf_per_watt": "Horizontal bars: peak dense bf16 FLOP/s per watt of published power for each chip "
-                     "that publishes both, TPUs and GPUs in their colours, with the chips lacking a power "
-                     "figure named below instead of guessed.",
+                    "array and three SIMD kernels): the share of the energy per useful MAC spent on "
+                    "arithmetic, SRAM and DRAM, with the total in picojoules at the right; DRAM takes most "
+                    "of every bar, and the naive kernel's total is tens of times the others'.",
+    "perf_per_watt": "Horizontal bars: peak dense bf16 FLOP/s per watt of published power (TDP) for each "
+                     "chip that publishes both, TPUs in blue and GPUs in green, best at the top; chips "
+                     "without a published power figure are left out of the chart and named in the text.",
     "flops_per_dollar_explorer": "Horizontal bars on a log scale: bf16 FLOPs one dollar buys on each chip "
                                  "at the chosen price and utilization, with a tick at every sourced list "
                                  "price so each chip's price spread shows.",
@@ -86,9 +89,9 @@ ALT_TEXT: dict[str, str] = {
                                "against arithmetic intensity, with the prefill pass and one decode step "
                                "placed on it; prefill sits near the compute roof, decode far down the "
                                "memory slope.",
-    "kv_cache_explorer": "Stacked bar chart in gigabytes: the model's weights plus its KV cache as context "
-                         "length and batch grow, against a line at the HBM of the chosen chips; past the "
-                         "line it does not fit.",
+    "kv_cache_explorer": "One horizontal stacked bar in gigabytes: the model's weights plus its KV cache "
+                         "at the chosen context length and batch, against a vertical line at the HBM of "
+                         "the chosen chips; the title says whether it fits.",
     "batch_latency_explorer": "Line chart on twin axes against the decode batch: latency per token "
                               "(rising) and throughput in tokens per second (rising, then flattening), "
                               "with the latency target as a horizontal line; dotted where the batch does "
@@ -105,7 +108,7 @@ ALT_TEXT: dict[str, str] = {
     "gather_vs_matmul_roofline": "Two rooflines on log axes, one per chosen chip: attainable FLOP/s "
                                  "against arithmetic intensity, with an embedding-bag gather (square) far "
                                  "down the memory slope and a dense layer (circle) near the compute roof.",
-    "decision_explorer": "Bar chart: the chosen scenario's cost in dollars on each compared chip, with the "
-                         "chips that miss the scenario's target marked; the cheapest that meets it is the "
-                         "candidate.",
+    "decision_explorer": "Bar chart: the chosen scenario's cost in dollars on each compared chip, TPUs in "
+                         "blue and GPUs in green; the table beside it says which chips meet the scenario's "
+                         "target.",
 }
