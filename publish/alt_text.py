@@ -109,6 +109,6 @@ ALT_TEXT: dict[str, str] = {
                                  "against arithmetic intensity, with an embedding-bag gather (square) far "
                                  "down the memory slope and a dense layer (circle) near the compute roof.",
     "decision_explorer": "Bar chart: the chosen scenario's cost in dollars on each compared chip, TPUs in "
-                         "blue and GPUs in green; the table beside it says which chips meet the scenario's "
-                         "target.",
+                         "blue and GPUs in green, a bar faded where its chip misses the scenario's target "
+                         "or does not fit; the table beside it gives each chip's plan.",
 }
