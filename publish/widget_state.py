@@ -6,8 +6,9 @@ on a static page (the book, the slides) there is no kernel and no widget manager
 :func:`static_outputs` replaces each widget output of a code cell with one HTML output holding
 what the widget showed when the lesson ran: its HTML texts (title, summary, a quiz's question), a
 line of its controls' settings, and its pictures as ``<img>`` with the alt text of
-publish/alt_text.py. Buttons are left out (there is nothing to press on paper), and so are a
-quiz's answers (a quiz's feedback is empty until someone checks).
+publish/alt_text.py. A quiz's unanswered choices are listed; buttons are left out (there is
+nothing to press on paper), and so are a quiz's answers (its feedback is empty until someone
+checks).
 
 Only the widget models' documented state is read (the Jupyter widget state schema, version 2).
 """
@@ -98,6 +99,10 @@ def shown(notebook: nbformat.NotebookNode, model_id: str, widget: str) -> Shown:
                                                        state.get("width", ""), widget)))
         elif name in ("ButtonModel", "OutputModel"):
             return
+        elif name in ("RadioButtonsModel", "ToggleButtonsModel") and state.get("index") is None:
+            # A question's choices (a quiz nobody has answered): listed, for the reader to pick.
+            items = "".join(f"<li>{html.escape(str(label))}</li>" for label in state.get("_options_labels", []))
+            result.parts.append(("html", f'<ol class="widget-choices" type="A">{items}</ol>'))
         elif "children" in state:
             for child in state["children"]:
                 walk(child.removeprefix("IPY_MODEL_"))
