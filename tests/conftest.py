@@ -48,7 +48,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.notebook_runner import EXERCISES, LESSONS, Batch, Job, load, run_batch, tags
+from tests.notebook_runner import EXERCISES, LESSONS, ROOT, Batch, Job, load, run_batch, tags
 
 # -- the deploy tier --------------------------------------------------------------------------
 
@@ -204,11 +204,18 @@ def second_lesson_runs(request, tmp_path_factory) -> Batch:
 
 @pytest.fixture(scope="session")
 def course_build(tmp_path_factory):
-    """``publish/build.py``'s build, once per session: (its output folder, its report)."""
-    from publish.build import build
+    """``python publish/build.py`` (the one command an instructor runs), once per session: (its
+    output folder, its report.json). A failed step is reported by the tests that read it."""
+    import json
+    import subprocess
+    import sys
 
     out = tmp_path_factory.mktemp("course")
-    return out, build(out)
+    done = subprocess.run([sys.executable, "publish/build.py", "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=1800)
+    report = out / "report.json"
+    assert report.exists(), f"publish/build.py wrote no report ({done.returncode}):\n{done.stderr[-4000:]}"
+    return out, json.loads(report.read_text(encoding="utf-8"))
 
 
 def built_step(course_build, step: str):
