@@ -399,17 +399,23 @@ def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, b
             flops: np.ndarray, moved: np.ndarray, require_fit: bool, is_attention: np.ndarray,
             mask: str, kv_write: bool, per_op_overhead: float = 0.0) -> InferenceResult:
     peak, bandwidth, hbm = _chip_rates(chip, n_chips, compute_dtype)
-    compute, memory, per_op = roofline.times(flops, moved, peak, bandwidth)
-    compute_s, memory_s = float(np.sum(compute)), float(np.sum(memory))
     counts = _operation_counts(m, phase)
-    # each occurrence of an operation costs max(its roofline time, the fixed per-operation cost)
-    # (roofline.operations_time's rule; on a TP group every chip launches every kernel)
-    device = float(np.sum(per_op))
-    seconds = float(np.sum(np.maximum(per_op, counts * per_op_overhead)))
-    overhead_added = seconds - device
+    # Each operation: its arithmetic and its memory traffic overlap (the roofline) ...
+    roof = roofline.times(compute_seconds=flops / peak, memory_seconds=moved / bandwidth,
+                          overlap=True)
+    # ... and each occurrence's launch overlaps the previous kernel's run, so it costs at least
+    # the fixed per-operation cost (roofline.operations_time's rule; on a TP group every chip
+    # launches every kernel). The operations run one after another: their times add.
+    launched = roofline.times(compute_seconds=roof.seconds,
+                              overhead_seconds=counts * per_op_overhead, overlap=True)
+    compute_s, memory_s = float(np.sum(roof.compute_seconds)), float(np.sum(roof.memory_seconds))
+    device = float(np.sum(roof.seconds))
+    kernels = float(np.sum(launched.seconds))
     fixed = float(counts.sum()) * per_op_overhead
     communication, network = _tp_seconds(m, chip, n_chips, batch * tokens, weight_dtype)
-    seconds += communication
+    # The tensor-parallel collectives wait for the layer's result: on the critical path.
+    seconds = float(roofline.times(compute_seconds=kernels, communication_seconds=communication,
+                                   overlap=False).seconds)
     weights = m.weight_bytes(weight_dtype)
     kv = batch * context * m.kv_cache_bytes_per_token(kv_dtype)
     need = weights + kv
@@ -436,12 +442,11 @@ def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, b
         compute_dtype=compute_dtype, flops=float(flops.sum()), bytes=float(moved.sum()),
         weight_bytes=weights, kv_cache_bytes=kv, compute_seconds=compute_s,
         memory_seconds=memory_s, seconds=seconds,
-        bound=("overhead" if fixed > max(compute_s, memory_s) else
-               "compute" if compute_s >= memory_s else "memory"), tokens_per_second=rate,
+        bound=roofline.bound(compute_s, memory_s, fixed), tokens_per_second=rate,
         usd_per_million_tokens=usd, memory_bytes=need, hbm_bytes=hbm, fits=fits,
         min_chips=min_chips, message=message, communication_seconds=communication,
         communication_network=network, attention_flops=float(flops[is_attention].sum()),
-        attention_mask=mask, kv_write=kv_write, overhead_seconds=overhead_added,
+        attention_mask=mask, kv_write=kv_write, overhead_seconds=kernels - device,
         n_operations=int(counts.sum()))
 
 
@@ -692,8 +697,13 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
         flops = np.stack([f for f, _ in pairs], axis=1)
         moved = np.stack([y for _, y in pairs], axis=1)
     # (chips, ops, batches)
-    compute, memory, per_op = roofline.times(flops[None], moved[None], peak, bandwidth)
-    seconds = np.asarray(per_op).sum(axis=1) + lines[:, :1] + lines[:, 1:] * batch[None, :]
+    roof = roofline.times(compute_seconds=flops[None] / peak, memory_seconds=moved[None] / bandwidth,
+                          overlap=True)
+    compute, memory = roof.compute_seconds, roof.memory_seconds
+    # the collectives on the critical path, as decode_step adds them
+    seconds = roofline.times(compute_seconds=np.sum(roof.seconds, axis=1),
+                             communication_seconds=lines[:, :1] + lines[:, 1:] * batch[None, :],
+                             overlap=False).seconds
     need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
         kv_dtype)
     hourly = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
@@ -791,34 +801,13 @@ def _largest_batch(seconds: Callable[[int], float], limit: int, target: float,
     return low
 
 
-def _step_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
-                  weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
-                  per_op_overhead: float) -> Callable[[int], float]:
-    """``b -> decode_step(m, chip, n_chips, b, context, ...).seconds``, for a search that asks
-    for many batches: the same arithmetic as :func:`_result` (so the same float, bit for bit),
-    with the batch-independent parts (rates, kernel counts, the communication line) taken once
-    and no result built. Arguments are already checked; a batch beyond what
-    :func:`decode_step` allows goes to it, which raises."""
-    peak, bandwidth, _ = _chip_rates(chip, n_chips, compute_dtype)
-    peak, bandwidth = float(peak), float(bandwidth)  # as roofline.times checks them
-    floor = _operation_counts(m, "decode") * per_op_overhead
-    act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
-    c0, c1, _ = _tp_line(chip, n_chips, _communication_plan(m, act))
-    known: dict[int, float] = {}
-
-    def seconds(b: int) -> float:
-        found = known.get(b)
-        if found is not None:
-            return found
-        if b > _MAX_BATCH:
-            return decode_step(m, chip, n_chips, b, context, weight_dtype, kv_dtype,
-                               compute_dtype, overhead_seconds=per_op_overhead).seconds
-        flops, moved = _decode_arrays(m, b, context, weight_dtype, kv_dtype)
-        per_op = np.maximum(np.divide(flops, peak), np.divide(moved, bandwidth))
-        step = float(np.sum(np.maximum(per_op, floor)))
-        step += c0 + c1 * b
-        known[b] = step
-        return step
+def _step_time(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
+               weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
+               per_op_overhead: float) -> Callable[[int], float]:
+    """``batch -> decode_step(...).seconds`` for one group size: what the search asks."""
+    def seconds(batch: int) -> float:
+        return decode_step(m, chip, n_chips, batch, context, weight_dtype, kv_dtype,
+                           compute_dtype, overhead_seconds=per_op_overhead).seconds
     return seconds
 
 
@@ -873,7 +862,6 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
     fitting = 0
     best: tuple[tuple[int, float, int], int, int, int] | None = None  # key, tp, batch, limit
     tried: list[tuple[int, int, int]] = []
-    searches: dict[int, Callable[[int], float]] = {}  # each group's step time, remembered
     # max_batch's rule, its checks and per-chip figures taken once for every group size
     hbm_bytes = float(the_chip.require("hbm_bytes"))
     weight_bytes = m.weight_bytes(weight)
@@ -889,8 +877,7 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
             continue
         fitting += 1
 
-        seconds = _step_seconds(m, the_chip, tp, context, weight, kv, compute, per_op)
-        searches[tp] = seconds
+        seconds = _step_time(m, the_chip, tp, context, weight, kv, compute, per_op)
         # Only whether the limit reaches the users matters here: search up to them (the
         # winner's exact limit, if larger, is found once below).
         cap = min(memory_limit, users)
@@ -924,7 +911,8 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_us
     (n_total, _, _), tp, batch, limit = best
     memory_limit = memory_limit_of(tp)
     if limit == users < memory_limit:   # the search stopped at the users: find the true limit
-        limit = _largest_batch(searches[tp], memory_limit, target, low=users + 1)
+        limit = _largest_batch(_step_time(m, the_chip, tp, context, weight, kv, compute, per_op),
+                               memory_limit, target, low=users + 1)
     step = decode_step(m, the_chip, tp, batch, context, weight, kv, compute,
                        overhead_seconds=per_op)
     first = prefill(m, the_chip, tp, batch, prompt, weight, kv, compute,

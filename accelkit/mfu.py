@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from accelkit import _validate, chips, dtypes, models
+from accelkit import _validate, chips, dtypes, models, roofline
 from accelkit.dtypes import DType
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -374,6 +374,14 @@ def _step_numbers(model: models.Transformer, chip: chips.Chip, dtype: DType, tp:
     return total, total / peak, matmul_seconds, vector
 
 
+def _compute_seconds(matmul_seconds: float, vector_seconds: float) -> float:
+    """A micro-batch's compute time: the matmul kernels, then the memory-bound vector kernels
+    between them, one after another (not overlapped: fused into matmul epilogues or run
+    beside them, as FlashAttention-3 does its softmax, they would cost less)."""
+    return float(roofline.times(compute_seconds=matmul_seconds, memory_seconds=vector_seconds,
+                                overlap=False).seconds)
+
+
 def _resolve(model: str | models.Model, chip: str | chips.Chip, dtype: str
              ) -> tuple[models.Transformer, chips.Chip, DType]:
     the_model = models.get(model)
@@ -404,7 +412,7 @@ def _efficiencies(model: models.Model, chip: chips.Chip, dtype: str, tp: np.ndar
         key, b = int(u_te[pair // len(u_mb)]), int(u_mb[pair % len(u_mb)])
         _, peak_s, mm_s, vec = _step_numbers(the_model, chip, dt, key >> 21,
                                              key & ((1 << 21) - 1), b, seq_len)
-        values[i] = peak_s / (mm_s + vec / hbm)
+        values[i] = peak_s / _compute_seconds(mm_s, vec / hbm)
     return values[inverse.reshape(-1)]
 
 
@@ -429,7 +437,8 @@ def step_efficiency(model: str | models.Model, chip: str | chips.Chip, layout: L
     return StepEfficiency(model=the_model.name, chip=the_chip.name, tp=layout.tp, ep=layout.ep,
                           microbatch_tokens=mb, matmul_flops=flops, peak_seconds=peak_s,
                           matmul_seconds=mm_s, vector_bytes=vec, vector_seconds=vec_s,
-                          matmul_efficiency=peak_s / mm_s, efficiency=peak_s / (mm_s + vec_s))
+                          matmul_efficiency=peak_s / mm_s,
+                          efficiency=peak_s / _compute_seconds(mm_s, vec_s))
 
 
 def predicted_mfu(model: str | models.Model, chip: str | chips.Chip, layout: Layout,

@@ -84,7 +84,7 @@ from typing import Any
 
 import numpy as np
 
-from accelkit import _validate, chips, collectives, dtypes, models
+from accelkit import _validate, chips, collectives, dtypes, models, roofline
 
 RECOMPUTE = ("none", "selective", "full")
 _RECOMPUTE_CODE = {name: i for i, name in enumerate(RECOMPUTE)}
@@ -412,7 +412,10 @@ def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.
     # the backward pass (input and weight gradients) and any full recompute, and adds into the
     # gradient buffer (read + write). Small micro-batches become memory-bound.
     weight_traffic = stage_params * (WEIGHT_BYTES * (3.0 + (rc == 2)) + 2.0 * GRAD_BYTES)
-    compute_mb = np.maximum(flops_mb / peak, weight_traffic / chip.hbm_bytes_per_second)
+    # the arithmetic and the weight reads overlap: the micro-batch's roofline
+    compute_mb = roofline.times(compute_seconds=flops_mb / peak,
+                                memory_seconds=weight_traffic / chip.hbm_bytes_per_second,
+                                overlap=True).seconds
 
     # -- strides and domains -----------------------------------------------------------------
     domain = _domain_chips(chip, int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0]))
@@ -453,7 +456,10 @@ def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.
     gather_each = cost("all_gather", "fsdp", stage_params * WEIGHT_BYTES)
     scatter_each = cost("reduce_scatter", "fsdp", stage_params * GRAD_BYTES)
     fsdp_mb = 2.0 * gather_each + scatter_each
-    fsdp_exposed_mb = np.maximum(0.0, fsdp_mb - compute_mb)
+    # FSDP's gathers and scatter prefetch behind the micro-batch's compute: overlapped
+    prefetched = roofline.times(compute_seconds=compute_mb, communication_seconds=fsdp_mb,
+                                overlap=True)
+    fsdp_exposed_mb = prefetched.exposed_communication_seconds
     # -- DP: all-reduce the (FSDP-sharded) gradients once per step, over dp; dense gradients
     # also over ep (ep is a data axis for them): reduce-scatter over ep, all-reduce the shard
     # over dp, all-gather over ep.
@@ -462,10 +468,14 @@ def _evaluate(spec: _Spec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.
     dp_time = (cost("all_reduce", "dp", dense_grad / ep + expert_grad)
                + cost("reduce_scatter", "ep", dense_grad) + cost("all_gather", "ep", dense_grad))
     backward_last = compute_mb * 2.0 / (3.0 + (rc == 2))
-    dp_exposed = np.maximum(0.0, dp_time - backward_last)
+    # ... which hides behind the last micro-batch's backward pass: overlapped
+    dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
+                                overlap=True).exposed_communication_seconds
 
     # -- the step --------------------------------------------------------------------------
-    t_mb = compute_mb + tp_mb + ep_mb + pp_mb + fsdp_exposed_mb
+    # TP, EP and pipeline transfers wait for the layers and the layers for them: not overlapped
+    t_mb = roofline.times(compute_seconds=prefetched.seconds,
+                          communication_seconds=tp_mb + ep_mb + pp_mb, overlap=False).seconds
     fill = (pp - 1.0) / v
     seconds = (m + fill) * t_mb + dp_exposed
     compute = m * compute_mb

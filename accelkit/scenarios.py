@@ -703,7 +703,8 @@ def _recommender(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None,
     compute: dtypes.DType = "bf16"
     peak = n * the_chip.peak_flops(compute)
     bandwidth = n * float(the_chip.require("hbm_bytes_per_second"))
-    per_op = roofline.times([op.flops for op in ops], [op.bytes for op in ops], peak, bandwidth)
+    per_op = roofline.times_from_counts([op.flops for op in ops], [op.bytes for op in ops],
+                                        peak, bandwidth)
     compute_s = float(np.sum(per_op.compute_seconds))
     memory_s = float(np.sum(per_op.memory_seconds))
     step = float(np.sum(per_op.seconds))

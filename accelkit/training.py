@@ -79,7 +79,8 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from accelkit import _html, _validate, chips, collectives, dtypes, energy, inference, models, price
+from accelkit import (_html, _validate, chips, collectives, dtypes, energy, inference, models, price,
+                      roofline)
 from accelkit.dtypes import DType
 
 SECONDS_PER_DAY = 86_400.0
@@ -375,7 +376,9 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
                                       "scale-up domain: the gradient reduction runs over "
                                       f"{network} (hierarchical)"))
             comm_bound = allreduce > backward
-            exposed = max(0.0, allreduce - backward) if overlap else allreduce
+            # overlap=True: the reduction runs behind the backward pass; only the rest shows
+            exposed = float(roofline.times(compute_seconds=backward, communication_seconds=allreduce,
+                                           overlap=overlap).exposed_communication_seconds)
             exposed_total = exposed * tokens / batch_tokens
 
     seconds = compute_seconds + exposed_total

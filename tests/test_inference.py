@@ -429,24 +429,29 @@ def test_capacity_matches_a_brute_force_search_over_decode_steps(model, chip, gr
         assert plan.bound == "latency" and over.fits and over.seconds > target
 
 
-@pytest.mark.parametrize("model, chip, tp, weight, overhead", [
-    ("llama-3-8b", "TPU v5e", 4, "bf16", 0.0),
-    ("llama-3-70b", "H100", 8, "fp8", 0.0),
-    ("llama-2-7b", "L4", 1, "int8", 7e-6),
-    ("mixtral-8x7b", "H100", 2, "bf16", 7e-6),        # MoE: not affine in the batch
+@pytest.mark.parametrize("model, chip, weight, overhead", [
+    ("llama-3-8b", "TPU v5e", "bf16", 0.0),
+    ("llama-3-70b", "H100", "fp8", 0.0),
+    ("llama-2-7b", "L4", "int8", 7e-6),
+    ("mixtral-8x7b", "H100", "bf16", 7e-6),        # MoE: not affine in the batch
 ])
-def test_capacity_step_time_is_decode_step_seconds_exactly(model, chip, tp, weight,
-                                                           overhead) -> None:
-    # capacity's search asks for many batches through a shortcut that builds no result; it
-    # must give decode_step's float bit for bit (plans are compared exactly, ties included)
-    m, c = ak.models.get(model), ak.chips.get(chip)
+def test_capacity_plan_is_priced_by_decode_step_exactly(model, chip, weight, overhead) -> None:
+    # the plan's step is decode_step's own float (plans are compared exactly, ties included),
+    # and its batch limit is exact under the same rule, per-operation overhead included
     kv = ak.dtypes.activation_dtype(weight)
-    seconds = inference._step_seconds(m, c, tp, 1500, weight, kv, "bf16", overhead)
-    for b in (1, 2, 3, 17, 64, 255, 1000, 4097, 65536):
-        want = inference.decode_step(m, c, tp, b, 1500, weight, kv, "bf16",
-                                     overhead_seconds=overhead or None).seconds
-        assert seconds(b) == want, b
-        assert seconds(b) == want  # remembered, unchanged
+    plan = inference.capacity(model, chip, concurrent_users=100_000, max_seconds_per_token=0.03,
+                              context_tokens=1500, weight_dtype=weight,
+                              overhead_seconds=overhead or None)
+    tp = plan.chips_per_replica
+    step = inference.decode_step(model, chip, tp, plan.batch_per_replica, 1500, weight, kv,
+                                 "bf16", overhead_seconds=overhead or None)
+    assert plan.seconds_per_token == step.seconds
+    limit = inference.decode_step(model, chip, tp, plan.max_batch_per_replica, 1500, weight, kv,
+                                  "bf16", overhead_seconds=overhead or None)
+    over = inference.decode_step(model, chip, tp, plan.max_batch_per_replica + 1, 1500, weight,
+                                 kv, "bf16", overhead_seconds=overhead or None)
+    assert limit.fits and limit.seconds <= 0.03
+    assert not over.fits or over.seconds > 0.03
 
 
 def test_capacity_bounds_users_memory_and_latency() -> None:
