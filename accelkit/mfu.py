@@ -281,8 +281,8 @@ def layer_matmuls(model: str | models.Model, microbatch_tokens: int, *, tp: int 
             out.append(MatmulShape(name, tokens, n, max(1, k // tp), 1, count))
 
     moe = m if isinstance(m, models.MoETransformer) else None
-    if moe is not None and moe._mla:
-        qk, vd = moe._qk_head_dim, moe._v_head_dim
+    if moe is not None and moe.latent_attention:
+        qk, vd = moe.qk_head_dim, moe.value_head_dim
         if moe.q_lora_rank:
             col("q_down", d, moe.q_lora_rank * tp, L)  # replicated low-rank: not split by tp
             col("q_up", moe.q_lora_rank, h * qk, L)
@@ -294,7 +294,7 @@ def layer_matmuls(model: str | models.Model, microbatch_tokens: int, *, tp: int 
         score_k, value_n = qk, vd
     else:
         qk = vd = m.head_dim
-        col("qkv_proj", d, m._qkv_width, L)
+        col("qkv_proj", d, m.qkv_width, L)
         row("attn_out", h * m.head_dim, d, L)
         score_k, value_n = qk, vd
     heads_local = max(1, h // tp)
@@ -308,21 +308,21 @@ def layer_matmuls(model: str | models.Model, microbatch_tokens: int, *, tp: int 
         out.append(MatmulShape("attention_values", s, value_n, s, seqs * heads_local, L, True))
     if moe is not None:
         if moe.dense_layers:
-            col("dense_mlp_in", d, m._mlp_in, moe.dense_layers)
+            col("dense_mlp_in", d, m.mlp_in_width, moe.dense_layers)
             row("dense_mlp_down", m.d_ff, d, moe.dense_layers)
         layers_moe = moe.moe_layers
         out.append(MatmulShape("router", mb, moe.n_experts, d, 1, layers_moe))
         local = max(1, moe.n_experts // ep)
         per_expert = max(1, round(mb * ep * moe.experts_per_token / moe.n_experts))
-        out.append(MatmulShape("experts_in", per_expert, max(1, moe._expert_in // tp), d,
+        out.append(MatmulShape("experts_in", per_expert, max(1, moe.expert_in_width // tp), d,
                                local, layers_moe))
         out.append(MatmulShape("experts_down", per_expert, d, max(1, moe.d_ff_expert // tp),
                                local, layers_moe))
         if moe.shared_experts:
-            col("shared_in", d, moe.shared_experts * moe._expert_in, layers_moe)
+            col("shared_in", d, moe.shared_experts * moe.expert_in_width, layers_moe)
             row("shared_down", moe.shared_experts * moe.d_ff_expert, d, layers_moe)
     else:
-        col("mlp_in", d, m._mlp_in, L)
+        col("mlp_in", d, m.mlp_in_width, L)
         row("mlp_down", m.d_ff, d, L)
     col("lm_head", d, m.vocab, 1)
     return tuple(out)

@@ -235,18 +235,13 @@ def _spec(model: models.Model, seq_len: int, dropout: bool) -> _Spec:
                          f"a {model.family}")
     d, a = model.d_model, model.heads
     moe = model if isinstance(model, models.MoETransformer) else None
-    if moe is not None:
-        qk, vd = moe._qk_head_dim, moe._v_head_dim
-        kv = moe.heads if moe._mla else moe.kv_heads
-    else:
-        qk = vd = model.head_dim
-        kv = model.kv_heads
+    qk, vd, kv = model.qk_head_dim, model.value_head_dim, model.attention_kv_heads
     drop = 1.0 if dropout else 0.0
     attn = (2 * d + 2 * d + 2 * a * qk + 2 * kv * qk + 2 * kv * vd + 2 * a * vd + drop * d)
-    dense_mlp = 2 * d + 2 * d + 2 * model._mlp_in + 2 * model.d_ff + drop * d
+    dense_mlp = 2 * d + 2 * d + 2 * model.mlp_in_width + 2 * model.d_ff + drop * d
     if moe is not None:
         rows = moe.experts_per_token + moe.shared_experts
-        moe_mlp = (2 * d + rows * (2 * d + 2 * moe._expert_in + 2 * moe.d_ff_expert)
+        moe_mlp = (2 * d + rows * (2 * d + 2 * moe.expert_in_width + 2 * moe.d_ff_expert)
                    + 4 * moe.n_experts + drop * d)
         mlp_avg = (moe.dense_layers * dense_mlp + moe.moe_layers * moe_mlp) / moe.layers
         expert = float(moe.routed_expert_params)
