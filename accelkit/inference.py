@@ -224,22 +224,11 @@ def _operation_arrays(m: models.Transformer, batch: int, tokens: int, context: i
     is_attention = np.array([op.kind == "attention" for op in ops])
     causal_pairs = batch * (tokens * context + tokens * (tokens + 1) / 2.0)
     pairs = batch * tokens * (context + tokens) if mask == "full" else causal_pairs
-    per_pair = attention_matmul_flops_per_pair(m) + (5.0 if softmax else 0.0)
+    per_pair = m.attention_matmul_flops_per_pair + (5.0 if softmax else 0.0)
     flops[is_attention] = m.layers * m.heads * per_pair * pairs
     if not kv_write:  # the cache holds what one token leaves behind, in every layer
         moved[is_attention] -= batch * tokens * m.kv_cache_bytes_per_token(kv_dtype)
     return flops, moved, is_attention
-
-
-@lru_cache(maxsize=256)
-def attention_matmul_flops_per_pair(model: str | models.Model) -> float:
-    """QKᵀ and A·V FLOPs per (query, key) pair per head per layer: 4·head_dim for standard
-    attention (2·qk_dim + 2·v_dim for latent attention), read off the catalog's own count of
-    one token attending to itself less the softmax's 5 (see :mod:`accelkit.models`)."""
-    m = _transformer(model)
-    op = next(o for o in m.operations(batch=1, seq_len=1, phase="forward")
-              if o.kind == "attention")
-    return op.flops / (m.layers * m.heads) - 5.0
 
 
 @lru_cache(maxsize=256)
@@ -945,6 +934,6 @@ def kv_cache_bytes(model: str | models.Model, batch: int, context_tokens: int,
 
 
 __all__ = ["ATTENTION_MASKS", "CAPACITY_BOUNDS", "CapacityPlan", "DecodeSweep", "InferenceResult",
-           "attention_matmul_flops_per_pair", "best_batch", "capacity", "compute_bound_batch",
+           "best_batch", "capacity", "compute_bound_batch",
            "decode_step", "decode_sweep", "kv_cache_bytes", "max_batch", "prefill",
            "tensor_parallel_sizes"]

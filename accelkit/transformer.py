@@ -81,6 +81,12 @@ class Transformer(Model):
         """Values one token leaves in the KV cache per layer: a key and a value per KV head."""
         return 2 * self.kv_heads * self.head_dim
 
+    @property
+    def attention_matmul_flops_per_pair(self) -> int:
+        """QKᵀ and A·V FLOPs per (query, key) pair per head per layer: 2·qk + 2·value widths
+        (4·head_dim for standard attention); the softmax adds 5 more (module docstring)."""
+        return 2 * self.qk_head_dim + 2 * self.value_head_dim
+
     @cached_property
     def layer_params(self) -> int:
         """Parameters of one transformer block."""
@@ -123,6 +129,17 @@ class Transformer(Model):
         return self.flops(batch=1, seq_len=t, phase=phase, context_tokens=context_tokens,
                           dtype=dtype) / t
 
+    def check_seq_len(self, seq_len: int | None = None) -> int:
+        """The training sequence length to use: ``seq_len`` checked (a whole number from 1 to
+        10^8), or the model's own ``seq_len`` when None.
+
+        Raises:
+            TypeError, ValueError: ``seq_len`` not a whole number in range.
+        """
+        if seq_len is None:
+            return self.seq_len
+        return _validate.positive_int("seq_len", seq_len, maximum=10**8)
+
     def _tokens(self, phase: str, seq_len: int | None) -> int:
         if seq_len is None:
             return 1 if phase == "decode" else self.seq_len
@@ -134,7 +151,7 @@ class Transformer(Model):
         d, h, kv, dh, layers = self.d_model, self.heads, self.kv_heads, self.head_dim, self.layers
         norm_flops = 7 if self.norm == "layernorm" else 4
         norm_weights = self._norm_params_each * wb
-        attn_flops = (4.0 * dh + 5.0) * h * pairs
+        attn_flops = (self.attention_matmul_flops_per_pair + 5.0) * h * pairs
         attn_bytes = (2.0 * n * h * dh * ab                      # read Q, write output
                       + batch * (context + t) * 2 * kv * dh * kb)  # read every K and V once
         if phase in ("prefill", "decode"):
@@ -323,7 +340,7 @@ class MoETransformer(Transformer):
         qk, vd = self.qk_head_dim, self.value_head_dim
         norm_flops = 7 if self.norm == "layernorm" else 4
         norm_weights = self._norm_params_each * wb
-        attn_flops = (2.0 * qk + 2.0 * vd + 5.0) * h * pairs
+        attn_flops = (self.attention_matmul_flops_per_pair + 5.0) * h * pairs
         cache_width = self.kv_cache_width
         attn_bytes = (n * h * (qk + vd) * ab + batch * (context + t) * cache_width * kb)
         if phase in ("prefill", "decode"):
