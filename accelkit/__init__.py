@@ -7,8 +7,9 @@ Engines (toy, but honest):
     SIMDMachine    -- cores of SIMD lanes with warps, divergence and coalescing (GPU-style)
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
-    chips, dtypes, models, roofline, energy, price, training, inference, collectives, workloads,
-    scenarios, utilization (lesson 04's shape sweeps), flexibility (lesson 09's comparisons),
+    chips, dtypes, models, roofline, energy, price, training, inference, capacity, collectives,
+    workloads, scenarios, utilization (lesson 04's shape sweeps), flexibility (lesson 09's
+    comparisons),
     parallel, mlperf (a published GPU-vs-TPU gap walked from peak to measured)
 
 Submodules are imported lazily so that ``import accelkit`` stays fast.
@@ -41,6 +42,7 @@ _SUBMODULES = (
     "price",
     "training",
     "inference",
+    "capacity",
     "utilization",
     "flexibility",
     "collectives",
@@ -83,6 +85,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         energy,
         exercises,
         flexibility,
+        capacity,
         inference,
         mfu,
         mlperf,

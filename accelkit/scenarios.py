@@ -56,7 +56,7 @@ Conventions (on top of those of the cost models):
   (``communication_seconds`` of a decode step, and in prefill), and a replica cannot be larger
   than the chip's scale-up domain (:class:`ReplicaTooLarge`). With ``concurrent_users`` and
   a latency target, the ``plan_*`` fields are the cheapest plan that serves them,
-  :func:`accelkit.inference.capacity` at the last step's context (prompt + output - 1, the
+  :func:`accelkit.capacity.plan` at the last step's context (prompt + output - 1, the
   longest cache): its replicas, chips per replica, batch (backed off until the target is met),
   $/h and $ per million tokens; ``None``, with a note, where none meets the target.
 * **Recommender** training: every operation of a training step (forward and backward) on the
@@ -88,8 +88,8 @@ from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
-from accelkit import (_html, _validate, chips, dtypes, energy, inference, mfu, models, parallel,
-                      price, roofline, training)
+from accelkit import (_html, _validate, capacity, chips, dtypes, energy, inference, mfu, models,
+                      parallel, price, roofline, training)
 
 #: Chips the lab compares by default: current TPUs and GPUs with a list price.
 DEFAULT_CHIPS = ("TPU v5e", "TPU v6e", "TPU v5p", "NVIDIA A100 (SXM 80GB)", "NVIDIA H100 (SXM)",
@@ -229,7 +229,7 @@ class Outcome:
     replicas: int | None = None
     fleet_usd_per_hour: float | None = None
     communication_seconds: float | None = None  # serve: TP all-reduces per decode step
-    # serve with users and a latency target: the cheapest plan, :func:`accelkit.inference.capacity`
+    # serve with users and a latency target: the cheapest plan, :func:`accelkit.capacity.plan`
     # (flat fields, so a saved lab reloads them; None where there is no plan)
     plan_replicas: int | None = None
     plan_chips_per_replica: int | None = None
@@ -669,18 +669,18 @@ def _serve_steps(model: str, the_chip: chips.Chip, n: int, batch: int, prompt: i
 @functools.lru_cache(maxsize=256)
 def _capacity(model: str, the_chip: chips.Chip, users: int, seconds_per_token: float,
               context: int, prompt: int, weights: dtypes.DType, kv: dtypes.DType,
-              usd_per_hour: float | None) -> inference.CapacityPlan:
-    """:func:`accelkit.inference.capacity` for a serving scenario, cached: the plan does not
+              usd_per_hour: float | None) -> capacity.CapacityPlan:
+    """:func:`accelkit.capacity.plan` for a serving scenario, cached: the plan does not
     depend on the knobs' batch or chips per replica, so a lab moving those reuses it (it is
     about nine tenths of a chatbot row's time). Errors are not cached."""
-    return inference.capacity(model, the_chip, concurrent_users=users,
+    return capacity.plan(model, the_chip, concurrent_users=users,
                               max_seconds_per_token=seconds_per_token, context_tokens=context,
                               prompt_tokens=prompt, weight_dtype=weights, kv_dtype=kv,
                               usd_per_hour=usd_per_hour)
 
 
-def _plan_fields(plan: inference.CapacityPlan | None) -> dict[str, Any]:
-    """An :class:`accelkit.inference.CapacityPlan` as the Outcome's ``plan_*`` fields."""
+def _plan_fields(plan: capacity.CapacityPlan | None) -> dict[str, Any]:
+    """An :class:`accelkit.capacity.CapacityPlan` as the Outcome's ``plan_*`` fields."""
     if plan is None:
         return {}
     return {"plan_replicas": plan.replicas, "plan_chips_per_replica": plan.chips_per_replica,

@@ -49,12 +49,12 @@ CAPACITY_CASES = (  # lesson 08's plans, and the decision lab's chatbot row
 
 def capacity_milliseconds(model: str, chip: str, users: int, target: float, context: int
                           ) -> tuple[float, float]:
-    """(wall, CPU) milliseconds of one cold inference.capacity call, median of five."""
+    """(wall, CPU) milliseconds of one cold capacity.plan call, median of five."""
     walls, cpus = [], []
     for _ in range(5):
         clear_caches()
         wall, cpu = time.perf_counter(), time.process_time()
-        ak.inference.capacity(model, chip, concurrent_users=users, max_seconds_per_token=target,
+        ak.capacity.plan(model, chip, concurrent_users=users, max_seconds_per_token=target,
                               context_tokens=context)
         walls.append((time.perf_counter() - wall) * 1e3)
         cpus.append((time.process_time() - cpu) * 1e3)
@@ -114,7 +114,7 @@ def main() -> None:
 
     for model, chip, users, target, context in CAPACITY_CASES:
         wall, cpu = capacity_milliseconds(model, chip, users, target, context)
-        print(f"inference.capacity       {wall:8.1f} ms cold ({cpu:.1f} ms cpu): {model}, "
+        print(f"capacity.plan            {wall:8.1f} ms cold ({cpu:.1f} ms cpu): {model}, "
               f"{users:,} users on {chip} at {target * 1e3:.0f} ms/token, context {context:,}")
 
 

@@ -265,11 +265,11 @@ CASES = [
          "n_chips"),
     Case("decode batch NaN", lambda: ak.inference.decode_step(LLAMA, "H100", batch=NAN), "batch"),
     Case("decode non-transformer", lambda: ak.inference.decode_step("resnet-50", "H100"), "model"),
-    Case("capacity users zero", lambda: ak.inference.capacity(
+    Case("capacity users zero", lambda: ak.capacity.plan(
         LLAMA, "H100", concurrent_users=0, max_seconds_per_token=0.05), "concurrent_users"),
-    Case("capacity latency negative", lambda: ak.inference.capacity(
+    Case("capacity latency negative", lambda: ak.capacity.plan(
         LLAMA, "H100", concurrent_users=10, max_seconds_per_token=-0.05), "max_seconds_per_token"),
-    Case("capacity users enormous", lambda: ak.inference.capacity(
+    Case("capacity users enormous", lambda: ak.capacity.plan(
         LLAMA, "H100", concurrent_users=10**12, max_seconds_per_token=0.05), "concurrent_users"),
     Case("decode overhead not a bool", lambda: ak.inference.decode_step(
         LLAMA, "H100", overhead=1), "overhead"),

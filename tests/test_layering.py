@@ -95,8 +95,8 @@ def test_every_worked_problem_is_a_worked_problem():
 
 PACKAGE = ROOT / "accelkit"
 #: The cost-model modules, whose imports of other modules' names are checked here.
-COST_MODELS = ("roofline", "operations", "transformer", "models", "activations", "layout",
-               "parallel", "mfu", "training", "inference", "topology",
+COST_MODELS = ("roofline", "operations", "transformer", "models", "activations", "layout", "step_cost",
+               "parallel", "mfu", "training", "inference", "capacity", "tensor_parallel", "topology",
                "collectives", "cli")
 
 

@@ -182,7 +182,7 @@ def test_gqa_shares_each_kv_head_among_8_query_heads():
 # -- section 7: capacity planning --------------------------------------------------------------
 
 def _plan(chip, target=0.05):
-    return inference.capacity(M8, chip, concurrent_users=1000, max_seconds_per_token=target,
+    return ak.capacity.plan(M8, chip, concurrent_users=1000, max_seconds_per_token=target,
                               context_tokens=2048)
 
 

@@ -376,7 +376,7 @@ def test_more_chips_never_slower_for_serving_and_cost_is_consistent(key, chip, n
     o = sc.evaluate(key, chip, n_chips=n)
     assert math.isfinite(o.seconds) and o.seconds > 0
     assert o.usd == pytest.approx(o.usd_per_hour * o.n_chips * o.seconds / 3600)
-    if s.kind == "serve" and 2 * n <= domain:
+    if s.kind == "serve" and 2 * n <= domain and ak.models.get(s.model).heads % (2 * n) == 0:
         # More chips share the roofline work; their all-reduces may cost more than that saves
         # at small batch, so "never slower" holds for the step less its communication.
         context = s.prompt_tokens + s.output_tokens // 2
@@ -490,7 +490,7 @@ def test_chatbot_reports_the_cheapest_capacity_plan_for_its_users() -> None:
     s = sc.get("chatbot")
     for chip in ("TPU v5e", "H100", "B200"):
         o = sc.evaluate("chatbot", chip)
-        plan = ak.inference.capacity(
+        plan = ak.capacity.plan(
             s.model, chip, concurrent_users=s.concurrent_users,
             max_seconds_per_token=s.latency_ms / 1e3,
             context_tokens=s.prompt_tokens + s.output_tokens - 1, prompt_tokens=s.prompt_tokens)
