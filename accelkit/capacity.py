@@ -110,7 +110,8 @@ def plan(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users:
     For every tensor-parallel size in :func:`accelkit.inference.tensor_parallel_sizes`, the
     exact largest batch per replica whose decode step (at ``context_tokens`` of cache) both fits
     in HBM and meets the latency target (the same rule as :func:`accelkit.inference.max_batch`
-    and :func:`accelkit.inference.best_batch`: every step is :func:`accelkit.inference.decode_step`'s), capped at
+    and :func:`accelkit.inference.best_batch`: every step is
+    :func:`accelkit.inference.decode_step`'s), capped at
     the users; ``replicas = ceil(users / batch)`` and the users are spread evenly over them.
     The plan with the fewest chips wins (lowest $/h, the same thing for one chip type);
     ties go to the faster step, then the smaller group.
@@ -142,7 +143,8 @@ def plan(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users:
     the_chip = chips.get(chip)
     users = _validate.positive_int("concurrent_users", concurrent_users, maximum=10**9)
     target = _validate.positive_float("max_seconds_per_token", max_seconds_per_token)
-    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=inference.MAX_CONTEXT)
+    context = _validate.nonnegative_int("context_tokens", context_tokens,
+                                        maximum=inference.MAX_CONTEXT)
     prompt = (max(1, context) if prompt_tokens is None else
               _validate.positive_int("prompt_tokens", prompt_tokens, maximum=inference.MAX_CONTEXT))
     weight, kv, compute = inference.check_formats(weight_dtype, kv_dtype, compute_dtype)

@@ -11,16 +11,18 @@ The roofline part is 17.3 ms; the 160 tensor-parallel all-reduces over the 16 ch
 Conventions:
 
 * Each operation of the model (see :mod:`accelkit.models` for FLOPs and bytes) is timed on the
-  roofline, ``max(flops / (n·peak), bytes / (n·bandwidth))``, and the times are summed, as the
-  scaling book sums its weight-loading and KV-loading times. ``bound`` says which of the total
-  compute time and total memory time is larger.
-* ``n_chips`` > 1 are one tensor-parallel group (Megatron-style: attention heads and the MLP's
-  hidden units split across chips). They share the arithmetic and the weight and KV reads
-  evenly and pool their HBM, and each layer pays two all-reduces of the activations, ``batch ·
-  tokens · d_model`` values in the activation format (after attention and after the MLP),
-  costed by :func:`accelkit.collectives.all_reduce` over the group. They sit on the critical
-  path (no overlap with compute is modelled) and are added to ``seconds`` as
-  ``communication_seconds``. At small batch they are latency-bound (about 1 µs per ICI hop, or
+  roofline, ``max(flops / (n·peak), bytes / (n·bandwidth))`` (:func:`accelkit.roofline.times`,
+  overlapped), and the times are summed, as the scaling book sums its weight-loading and
+  KV-loading times. ``bound`` says which of the total compute time and total memory time is
+  larger.
+* ``n_chips`` > 1 are one tensor-parallel group (:mod:`accelkit.tensor_parallel`: Megatron-style,
+  attention heads and the MLP's hidden units split across chips; the group must divide the
+  heads; ``kv_cache_split`` says how it splits the KV cache, ``"even"`` by default). They share
+  the arithmetic and the weight and KV reads and pool their HBM, and each layer pays two
+  all-reduces of the activations, ``batch · tokens · d_model`` values in the activation format
+  (after attention and after the MLP), costed by :func:`accelkit.collectives.all_reduce` over
+  the group. They sit on the critical path (not overlapped with compute) and are added to
+  ``seconds`` as ``communication_seconds``. At small batch they are latency-bound (about 1 µs per ICI hop, or
   NCCL's per-step latencies on NVLink), which is why the scaling book finds tensor parallelism
   for LLaMA 3-70B on TPU v5e turns communication-bound beyond about 16 chips
   (applied-inference.md).
@@ -61,17 +63,16 @@ Conventions:
   that pick a configuration (:func:`best_batch`, :func:`max_batch`) only consider ones that fit,
   and ``require_fit=True`` turns a misfit into a ValueError.
 * **Fixed per-operation cost** (``overhead=True`` on :func:`prefill`, :func:`decode_step`,
-  :func:`best_batch` and :func:`capacity`; off by default): each kernel of the step (one per
-  operation occurrence, eager execution, as :func:`accelkit.roofline.operations_time` counts)
-  takes at least :data:`accelkit.roofline.OVERHEAD_SECONDS` of launch and dispatch time.
+  :func:`best_batch` and :func:`accelkit.capacity.plan`; off by default): each kernel of the
+  step (one per operation occurrence, eager execution, as
+  :func:`accelkit.roofline.operations_time` counts) takes at least :data:`accelkit.roofline.OVERHEAD_SECONDS` of launch and dispatch time.
   ``overhead_seconds`` on the result is what that added; ``bound="overhead"`` when the step's
   fixed cost (``n_operations × OVERHEAD_SECONDS``) exceeds both its compute and memory
   times, as batch-1 decode of an 8B model on a B200 does. Fused graphs (XLA, CUDA graphs)
   launch fewer kernels, so this is an upper view of the cost; the collectives carry their own
   latencies and pay no extra.
-* **Capacity planning** (:func:`capacity`): the cheapest replicas × tensor-parallel group
-  that serves ``concurrent_users`` streams under ``max_seconds_per_token``, searched exactly
-  over the allowed group sizes (:func:`tensor_parallel_sizes`) and whole batches.
+* **Capacity planning** (how many replicas of which group serve a number of users under a
+  latency target) is :mod:`accelkit.capacity`, priced by these steps.
 * Prices: chip list price × n_chips × seconds; None where the chip has no list price.
 """
 
@@ -307,7 +308,8 @@ def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, b
     device = float(np.sum(roof.seconds))
     kernels = float(np.sum(launched.seconds))
     fixed = float(counts.sum()) * per_op_overhead
-    communication, network = tensor_parallel.communication_seconds(m, chip, n_chips, batch * tokens, weight_dtype)
+    communication, network = tensor_parallel.communication_seconds(m, chip, n_chips,
+                                                                   batch * tokens, weight_dtype)
     # The tensor-parallel collectives wait for the layer's result: on the critical path.
     seconds = float(roofline.times(compute_seconds=kernels, communication_seconds=communication,
                                    overlap=False).seconds)
@@ -539,7 +541,8 @@ def _max_batch(m: models.Transformer, chip: chips.Chip, n_chips: int, context: i
     if free <= 0:
         return 0
     # the step writes one more token per sequence
-    sequence = (context + 1) * m.kv_cache_bytes_per_token(kv_dtype) * tensor_parallel.copies(m, n_chips, split)
+    copies = tensor_parallel.copies(m, n_chips, split)
+    sequence = (context + 1) * m.kv_cache_bytes_per_token(kv_dtype) * copies
     return int(free // sequence)
 
 
@@ -614,10 +617,11 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     for c in chip_list:
         tensor_parallel.check_group(m, c, n_chips, split)
     copies = tensor_parallel.copies(m, n_chips, split)
-    one = [tensor_parallel.communication_seconds(m, c, n_chips, 1.0, weight_dtype)[0] for c in chip_list]
-    two = [tensor_parallel.communication_seconds(m, c, n_chips, 2.0, weight_dtype)[0] for c in chip_list]
-    slope = np.array(two) - np.array(one)                  # seconds per new token, per chip
-    lines = np.column_stack([np.array(one) - slope, slope])
+    # each chip's collectives for one new token, and what each further token adds
+    one = np.array([tensor_parallel.communication_seconds(m, c, n_chips, 1.0, weight_dtype)[0]
+                    for c in chip_list])
+    slope = np.array([tensor_parallel.communication_seconds(m, c, n_chips, 2.0, weight_dtype)[0]
+                      for c in chip_list]) - one
     rates = np.array([_chip_rates(c, n_chips, compute_dtype) for c in chip_list])
     peak, bandwidth, hbm = rates[:, 0, None, None], rates[:, 1, None, None], rates[:, 2, None]
     batch = b.astype(float)
@@ -633,10 +637,10 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
         flops = np.stack([f for f, _ in pairs], axis=1)
         moved = np.stack([y for _, y in pairs], axis=1)
     # (chips, ops, batches)
-    roof = roofline.times(compute_seconds=flops[None] / peak, memory_seconds=moved[None] / bandwidth,
-                          overlap=True)
+    roof = roofline.times(compute_seconds=flops[None] / peak,
+                          memory_seconds=moved[None] / bandwidth, overlap=True)
     # the collectives on the critical path, as decode_step adds them
-    communication = np.maximum(0.0, lines[:, :1] + lines[:, 1:] * batch[None, :])
+    communication = one[:, None] + slope[:, None] * (batch[None, :] - 1.0)
     seconds = roofline.times(compute_seconds=np.sum(roof.seconds, axis=1),
                              communication_seconds=communication, overlap=False).seconds
     need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
@@ -644,7 +648,8 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     hourly = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
     usd = price.usd_for(hourly[:, None], seconds, n_chips) / batch * 1e6
     arrays = {"batches": b.copy(), "seconds": seconds, "tokens_per_second": batch / seconds,
-              "compute_bound": np.sum(roof.compute_seconds, axis=1) >= np.sum(roof.memory_seconds, axis=1),
+              "compute_bound": (np.sum(roof.compute_seconds, axis=1)
+                                >= np.sum(roof.memory_seconds, axis=1)),
               "fits": need[None, :] <= hbm, "usd_per_million_tokens": usd}
     for array in arrays.values():
         array.flags.writeable = False  # a frozen result: its arrays are read-only too

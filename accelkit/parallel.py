@@ -560,8 +560,9 @@ def critical_tokens_per_chip(model: str | models.Model, chip: str | chips.Chip, 
     check_layout(the_model, the_chip, probe, batch)
     if probe.data_parallel == 1:
         return 0.0
-    r = {k: float(v[0]) for k, v in step_cost.evaluate(step_cost.spec(the_model, s, False), the_chip, batch,
-                                               _arrays(probe, ref), 1.0, dtype).items()}
+    spec = step_cost.spec(the_model, s, False)
+    arrays = step_cost.evaluate(spec, the_chip, batch, _arrays(probe, ref), 1.0, dtype)
+    r = {k: float(v[0]) for k, v in arrays.items()}
     compute_per_token = r["compute"] / r["m"] / ref          # seconds per micro-batch token
     backward_share = 2.0 / (3.0 + (probe.recompute == "full"))
     fsdp = (2.0 * r["gather_each"] + r["scatter_each"]) / compute_per_token

@@ -83,26 +83,21 @@ def times(*, compute_seconds: _Counts = 0.0, memory_seconds: _Counts = 0.0,
     """The rule that combines a step's times, written once: overlapped, the longest part;
     not overlapped, their sum.
 
-    ``overlap=True``: the parts run at the same time and the step takes
-    ``max(compute, memory, communication, overhead)``: arithmetic under data movement (the
-    roofline), a collective prefetched under the compute it hides behind, the next kernel's
-    launch under this one's run. ``overlap=False``: one after another, the sum. Every cost
-    model calls this and names its choice at the call site; a step whose parts overlap in
-    pairs (compute with memory, then communication on top) is two calls, the first's
-    ``seconds`` passed to the second as its ``compute_seconds``.
-
-    ``exposed_communication_seconds`` is what the communication adds to the rest:
+    ``overlap=True``: the parts run at the same time, ``max(compute, memory, communication,
+    overhead)``: arithmetic under data movement (the roofline), a collective prefetched under
+    the compute it hides behind, the next kernel's launch under this one's run.
+    ``overlap=False``: one after another, the sum. Every cost model calls this and names its
+    choice at the call site; parts that overlap in pairs (compute with memory, communication
+    on top) are two calls, the first's ``seconds`` the second's ``compute_seconds``.
+    ``exposed_communication_seconds`` is what communication adds to the rest:
     ``max(0, communication - max(the others))`` overlapped, all of it otherwise.
 
     Args:
-        compute_seconds: time at the arithmetic's rate (FLOPs / FLOP/s), finite and >= 0.
-        memory_seconds: time moving data to and from memory (bytes / bytes/s).
-        communication_seconds: time in collectives between chips.
-        overhead_seconds: fixed per-operation cost (launch and dispatch).
+        compute_seconds, memory_seconds, communication_seconds, overhead_seconds: times at
+            the arithmetic's rate, moving data to and from memory, in collectives between
+            chips, and the fixed per-operation cost; each finite and >= 0, scalars or arrays
+            (broadcast like numpy's: a sweep over operations, layouts or chips is one call).
         overlap: True or False, required: the call says which.
-
-    Inputs broadcast like numpy arrays (a sweep over operations, layouts or chips is one
-    call); all-scalar inputs give floats.
 
     >>> t = times(compute_seconds=3e-3, memory_seconds=2e-3, communication_seconds=4e-3,
     ...           overlap=True)
@@ -171,13 +166,10 @@ def _counts(name: str, value: object, *, positive: bool) -> _Numbers:
 def times_from_counts(flops: _Counts, bytes: _Counts,  # noqa: A002 - a unit name
                       peak_flops_per_second: _Counts, bytes_per_second: _Counts
                       ) -> RooflineTimes:
-    """The roofline of operations given as counts: :func:`times` of ``flops / peak`` and
-    ``bytes / bandwidth``, overlapped (``max``).
-
-    ``compute_seconds = flops / peak_flops_per_second``, ``memory_seconds = bytes /
-    bytes_per_second`` and ``seconds`` is the larger: the optimistic estimate that assumes
-    arithmetic and data movement overlap perfectly. Inputs broadcast like numpy arrays (a sweep
-    over operations, batches and chips is one call); all-scalar inputs give floats.
+    """The roofline of operations given as counts: :func:`times` of ``compute_seconds = flops /
+    peak_flops_per_second`` and ``memory_seconds = bytes / bytes_per_second``, overlapped, so
+    ``seconds`` is the larger (arithmetic and data movement overlap perfectly). Inputs
+    broadcast like numpy arrays; all-scalar inputs give floats.
 
     Args:
         flops: arithmetic operations, finite and >= 0.
