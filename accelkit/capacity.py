@@ -88,17 +88,6 @@ def _largest_batch(seconds: Callable[[int], float], limit: int, target: float,
     return low
 
 
-def _step_time(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
-               weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
-               per_op_overhead: float, split: str) -> Callable[[int], float]:
-    """``batch -> decode_step(...).seconds`` for one group size: what the search asks."""
-    def seconds(batch: int) -> float:
-        return inference.decode_step(m, chip, n_chips, batch, context, weight_dtype, kv_dtype,
-                                     compute_dtype, overhead_seconds=per_op_overhead,
-                                     kv_cache_split=split).seconds
-    return seconds
-
-
 def plan(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users: int,
          max_seconds_per_token: float, context_tokens: int = 2048,
          prompt_tokens: int | None = None, weight_dtype: DType = "bf16",
@@ -156,6 +145,7 @@ def plan(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users:
     fitting = 0
     best: tuple[tuple[int, float, int], int, int, int] | None = None  # key, tp, batch, limit
     tried: list[tuple[int, int, int]] = []
+    searches: dict[int, Callable[[int], float]] = {}  # each group size's step time, by batch
     # max_batch's rule, its checks and per-chip figures taken once for every group size
     hbm_bytes = float(the_chip.require("hbm_bytes"))
     weight_bytes = m.weight_bytes(weight)
@@ -172,7 +162,9 @@ def plan(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users:
             continue
         fitting += 1
 
-        seconds = _step_time(m, the_chip, tp, context, weight, kv, compute, per_op, split)
+        seconds = inference.decode_seconds(m, the_chip, tp, context, weight, kv, compute,
+                                           overhead_seconds=per_op, kv_cache_split=split)
+        searches[tp] = seconds
         # Only whether the limit reaches the users matters here: search up to them (the
         # winner's exact limit, if larger, is found once below).
         cap = min(memory_limit, users)
@@ -207,8 +199,7 @@ def plan(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users:
     (n_total, _, _), tp, batch, limit = best
     memory_limit = memory_limit_of(tp)
     if limit == users < memory_limit:   # the search stopped at the users: find the true limit
-        limit = _largest_batch(_step_time(m, the_chip, tp, context, weight, kv, compute, per_op,
-                                          split), memory_limit, target, low=users + 1)
+        limit = _largest_batch(searches[tp], memory_limit, target, low=users + 1)
     step = inference.decode_step(m, the_chip, tp, batch, context, weight, kv, compute,
                                  overhead_seconds=per_op, kv_cache_split=split)
     first = inference.prefill(m, the_chip, tp, batch, prompt, weight, kv, compute,

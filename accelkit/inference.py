@@ -81,6 +81,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -237,18 +239,18 @@ def _operation_arrays(m: models.Transformer, batch: int, tokens: int, context: i
 
 
 def _decode_line(m: models.Transformer, context: int, weight_dtype: DType, kv_dtype: DType,
-                 copies: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per-operation decode FLOPs and bytes as ``f0 + f1·batch`` and ``b0 + b1·batch`` (default
-    attention options), for solving and sweeping over the batch.
+                 mask: str = "causal", softmax: bool = True, kv_write: bool = True,
+                 copies: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-operation decode FLOPs and bytes as ``f0 + f1·batch`` and ``b0 + b1·batch``.
 
     Every decode operation of a dense model is affine in the batch (weights are read once,
     everything else scales with the number of sequences), so two evaluations give the exact
     line; a mixture of experts is not (:func:`_affine`).
     """
     fl1, by1, _, _ = _operation_arrays(m, 1, 1, context, "decode", weight_dtype, kv_dtype,
-                                       "causal", True, True, copies)
+                                       mask, softmax, kv_write, copies)
     fl2, by2, _, _ = _operation_arrays(m, 2, 1, context, "decode", weight_dtype, kv_dtype,
-                                       "causal", True, True, copies)
+                                       mask, softmax, kv_write, copies)
     f1, b1 = fl2 - fl1, by2 - by1
     return fl1 - f1, f1, by1 - b1, b1
 
@@ -289,30 +291,143 @@ def _min_chips(m: models.Transformer, weights: float, kv_one_copy: float, per_ch
     return max(heads + 1, math.ceil(weights / room)) if room > 0 else 0
 
 
-def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, batch: int,
-            tokens: int, context: int, weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
-            arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], require_fit: bool,
-            mask: str, kv_write: bool, split: str, per_op_overhead: float = 0.0
-            ) -> InferenceResult:
-    flops, moved, is_attention, counts = arrays
-    peak, bandwidth, hbm = _chip_rates(chip, n_chips, compute_dtype)
-    # Each operation: its arithmetic and its memory traffic overlap (the roofline) ...
-    roof = roofline.times(compute_seconds=flops / peak, memory_seconds=moved / bandwidth,
-                          overlap=True)
-    # ... and each occurrence's launch overlaps the previous kernel's run, so it costs at least
-    # the fixed per-operation cost (roofline.operations_time's rule; on a TP group every chip
-    # launches every kernel). The operations run one after another: their times add.
-    launched = roofline.times(compute_seconds=roof.seconds,
-                              overhead_seconds=counts * per_op_overhead, overlap=True)
-    compute_s, memory_s = float(np.sum(roof.compute_seconds)), float(np.sum(roof.memory_seconds))
-    device = float(np.sum(roof.seconds))
-    kernels = float(np.sum(launched.seconds))
-    fixed = float(counts.sum()) * per_op_overhead
-    communication, network = tensor_parallel.communication_seconds(m, chip, n_chips,
-                                                                   batch * tokens, weight_dtype)
+class _Timing(NamedTuple):
+    """A step's times (floats for one step, arrays over batches for a sweep)."""
+
+    compute_seconds: float | np.ndarray   # every operation's FLOPs at peak, summed
+    memory_seconds: float | np.ndarray    # every operation's bytes at full bandwidth, summed
+    device_seconds: float | np.ndarray    # each operation's roofline time, summed
+    kernel_seconds: float | np.ndarray    # the same, each at least the per-operation cost
+    fixed_seconds: float                  # every kernel's per-operation cost, summed
+    communication_seconds: float | np.ndarray
+    seconds: float | np.ndarray
+    n_operations: int                     # kernels in the step (one per operation occurrence)
+
+
+def _timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray, peak: float,
+            bandwidth: float, per_op_overhead: float,
+            communication: float | np.ndarray) -> _Timing:
+    """A step's time from its operations' FLOPs and bytes (one row per operation; columns, if
+    any, are batches): the rule every step here is priced by."""
+    # Each operation: its arithmetic and its memory traffic overlap (the roofline), and each
+    # occurrence's launch overlaps the previous kernel's run, so it costs at least the fixed
+    # per-operation cost (roofline.operations_time's rule; on a TP group every chip launches
+    # every kernel). The operations run one after another: their times add.
+    fixed = (counts * per_op_overhead).reshape((-1,) + (1,) * (flops.ndim - 1)) \
+        if per_op_overhead else 0.0
+    launched = roofline.times(compute_seconds=flops / peak, memory_seconds=moved / bandwidth,
+                              overhead_seconds=fixed, overlap=True)
+    kernels = np.asarray(launched.seconds).sum(axis=0)
+    device = kernels if not per_op_overhead else np.asarray(roofline.times(
+        compute_seconds=launched.compute_seconds, memory_seconds=launched.memory_seconds,
+        overlap=True).seconds).sum(axis=0)
     # The tensor-parallel collectives wait for the layer's result: on the critical path.
-    seconds = float(roofline.times(compute_seconds=kernels, communication_seconds=communication,
-                                   overlap=False).seconds)
+    seconds = roofline.times(compute_seconds=kernels, communication_seconds=communication,
+                             overlap=False).seconds
+    return _Timing(np.asarray(launched.compute_seconds).sum(axis=0),
+                   np.asarray(launched.memory_seconds).sum(axis=0),
+                   device, kernels, float(counts.sum()) * per_op_overhead, communication,
+                   seconds, int(counts.sum()))
+
+
+@lru_cache(maxsize=256)
+def _decode_shape(m: models.Transformer, context: int, weight_dtype: DType, kv_dtype: DType,
+                  conventions: tuple[str, bool, bool], copies: int
+                  ) -> tuple[tuple[np.ndarray, ...] | None, np.ndarray, np.ndarray]:
+    """What a decode step's operations are, whatever the batch and the chip: their FLOPs and
+    bytes as lines in the batch (None for a mixture of experts), which are attention, and how
+    many kernels each runs. Arrays read-only.
+
+    Cached: the decision lab (``benchmarks/bench_widgets.py decision_explorer``) prices a
+    capacity plan for each of its chips on every move, each plan searching several group sizes
+    of the same model and context; reading the operations again for each (three evaluations
+    of the model) is most of a move's time.
+    """
+    _, _, is_attention, counts = _operation_arrays(m, 1, 1, context, "decode", weight_dtype,
+                                                   kv_dtype, *conventions, copies)
+    line = (_decode_line(m, context, weight_dtype, kv_dtype, *conventions, copies=copies)
+            if _affine(m) else None)
+    for array in (is_attention, counts, *(line or ())):
+        array.flags.writeable = False
+    return line, is_attention, counts
+
+
+@dataclass(frozen=True)
+class _DecodeGroup:
+    """The decode step of one model on one tensor-parallel group at one context, less the
+    batch: what every batch shares, taken once (the FLOPs and bytes as lines in the batch for a
+    dense model, the rates, the collectives as a line in the tokens), so a search over batches
+    prices each by :func:`_timing`, as :func:`decode_step` does, at the cost of the arithmetic."""
+
+    m: models.Transformer
+    chip: chips.Chip
+    n_chips: int
+    context: int
+    formats: tuple[DType, DType, DType]    # weights, KV cache, arithmetic
+    conventions: tuple[str, bool, bool]    # attention_mask, softmax_flops, kv_write
+    split: str
+    per_op_overhead: float
+    line: tuple[np.ndarray, ...] | None    # f0, f1, b0, b1 (None: a mixture of experts)
+    is_attention: np.ndarray
+    counts: np.ndarray
+    communication: tuple[float, float]     # seconds for one new token, and for each further one
+    network: str
+    rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
+
+    def arrays(self, batch: int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-operation FLOPs and bytes at ``batch`` (an array of batches: one column each)."""
+        if self.line is not None:
+            f0, f1, b0, b1 = self.line
+            if isinstance(batch, np.ndarray):
+                return f0[:, None] + f1[:, None] * batch, b0[:, None] + b1[:, None] * batch
+            return f0 + f1 * batch, b0 + b1 * batch
+        weight, kv, _ = self.formats
+        copies = tensor_parallel.copies(self.m, self.n_chips, self.split)
+        pairs = [_operation_arrays(self.m, int(b), 1, self.context, "decode", weight, kv,
+                                   *self.conventions, copies)[:2]
+                 for b in np.atleast_1d(batch)]
+        if not np.ndim(batch):
+            return pairs[0]
+        return np.stack([f for f, _ in pairs], axis=1), np.stack([y for _, y in pairs], axis=1)
+
+    def timing(self, batch: int | np.ndarray,
+               arrays: tuple[np.ndarray, np.ndarray] | None = None
+               ) -> tuple[np.ndarray, np.ndarray, _Timing]:
+        """FLOPs, bytes and the :class:`_Timing` of the step at ``batch`` (``arrays``: its
+        :meth:`arrays`, if already in hand)."""
+        flops, moved = self.arrays(batch) if arrays is None else arrays
+        peak, bandwidth, _ = self.rates
+        one, further = self.communication
+        communication = one + further * (batch - 1.0)  # a float, or one per batch
+        return flops, moved, _timing(flops, moved, self.counts, peak, bandwidth,
+                                     self.per_op_overhead, communication)
+
+
+def _decode_group(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
+                  formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
+                  split: str, per_op_overhead: float) -> _DecodeGroup:
+    """The :class:`_DecodeGroup` of checked arguments (the group itself checked here)."""
+    tensor_parallel.check_group(m, chip, n_chips, split)
+    weight, kv, _ = formats
+    line, is_attention, counts = _decode_shape(m, context, weight, kv, conventions,
+                                               tensor_parallel.copies(m, n_chips, split))
+    one, network = tensor_parallel.communication_seconds(m, chip, n_chips, 1.0, weight)
+    two, _ = tensor_parallel.communication_seconds(m, chip, n_chips, 2.0, weight)
+    return _DecodeGroup(m, chip, n_chips, context, formats, conventions, split, per_op_overhead,
+                        line, is_attention, counts, (one, two - one), network,
+                        _chip_rates(chip, n_chips, formats[2]))
+
+
+def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, batch: int,
+            tokens: int, context: int, formats: tuple[DType, DType, DType],
+            flops: np.ndarray, moved: np.ndarray, is_attention: np.ndarray, t: _Timing,
+            network: str, require_fit: bool, conventions: tuple[str, bool, bool], split: str
+            ) -> InferenceResult:
+    weight_dtype, kv_dtype, compute_dtype = formats
+    mask, _, kv_write = conventions
+    hbm = n_chips * float(chip.require("hbm_bytes"))
+    seconds = float(t.seconds)
+    compute_s, memory_s = float(t.compute_seconds), float(t.memory_seconds)
     weights = m.weight_bytes(weight_dtype)
     copies = tensor_parallel.copies(m, n_chips, split)
     one_copy = batch * context * m.kv_cache_bytes_per_token(kv_dtype)
@@ -341,12 +456,13 @@ def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, b
         compute_dtype=compute_dtype, flops=float(flops.sum()), bytes=float(moved.sum()),
         weight_bytes=weights, kv_cache_bytes=kv, compute_seconds=compute_s,
         memory_seconds=memory_s, seconds=seconds,
-        bound=roofline.bound(compute_s, memory_s, fixed), tokens_per_second=rate,
+        bound=roofline.bound(compute_s, memory_s, t.fixed_seconds), tokens_per_second=rate,
         usd_per_million_tokens=usd, memory_bytes=need, hbm_bytes=hbm, fits=fits,
-        min_chips=min_chips, message=message, communication_seconds=communication,
-        communication_network=network, attention_flops=float(flops[is_attention].sum()),
-        attention_mask=mask, kv_write=kv_write, overhead_seconds=kernels - device,
-        n_operations=int(counts.sum()), kv_cache_copies=copies)
+        min_chips=min_chips, message=message,
+        communication_seconds=float(t.communication_seconds), communication_network=network,
+        attention_flops=float(flops[is_attention].sum()), attention_mask=mask, kv_write=kv_write,
+        overhead_seconds=float(t.kernel_seconds) - float(t.device_seconds),
+        n_operations=t.n_operations, kv_cache_copies=copies)
 
 
 def check_formats(weight_dtype: object, kv_dtype: object | None,
@@ -400,11 +516,16 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
     per_op = overhead_per_operation(overhead, overhead_seconds)
     split = tensor_parallel.check_split(kv_cache_split)
     tensor_parallel.check_group(m, the_chip, n_chips, split)
-    arrays = _operation_arrays(m, batch, prompt_tokens, 0, "prefill", weight_dtype, kv_dtype,
-                               mask, softmax, write, tensor_parallel.copies(m, n_chips, split))
+    flops, moved, is_attention, counts = _operation_arrays(
+        m, batch, prompt_tokens, 0, "prefill", weight_dtype, kv_dtype, mask, softmax, write,
+        tensor_parallel.copies(m, n_chips, split))
+    communication, network = tensor_parallel.communication_seconds(
+        m, the_chip, n_chips, batch * prompt_tokens, weight_dtype)
+    peak, bandwidth, _ = _chip_rates(the_chip, n_chips, compute_dtype)
+    t = _timing(flops, moved, counts, peak, bandwidth, per_op, communication)
     return _result("prefill", m, the_chip, n_chips, batch, prompt_tokens, prompt_tokens,
-                   weight_dtype, kv_dtype, compute_dtype, arrays, require_fit, mask, write,
-                   split, per_op)
+                   (weight_dtype, kv_dtype, compute_dtype), flops, moved, is_attention, t,
+                   network, require_fit, (mask, softmax, write), split)
 
 
 def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
@@ -440,12 +561,42 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
     weight_dtype, kv_dtype, compute_dtype = check_formats(weight_dtype, kv_dtype, compute_dtype)
     mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
     per_op = overhead_per_operation(overhead, overhead_seconds)
-    split = tensor_parallel.check_split(kv_cache_split)
-    tensor_parallel.check_group(m, the_chip, n_chips, split)
-    arrays = _operation_arrays(m, batch, 1, context, "decode", weight_dtype, kv_dtype, mask,
-                               softmax, write, tensor_parallel.copies(m, n_chips, split))
-    return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, weight_dtype,
-                   kv_dtype, compute_dtype, arrays, require_fit, mask, write, split, per_op)
+    formats, conventions = (weight_dtype, kv_dtype, compute_dtype), (mask, softmax, write)
+    group = _decode_group(m, the_chip, n_chips, context, formats, conventions,
+                          tensor_parallel.check_split(kv_cache_split), per_op)
+    flops, moved, t = group.timing(batch)
+    return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, formats, flops, moved,
+                   group.is_attention, t, group.network, require_fit, conventions, group.split)
+
+
+def decode_seconds(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
+                   context_tokens: int = 2048, weight_dtype: DType = "bf16",
+                   kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
+                   overhead: bool = False, overhead_seconds: float | None = None,
+                   kv_cache_split: str = "even") -> Callable[[int], float]:
+    """``batch -> decode_step(model, chip, n_chips, batch, context_tokens, ...).seconds``, for
+    searches over the batch (:func:`best_batch`, :func:`accelkit.capacity.plan`).
+
+    The arguments are checked once and what every batch shares is taken once; each batch is
+    then priced by the same rule as :func:`decode_step` (the same float), without building a
+    result. The function refuses a batch as :func:`decode_step` does.
+
+    Raises:
+        ValueError, TypeError: as :func:`decode_step`.
+    """
+    m = tensor_parallel.transformer(model)
+    the_chip = chips.get(chip)
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=MAX_CONTEXT)
+    formats = check_formats(weight_dtype, kv_dtype, compute_dtype)
+    group = _decode_group(m, the_chip, n_chips, context, formats, ("causal", True, True),
+                          tensor_parallel.check_split(kv_cache_split),
+                          overhead_per_operation(overhead, overhead_seconds))
+
+    def seconds(batch: int) -> float:
+        batch = _validate.positive_int("batch", batch, maximum=MAX_BATCH)
+        return float(group.timing(batch)[2].seconds)
+    return seconds
 
 
 def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
@@ -481,7 +632,7 @@ def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chi
     ridge = the_chip.ridge_flops_per_byte(compute_dtype)
     if not _affine(m):
         return _moe_balance_batch(m, context, weight_dtype, kv_dtype, keep, ridge, copies)
-    f0, f1, b0, b1 = _decode_line(m, context, weight_dtype, kv_dtype, copies)
+    f0, f1, b0, b1 = _decode_line(m, context, weight_dtype, kv_dtype, copies=copies)
     f0, f1, b0, b1 = f0[keep], f1[keep], b0[keep], b1[keep]
     slope = f1.sum() - ridge * b1.sum()
     if slope <= 0:
@@ -568,22 +719,22 @@ def best_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int =
         decode_step(model, chip, n_chips, 1, context_tokens, weight_dtype, kv_dtype,
                     compute_dtype, require_fit=True,
                     kv_cache_split=kv_cache_split)  # raises with the full message
-    def step(b: int) -> InferenceResult:
-        return decode_step(model, chip, n_chips, b, context_tokens, weight_dtype, kv_dtype,
-                           compute_dtype, overhead=overhead, overhead_seconds=overhead_seconds,
-                           kv_cache_split=kv_cache_split)
-    if step(1).seconds > target:
-        raise ValueError(f"even batch 1 takes {step(1).seconds * 1e3:,.2f} ms per token, more "
+    seconds = decode_seconds(model, chip, n_chips, context_tokens, weight_dtype, kv_dtype,
+                             compute_dtype, overhead, overhead_seconds, kv_cache_split)
+    if seconds(1) > target:
+        raise ValueError(f"even batch 1 takes {seconds(1) * 1e3:,.2f} ms per token, more "
                          f"than max_seconds_per_token={target * 1e3:,.2f} ms; add chips or "
                          "use narrower weights")
-    low, high = 1, limit  # invariant: step(low) meets the target
+    low, high = 1, limit  # invariant: seconds(low) meets the target
     while low < high:
         mid = (low + high + 1) // 2
-        if step(mid).seconds <= target:
+        if seconds(mid) <= target:
             low = mid
         else:
             high = mid - 1
-    return step(low)
+    return decode_step(model, chip, n_chips, low, context_tokens, weight_dtype, kv_dtype,
+                       compute_dtype, overhead=overhead, overhead_seconds=overhead_seconds,
+                       kv_cache_split=kv_cache_split)
 
 
 def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
@@ -593,11 +744,10 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
                  kv_cache_split: str = "even") -> DecodeSweep:
     """Decode steps for every (chip, batch) pair at once, vectorised for widgets.
 
-    Gives the same ``seconds`` as :func:`decode_step` for each pair (to rounding),
-    tensor-parallel communication included (default attention conventions): each operation's
-    FLOPs and bytes, and each chip's collectives, are affine in the batch, so they are
-    evaluated at two batches and swept as lines (a mixture of experts, whose bytes are not,
-    is evaluated at every batch).
+    Gives the same ``seconds`` as :func:`decode_step` for each pair (to rounding), by the same
+    rule, tensor-parallel communication included (default attention conventions), every batch
+    at once: a dense model's FLOPs and bytes per operation and each chip's collectives are
+    lines in the batch (a mixture of experts, whose bytes are not, is evaluated per batch).
     """
     m = tensor_parallel.transformer(model)
     chip_list = [chips.get(c) for c in chips_]
@@ -614,47 +764,29 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = check_formats(weight_dtype, kv_dtype, compute_dtype)
     split = tensor_parallel.check_split(kv_cache_split)
-    for c in chip_list:
-        tensor_parallel.check_group(m, c, n_chips, split)
-    copies = tensor_parallel.copies(m, n_chips, split)
-    # each chip's collectives for one new token, and what each further token adds
-    one = np.array([tensor_parallel.communication_seconds(m, c, n_chips, 1.0, weight_dtype)[0]
-                    for c in chip_list])
-    slope = np.array([tensor_parallel.communication_seconds(m, c, n_chips, 2.0, weight_dtype)[0]
-                      for c in chip_list]) - one
-    rates = np.array([_chip_rates(c, n_chips, compute_dtype) for c in chip_list])
-    peak, bandwidth, hbm = rates[:, 0, None, None], rates[:, 1, None, None], rates[:, 2, None]
+    if not _affine(m) and b.size > 10_000:
+        raise ValueError("a mixture-of-experts sweep takes at most 10,000 batches")
+    formats = (weight_dtype, kv_dtype, compute_dtype)
+    groups = [_decode_group(m, c, n_chips, context, formats, ("causal", True, True), split, 0.0)
+              for c in chip_list]
     batch = b.astype(float)
-    if _affine(m):
-        f0, f1, b0, b1 = _decode_line(m, context, weight_dtype, kv_dtype, copies)
-        flops = f0[:, None] + f1[:, None] * batch          # (ops, batches)
-        moved = b0[:, None] + b1[:, None] * batch
-    else:  # a mixture of experts: one evaluation per batch (see _affine)
-        if b.size > 10_000:
-            raise ValueError("a mixture-of-experts sweep takes at most 10,000 batches")
-        pairs = [_operation_arrays(m, int(x), 1, context, "decode", weight_dtype, kv_dtype,
-                                   "causal", True, True, copies)[:2] for x in b]
-        flops = np.stack([f for f, _ in pairs], axis=1)
-        moved = np.stack([y for _, y in pairs], axis=1)
-    # (chips, ops, batches)
-    roof = roofline.times(compute_seconds=flops[None] / peak,
-                          memory_seconds=moved[None] / bandwidth, overlap=True)
-    # the collectives on the critical path, as decode_step adds them
-    communication = one[:, None] + slope[:, None] * (batch[None, :] - 1.0)
-    seconds = roofline.times(compute_seconds=np.sum(roof.seconds, axis=1),
-                             communication_seconds=communication, overlap=False).seconds
+    arrays = groups[0].arrays(b)                   # (ops, batches): the same on every chip
+    timings = [g.timing(b, arrays)[2] for g in groups]  # each chip's rates and collectives
+    seconds = np.stack([t.seconds for t in timings])
+    copies = tensor_parallel.copies(m, n_chips, split)
+    hbm = np.array([[n_chips * float(c.require("hbm_bytes"))] for c in chip_list])
     need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
         kv_dtype) * copies
     hourly = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
     usd = price.usd_for(hourly[:, None], seconds, n_chips) / batch * 1e6
-    arrays = {"batches": b.copy(), "seconds": seconds, "tokens_per_second": batch / seconds,
-              "compute_bound": (np.sum(roof.compute_seconds, axis=1)
-                                >= np.sum(roof.memory_seconds, axis=1)),
+    fields = {"batches": b.copy(), "seconds": seconds, "tokens_per_second": batch / seconds,
+              "compute_bound": np.stack([t.compute_seconds >= t.memory_seconds
+                                         for t in timings]),
               "fits": need[None, :] <= hbm, "usd_per_million_tokens": usd}
-    for array in arrays.values():
+    for array in fields.values():
         array.flags.writeable = False  # a frozen result: its arrays are read-only too
     return DecodeSweep(model=m.name, chips=tuple(c.name for c in chip_list), n_chips=n_chips,
-                       context_tokens=context, **arrays)
+                       context_tokens=context, **fields)
 
 
 def kv_cache_bytes(model: str | models.Model, batch: int, context_tokens: int,

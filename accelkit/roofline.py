@@ -148,18 +148,22 @@ class RooflineTimes(NamedTuple):
 def _counts(name: str, value: object, *, positive: bool) -> _Numbers:
     """A scalar (checked by ``_validate``) or a float array of finite values >= 0 (or > 0)."""
     if type(value) is float and value < math.inf and (value > 0.0 if positive else value >= 0.0):
-        return value  # the common case, checked without building a message
-    if isinstance(value, numbers.Real) or not isinstance(value, (Sequence, np.ndarray)):
+        return value  # the common cases, a float or a float array, checked without a message
+    if type(value) is np.ndarray and value.dtype.kind == "f":
+        array = value
+    elif isinstance(value, numbers.Real) or not isinstance(value, (Sequence, np.ndarray)):
         if positive:
             return _validate.positive_float(name, value)
         return _validate.real_in_range(name, value, low=0.0)
-    array = np.asarray(value)
-    if array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be numbers, got an array of {array.dtype}")
-    array = array.astype(float, copy=False)
-    bad = ~np.isfinite(array) | ((array <= 0) if positive else (array < 0))
-    if bad.any():
-        raise ValueError(f"{name} must all be finite and {'> 0' if positive else '>= 0'}")
+    else:
+        array = np.asarray(value)
+        if array.dtype.kind not in "iuf":
+            raise TypeError(f"{name} must be numbers, got an array of {array.dtype}")
+        array = array.astype(float, copy=False)
+    if array.size:  # min and max: NaN fails both comparisons
+        low, high = array.min(), array.max()
+        if not ((low > 0 if positive else low >= 0) and high < math.inf):
+            raise ValueError(f"{name} must all be finite and {'> 0' if positive else '>= 0'}")
     return float(array) if array.ndim == 0 else array
 
 
