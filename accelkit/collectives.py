@@ -236,7 +236,7 @@ def group_layout(chip: str | chips.Chip, over: int | tuple[int, ...]) -> tuple[i
         return 1, spec
     if spec <= max(the_chip.max_slice_shape):
         return 1, (spec,)
-    slices, axes, _ = topology.slice_layout(the_chip.name, spec)
+    slices, axes, _ = topology.slice_layout(the_chip, spec)
     return slices, axes
 
 
@@ -369,7 +369,7 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
 
 def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], slices: int,
          pipelined: bool, wraparound: bool | None) -> Collective:
-    slices, axes, wraps, terms = topology.tpu_group(chip.name, spec, slices, wraparound)
+    slices, axes, wraps, terms = topology.tpu_group(chip, spec, slices, wraparound)
     ici_n = math.prod(axes)
     group = ici_n * slices
     if group == 1:

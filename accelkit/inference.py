@@ -713,13 +713,14 @@ def best_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int =
         ValueError: even batch 1 does not fit or misses the target (the message says which).
     """
     target = _validate.positive_float("max_seconds_per_token", max_seconds_per_token)
-    limit = max_batch(model, chip, n_chips, context_tokens, weight_dtype, kv_dtype,
+    m, the_chip = tensor_parallel.transformer(model), chips.get(chip)  # resolved once
+    limit = max_batch(m, the_chip, n_chips, context_tokens, weight_dtype, kv_dtype,
                       kv_cache_split)
     if limit < 1:
-        decode_step(model, chip, n_chips, 1, context_tokens, weight_dtype, kv_dtype,
+        decode_step(m, the_chip, n_chips, 1, context_tokens, weight_dtype, kv_dtype,
                     compute_dtype, require_fit=True,
                     kv_cache_split=kv_cache_split)  # raises with the full message
-    seconds = decode_seconds(model, chip, n_chips, context_tokens, weight_dtype, kv_dtype,
+    seconds = decode_seconds(m, the_chip, n_chips, context_tokens, weight_dtype, kv_dtype,
                              compute_dtype, overhead, overhead_seconds, kv_cache_split)
     if seconds(1) > target:
         raise ValueError(f"even batch 1 takes {seconds(1) * 1e3:,.2f} ms per token, more "
@@ -732,7 +733,7 @@ def best_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int =
             low = mid
         else:
             high = mid - 1
-    return decode_step(model, chip, n_chips, low, context_tokens, weight_dtype, kv_dtype,
+    return decode_step(m, the_chip, n_chips, low, context_tokens, weight_dtype, kv_dtype,
                        compute_dtype, overhead=overhead, overhead_seconds=overhead_seconds,
                        kv_cache_split=kv_cache_split)
 

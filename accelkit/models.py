@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cached_property
 from importlib import resources
 from typing import Any
 
@@ -45,7 +44,7 @@ class ConvNet(Model):
     classes: int = 1000
     published_macs: float = 0.0
 
-    @cached_property
+    @property
     def _convs(self) -> tuple[tuple[str, int, int, int, int, int, int], ...]:
         """(name, c_in, c_out, kernel, stride, size_in, size_out) for every convolution."""
         convs = []
@@ -73,7 +72,7 @@ class ConvNet(Model):
     def _features(self) -> int:
         return self.stages[-1][1] * self.expansion
 
-    @cached_property
+    @property
     def params(self) -> int:
         conv = sum(ci * co * k * k for _, ci, co, k, _, _, _ in self._convs)
         batchnorm = sum(2 * co for _, _, co, _, _, _, _ in self._convs)
@@ -131,7 +130,7 @@ class LSTMLanguageModel(Model):
     batch: int = 20
     tied_embeddings: bool = False
 
-    @cached_property
+    @property
     def params(self) -> int:
         h = self.hidden
         # W_ih and W_hh with a bias each (the original Torch implementation), per layer.
@@ -198,7 +197,7 @@ class Recommender(Model):
     def embedding_params(self) -> int:
         return sum(self.table_rows) * self.embedding_dim
 
-    @cached_property
+    @property
     def params(self) -> int:
         return self.embedding_params + sum(i * o + o for _, i, o in self._mlp_shapes())
 

@@ -3,7 +3,7 @@ slices a large group is split into (joined by DCN).
 
     >>> import accelkit as ak
     >>> from accelkit import topology
-    >>> topology.slice_layout("TPU v5p", 8960)[:2]  # 7 slices of 20x8x8, joined by DCN
+    >>> topology.slice_layout(ak.chips.get("TPU v5p"), 8960)[:2]  # 7 slices of 20x8x8, joined by DCN
     (7, (20, 8, 8))
 
 :mod:`accelkit.collectives` costs a collective on the group this module places (and keeps the
@@ -77,7 +77,7 @@ def check_axes(chip: chips.Chip, axes: tuple[int, ...]) -> None:
 
 
 @lru_cache(maxsize=4096)
-def slice_layout(name: str, n: int) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
+def slice_layout(chip: chips.Chip, n: int) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
     """The slice count and per-slice torus shape (and its wraparounds) for n chips.
 
     Cached: the search over slice counts and axis factorisations takes milliseconds for a large
@@ -91,7 +91,6 @@ def slice_layout(name: str, n: int) -> tuple[int, tuple[int, ...], tuple[bool, .
     of S chips. More slices must be at least 2% faster to win; within a slice count, ties go to
     the more compact shape.
     """
-    chip = chips.get(name)
     w = ici_link_bytes_per_second(chip)
     dcn = chip.scaleout_bytes_per_second
     limit = sorted(chip.max_slice_shape, reverse=True)
@@ -152,11 +151,10 @@ def factorisations(n: int, dims: int) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
-def tpu_group(name: str, spec: int | tuple[int, ...], slices: int, wraparound: bool | None
+def tpu_group(chip: chips.Chip, spec: int | tuple[int, ...], slices: int, wraparound: bool | None
               ) -> tuple[int, tuple[int, ...], tuple[bool, ...], tuple[float, int, float, int]]:
     """Where a TPU group sits: (slices, ICI axes per slice, wraparound per axis, and
     :func:`torus_terms` of those axes), for a checked ``spec`` (an int or axis sizes)."""
-    chip = chips.get(name)
     ici_link_bytes_per_second(chip)
     if isinstance(spec, tuple):
         check_axes(chip, spec)
@@ -168,7 +166,7 @@ def tpu_group(name: str, spec: int | tuple[int, ...], slices: int, wraparound: b
         if spec <= max(chip.max_slice_shape):
             slices, axes = 1, (spec,)
         else:
-            slices, axes, wraps = slice_layout(chip.name, spec)
+            slices, axes, wraps = slice_layout(chip, spec)
             if wraparound is not None:
                 wraps = axis_wraps(chip, axes, wraparound)
             return slices, axes, wraps, torus_terms(ici_link_bytes_per_second(chip), axes, wraps)

@@ -15,7 +15,6 @@ widths, the KV cache, the MLP's and the experts' input widths) are public proper
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from accelkit import _validate, dtypes
@@ -87,7 +86,7 @@ class Transformer(Model):
         (4·head_dim for standard attention); the softmax adds 5 more (module docstring)."""
         return 2 * self.qk_head_dim + 2 * self.value_head_dim
 
-    @cached_property
+    @property
     def layer_params(self) -> int:
         """Parameters of one transformer block."""
         d, attn_width = self.d_model, self.heads * self.head_dim
@@ -100,7 +99,7 @@ class Transformer(Model):
     def _norm_params_each(self) -> int:
         return self.d_model * (2 if self.norm == "layernorm" else 1)
 
-    @cached_property
+    @property
     def params(self) -> int:
         embeddings = self.vocab * self.d_model * (1 if self.tied_embeddings else 2)
         positions = self.seq_len * self.d_model if self.position == "learned" else 0
@@ -279,7 +278,7 @@ class MoETransformer(Transformer):
         """Outputs of an expert's first projection: 2·d_ff_expert gated (gate and up), else one."""
         return (2 if self.gated_mlp else 1) * self.d_ff_expert
 
-    @cached_property
+    @property
     def attention_params_per_layer(self) -> int:
         """Attention weights of one layer (MLA: both low-rank paths and their norms)."""
         d, h = self.d_model, self.heads
@@ -300,7 +299,7 @@ class MoETransformer(Transformer):
     def router_params_per_layer(self) -> int:
         return self.d_model * self.n_experts
 
-    @cached_property
+    @property
     def routed_expert_params(self) -> int:
         """All routed experts of all MoE layers: the parameters expert parallelism shards."""
         return self.moe_layers * self.n_experts * self.expert_params
@@ -319,17 +318,17 @@ class MoETransformer(Transformer):
         return (self.dense_layers * dense + self.moe_layers * moe + embeddings
                 + self._norm_params_each)
 
-    @cached_property
+    @property
     def layer_params(self) -> int:
         """Parameters of an average block (every expert counted)."""
         dense, moe = self._layer_total(self.n_experts)
         return (self.dense_layers * dense + self.moe_layers * moe) // self.layers
 
-    @cached_property
+    @property
     def params(self) -> int:
         return self._count(self.n_experts)
 
-    @cached_property
+    @property
     def active_params(self) -> int:
         return self._count(self.experts_per_token)
 
