@@ -252,6 +252,9 @@ def _load() -> tuple[tuple[Model, ...], dict[str, Model]]:
     return models, table
 
 
+#: The catalog, read from models.json on first use and kept: every model lookup needs it, and
+#: reading it at import would slow ``import accelkit`` (``benchmarks/bench_import.py``); the
+#: models are frozen, so one copy serves every caller.
 _CATALOG: tuple[tuple[Model, ...], dict[str, Model]] | None = None
 
 

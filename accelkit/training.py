@@ -349,6 +349,73 @@ def _microbatch(transformer: models.Transformer | None, seq_len: int | None,
     return mb if batch_tokens is None else min(mb, batch_tokens / n_chips)
 
 
+class _Run(NamedTuple):
+    """:func:`estimate`'s arguments, checked, and what follows from them directly."""
+
+    model: models.Model | None
+    transformer: models.Transformer | None
+    params: float
+    active: float            # a mixture of experts: FLOPs follow these, memory all params
+    tokens: float
+    chip: chips.Chip
+    n_chips: int
+    mfu: float
+    dtype: DType
+    peak: float
+    batch_tokens: float | None
+    per_param: tuple[float, float, float]   # weight, gradient, optimizer bytes per parameter
+    checkpoints: int
+    microbatch: float | None
+    flops_count: str
+    seq_len: int | None
+    recompute: str
+    overlap: bool
+    sharded: bool
+
+
+def _run(model: str | models.Model | None, params: float | None, tokens: float,
+         chip: str | chips.Chip, n_chips: int, mfu: float, dtype: DType,
+         batch_tokens: float | None, per_param: tuple[float, float, float],
+         activation_checkpoints_per_layer: int, microbatch_tokens: float | None,
+         flops_count: str, seq_len: int | None, recompute: str, overlap: object,
+         sharded: object) -> _Run:
+    """Check :func:`estimate`'s arguments (each error names its parameter)."""
+    if (model is None) == (params is None):
+        raise ValueError("give exactly one of model= (a catalog name) or params= (a count)")
+    the_model = models.get(model) if model is not None else None
+    n_params = (float(the_model.params) if the_model is not None else
+                _validate.positive_float("params", params))
+    # A mixture of experts: FLOPs follow the parameters a token uses, memory and gradients all.
+    active = float(the_model.active_params) if the_model is not None else n_params
+    tokens = _validate.positive_float("tokens", tokens)
+    the_chip = chips.get(chip)
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**7)
+    mfu = _validate.fraction("mfu", mfu)
+    peak = the_chip.peak_flops(dtype)
+    weight, grad, optimizer = (_validate.real_in_range(name, value, low=0.0, high=64.0)
+                               for name, value in zip(("weight_bytes_per_param",
+                                                       "grad_bytes_per_param",
+                                                       "optimizer_bytes_per_param"), per_param))
+    checkpoints = _validate.nonnegative_int("activation_checkpoints_per_layer",
+                                            activation_checkpoints_per_layer, maximum=1000)
+    count = _validate.choice("flops_count", flops_count, FLOPS_COUNTS)
+    recompute = _validate.choice("recompute", recompute, RECOMPUTE)
+    transformer = the_model if isinstance(the_model, models.Transformer) else None
+    if seq_len is not None:
+        seq_len = _validate.positive_int("seq_len", seq_len, maximum=10**8)
+    elif transformer is not None:
+        seq_len = transformer.seq_len
+    if count != "6nd" and transformer is None:
+        raise ValueError(f"flops_count={count!r} adds attention and needs a catalog transformer "
+                         "(its layers, heads and head_dim); use flops_count='6nd' with params=")
+    if batch_tokens is not None:
+        batch_tokens = _validate.positive_float("batch_tokens", batch_tokens)
+    microbatch = _microbatch(transformer, seq_len, microbatch_tokens, batch_tokens, n_chips)
+    return _Run(the_model, transformer, n_params, active, tokens, the_chip, n_chips, mfu, dtype,
+                peak, batch_tokens, (weight, grad, optimizer), checkpoints, microbatch, count,
+                seq_len, recompute, _bool("overlap", overlap), _bool("sharded", sharded))
+
+
 def _bool(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
@@ -400,43 +467,18 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
         MissingFigureError: a gradient reduction on a chip with no published link bandwidth.
     """
     notes: list[Note] = []
-    if (model is None) == (params is None):
-        raise ValueError("give exactly one of model= (a catalog name) or params= (a count)")
-    the_model = models.get(model) if model is not None else None
-    n_params = (float(the_model.params) if the_model is not None else
-                _validate.positive_float("params", params))
-    # A mixture of experts: FLOPs follow the parameters a token uses, memory and gradients all.
-    active = float(the_model.active_params) if the_model is not None else n_params
-    tokens = _validate.positive_float("tokens", tokens)
-    the_chip = chips.get(chip)
-    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**7)
-    mfu = _validate.fraction("mfu", mfu)
-    peak = the_chip.peak_flops(dtype)
-    per_param = tuple(_validate.real_in_range(name, value, low=0.0, high=64.0) for name, value in
-                      (("weight_bytes_per_param", weight_bytes_per_param),
-                       ("grad_bytes_per_param", grad_bytes_per_param),
-                       ("optimizer_bytes_per_param", optimizer_bytes_per_param)))
-    checkpoints = _validate.nonnegative_int("activation_checkpoints_per_layer",
-                                            activation_checkpoints_per_layer, maximum=1000)
-    count = _validate.choice("flops_count", flops_count, FLOPS_COUNTS)
-    recompute = _validate.choice("recompute", recompute, RECOMPUTE)
-    overlap, sharded = _bool("overlap", overlap), _bool("sharded", sharded)
-    transformer = the_model if isinstance(the_model, models.Transformer) else None
-    if seq_len is not None:
-        seq_len = _validate.positive_int("seq_len", seq_len, maximum=10**8)
-    elif transformer is not None:
-        seq_len = transformer.seq_len
-    if count != "6nd" and transformer is None:
-        raise ValueError(f"flops_count={count!r} adds attention and needs a catalog transformer "
-                         "(its layers, heads and head_dim); use flops_count='6nd' with params=")
-    if batch_tokens is not None:
-        batch_tokens = _validate.positive_float("batch_tokens", batch_tokens)
-    microbatch = _microbatch(transformer, seq_len, microbatch_tokens, batch_tokens, n_chips)
-
-    attention_flops = _attention_flops_per_token(transformer, seq_len, count) * tokens
+    run = _run(model, params, tokens, chip, n_chips, mfu, dtype, batch_tokens,
+               (weight_bytes_per_param, grad_bytes_per_param, optimizer_bytes_per_param),
+               activation_checkpoints_per_layer, microbatch_tokens, flops_count, seq_len,
+               recompute, overlap, sharded)
+    the_model, transformer, the_chip, n_chips = run.model, run.transformer, run.chip, run.n_chips
+    tokens, mfu, peak, active = run.tokens, run.mfu, run.peak, run.active
+    batch_tokens = run.batch_tokens
+    attention_flops = tokens * _attention_flops_per_token(transformer, run.seq_len,
+                                                          run.flops_count)
     flops = 6.0 * active * tokens + attention_flops
     # Full recomputation re-runs the forward pass (2 of the 6, and a third of attention's 3x).
-    hardware_flops = flops * (4.0 / 3.0 if recompute == "full" else 1.0)
+    hardware_flops = flops * (4.0 / 3.0 if run.recompute == "full" else 1.0)
     compute_seconds = flops / (n_chips * peak * mfu)
 
     reduction: _Reduction | None = None
@@ -444,35 +486,37 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
     if batch_tokens is not None and n_chips > 1:
         bandwidth = (None if interconnect_bytes_per_second is None else _validate.positive_float(
             "interconnect_bytes_per_second", interconnect_bytes_per_second))
-        reduction = _reduction(the_chip, n_chips, n_params, active, batch_tokens / n_chips, peak,
-                               mfu, dtype, sharded, overlap, bandwidth, notes)
+        reduction = _reduction(the_chip, n_chips, run.params, active, batch_tokens / n_chips,
+                               peak, mfu, run.dtype, run.sharded, run.overlap, bandwidth, notes)
         exposed_total = reduction.exposed_seconds * tokens / batch_tokens
     seconds = compute_seconds + exposed_total
     usd, joules = _price_and_energy(the_chip, seconds, n_chips, notes)
 
     activation_bytes = 0.0
-    if transformer is not None and microbatch is not None:
-        activation_bytes = activations.checkpoint_bytes(transformer, microbatch, checkpoints)
+    if transformer is not None and run.microbatch is not None:
+        activation_bytes = activations.checkpoint_bytes(transformer, run.microbatch,
+                                                        run.checkpoints)
     elif the_model is not None:
         notes.append(Note("activations_skipped",
                           "activation memory counted for catalog transformers only"))
-    mem = _memory(the_chip, n_chips, n_params, per_param, sharded, activation_bytes)
+    mem = _memory(the_chip, n_chips, run.params, run.per_param, run.sharded, activation_bytes)
     if mem.per_chip > mem.hbm:
-        notes.append(Note("does_not_fit",
-                          f"needs {mem.per_chip / 1e9:,.1f} GB per chip but {the_chip.name} "
-                          f"has {mem.hbm / 1e9:,.1f} GB" + ("" if sharded else "; try sharded=True")))
+        notes.append(Note("does_not_fit", f"needs {mem.per_chip / 1e9:,.1f} GB per chip but "
+                          f"{the_chip.name} has {mem.hbm / 1e9:,.1f} GB"
+                          + ("" if run.sharded else "; try sharded=True")))
     return TrainingEstimate(
-        model=the_model.name if the_model else None, params=n_params, active_params=active,
+        model=the_model.name if the_model else None, params=run.params, active_params=active,
         tokens=tokens, chip=the_chip.name, n_chips=n_chips, mfu=mfu, flops=flops,
-        flops_count=count, hardware_flops=hardware_flops, recompute=recompute,
-        attention_flops=attention_flops, seq_len=seq_len if transformer is not None else None,
+        flops_count=run.flops_count, hardware_flops=hardware_flops, recompute=run.recompute,
+        attention_flops=attention_flops,
+        seq_len=run.seq_len if transformer is not None else None,
         peak_flops_per_chip=peak, compute_seconds=compute_seconds,
         communication_seconds=exposed_total, seconds=seconds,
         chip_hours=seconds * n_chips / 3600.0, usd=usd, joules=joules, batch_tokens=batch_tokens,
         tokens_per_chip=None if batch_tokens is None else batch_tokens / n_chips,
         **_reduction_fields(reduction), weight_bytes_per_chip=mem.weights,
         gradient_bytes_per_chip=mem.gradients, optimizer_bytes_per_chip=mem.optimizer,
-        activation_bytes_per_chip=mem.activations, microbatch_tokens=microbatch,
+        activation_bytes_per_chip=mem.activations, microbatch_tokens=run.microbatch,
         memory_bytes_per_chip=mem.per_chip, total_memory_bytes=mem.total, hbm_bytes=mem.hbm,
         fits=mem.per_chip <= mem.hbm, min_chips_to_fit=mem.min_chips, notes=tuple(notes))
 
