@@ -10,7 +10,10 @@ Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")
     chips, dtypes, models, roofline, energy, price, training, inference, capacity, collectives,
     workloads, scenarios, utilization (lesson 04's shape sweeps), flexibility (lesson 09's
     comparisons),
-    parallel, mlperf (a published GPU-vs-TPU gap walked from peak to measured)
+    parallel, mlperf (a published GPU-vs-TPU gap walked from peak to measured); and the rules
+    those are built from: operations and transformer (a model's operations), activations,
+    layout and step_cost (a training layout), serving_step and tensor_parallel (a serving
+    step), topology (where a TPU group sits)
 
 Submodules are imported lazily so that ``import accelkit`` stays fast.
 """
@@ -43,6 +46,14 @@ _SUBMODULES = (
     "training",
     "inference",
     "capacity",
+    "operations",
+    "transformer",
+    "activations",
+    "layout",
+    "step_cost",
+    "serving_step",
+    "tensor_parallel",
+    "topology",
     "utilization",
     "flexibility",
     "collectives",
@@ -85,8 +96,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         energy,
         exercises,
         flexibility,
+        activations,
         capacity,
         inference,
+        layout,
+        operations,
+        serving_step,
+        step_cost,
+        tensor_parallel,
+        topology,
+        transformer,
         mfu,
         mlperf,
         models,

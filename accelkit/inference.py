@@ -65,7 +65,8 @@ Conventions:
 * **Fixed per-operation cost** (``overhead=True`` on :func:`prefill`, :func:`decode_step`,
   :func:`best_batch` and :func:`accelkit.capacity.plan`; off by default): each kernel of the
   step (one per operation occurrence, eager execution, as
-  :func:`accelkit.roofline.operations_time` counts) takes at least :data:`accelkit.roofline.OVERHEAD_SECONDS` of launch and dispatch time.
+  :func:`accelkit.roofline.operations_time` counts) takes at least
+  :data:`accelkit.roofline.OVERHEAD_SECONDS` of launch and dispatch time.
   ``overhead_seconds`` on the result is what that added; ``bound="overhead"`` when the step's
   fixed cost (``n_operations × OVERHEAD_SECONDS``) exceeds both its compute and memory
   times, as batch-1 decode of an 8B model on a B200 does. Fused graphs (XLA, CUDA graphs)
@@ -81,12 +82,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
-from accelkit import _html, _validate, chips, dtypes, models, price, roofline, tensor_parallel
+from accelkit import (_html, _validate, chips, dtypes, models, price, roofline, serving_step,
+                      tensor_parallel)
 from accelkit.dtypes import DType
 from accelkit.tensor_parallel import KV_CACHE_SPLITS, kv_cache_copies, tensor_parallel_sizes
 
@@ -203,58 +203,6 @@ def _conventions(attention_mask: object, softmax_flops: object, kv_write: object
     return mask, bool(softmax_flops), bool(kv_write)
 
 
-def _operation_arrays(m: models.Transformer, batch: int, tokens: int, context: int, phase: str,
-                      weight_dtype: DType, kv_dtype: DType, mask: str, softmax: bool,
-                      kv_write: bool, copies: int = 1
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per-operation FLOPs, bytes, attention flags and kernel counts of a prefill or decode
-    step under the attention options, for a group holding ``copies`` of the KV cache.
-
-    :mod:`accelkit.models` counts causal pairs, the softmax and the cache write; each option
-    rescales or removes that part of the attention operation (module docstring); each extra
-    copy of the cache is read and written again.
-    """
-    if phase == "prefill":
-        ops = m.operations(batch=batch, seq_len=tokens, phase="prefill", dtype=weight_dtype,
-                           kv_dtype=kv_dtype)
-    else:
-        ops = m.operations(batch=batch, phase="decode", context_tokens=context,
-                           dtype=weight_dtype, kv_dtype=kv_dtype)
-    flops = np.array([op.flops for op in ops])
-    moved = np.array([op.bytes for op in ops])
-    is_attention = np.array([op.kind == "attention" for op in ops])
-    counts = np.array([op.count for op in ops], dtype=float)
-    causal_pairs = batch * (tokens * context + tokens * (tokens + 1) / 2.0)
-    pairs = batch * tokens * (context + tokens) if mask == "full" else causal_pairs
-    per_pair = m.attention_matmul_flops_per_pair + (5.0 if softmax else 0.0)
-    flops[is_attention] = m.layers * m.heads * per_pair * pairs
-    per_token = m.kv_cache_bytes_per_token(kv_dtype)
-    if not kv_write:  # the cache holds what one token leaves behind, in every layer
-        moved[is_attention] -= batch * tokens * per_token
-    if copies > 1:  # every copy of the cache is read, and written
-        cache = batch * (context + tokens) * per_token + (batch * tokens * per_token
-                                                          if kv_write else 0.0)
-        moved[is_attention] += (copies - 1) * cache
-    return flops, moved, is_attention, counts
-
-
-def _decode_line(m: models.Transformer, context: int, weight_dtype: DType, kv_dtype: DType,
-                 mask: str = "causal", softmax: bool = True, kv_write: bool = True,
-                 copies: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per-operation decode FLOPs and bytes as ``f0 + f1·batch`` and ``b0 + b1·batch``.
-
-    Every decode operation of a dense model is affine in the batch (weights are read once,
-    everything else scales with the number of sequences), so two evaluations give the exact
-    line; a mixture of experts is not (:func:`_affine`).
-    """
-    fl1, by1, _, _ = _operation_arrays(m, 1, 1, context, "decode", weight_dtype, kv_dtype,
-                                       mask, softmax, kv_write, copies)
-    fl2, by2, _, _ = _operation_arrays(m, 2, 1, context, "decode", weight_dtype, kv_dtype,
-                                       mask, softmax, kv_write, copies)
-    f1, b1 = fl2 - fl1, by2 - by1
-    return fl1 - f1, f1, by1 - b1, b1
-
-
 def overhead_per_operation(overhead: object, overhead_seconds: object) -> float:
     """The fixed cost per operation: 0 by default, :data:`accelkit.roofline.OVERHEAD_SECONDS`
     with ``overhead=True``, or a checked ``overhead_seconds`` (as :func:`accelkit.roofline.estimate`)."""
@@ -264,19 +212,6 @@ def overhead_per_operation(overhead: object, overhead_seconds: object) -> float:
     if overhead_seconds is not None:
         return roofline.per_step_overhead_seconds(1, overhead_seconds)  # type: ignore[arg-type]
     return roofline.OVERHEAD_SECONDS if overhead else 0.0
-
-
-def _affine(model: models.Transformer) -> bool:
-    """Whether a decode step's FLOPs and bytes are affine in the batch. A mixture of experts's
-    are not: the experts whose weights a step reads grow with the batch as
-    ``n_experts · (1 - (1 - k/n_experts)^batch)`` (:mod:`accelkit.models`)."""
-    return not isinstance(model, models.MoETransformer)
-
-
-def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[float, float, float]:
-    bandwidth = chip.require("hbm_bytes_per_second")
-    hbm = float(chip.require("hbm_bytes"))
-    return n_chips * chip.peak_flops(compute_dtype), n_chips * bandwidth, n_chips * hbm
 
 
 def _min_chips(m: models.Transformer, weights: float, kv_one_copy: float, per_chip_hbm: float,
@@ -291,136 +226,9 @@ def _min_chips(m: models.Transformer, weights: float, kv_one_copy: float, per_ch
     return max(heads + 1, math.ceil(weights / room)) if room > 0 else 0
 
 
-class _Timing(NamedTuple):
-    """A step's times (floats for one step, arrays over batches for a sweep)."""
-
-    compute_seconds: float | np.ndarray   # every operation's FLOPs at peak, summed
-    memory_seconds: float | np.ndarray    # every operation's bytes at full bandwidth, summed
-    device_seconds: float | np.ndarray    # each operation's roofline time, summed
-    kernel_seconds: float | np.ndarray    # the same, each at least the per-operation cost
-    fixed_seconds: float                  # every kernel's per-operation cost, summed
-    communication_seconds: float | np.ndarray
-    seconds: float | np.ndarray
-    n_operations: int                     # kernels in the step (one per operation occurrence)
-
-
-def _timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray, peak: float,
-            bandwidth: float, per_op_overhead: float,
-            communication: float | np.ndarray) -> _Timing:
-    """A step's time from its operations' FLOPs and bytes (one row per operation; columns, if
-    any, are batches): the rule every step here is priced by."""
-    # Each operation: its arithmetic and its memory traffic overlap (the roofline), and each
-    # occurrence's launch overlaps the previous kernel's run, so it costs at least the fixed
-    # per-operation cost (roofline.operations_time's rule; on a TP group every chip launches
-    # every kernel). The operations run one after another: their times add.
-    fixed = (counts * per_op_overhead).reshape((-1,) + (1,) * (flops.ndim - 1)) \
-        if per_op_overhead else 0.0
-    launched = roofline.times(compute_seconds=flops / peak, memory_seconds=moved / bandwidth,
-                              overhead_seconds=fixed, overlap=True)
-    kernels = np.asarray(launched.seconds).sum(axis=0)
-    device = kernels if not per_op_overhead else np.asarray(roofline.times(
-        compute_seconds=launched.compute_seconds, memory_seconds=launched.memory_seconds,
-        overlap=True).seconds).sum(axis=0)
-    # The tensor-parallel collectives wait for the layer's result: on the critical path.
-    seconds = roofline.times(compute_seconds=kernels, communication_seconds=communication,
-                             overlap=False).seconds
-    return _Timing(np.asarray(launched.compute_seconds).sum(axis=0),
-                   np.asarray(launched.memory_seconds).sum(axis=0),
-                   device, kernels, float(counts.sum()) * per_op_overhead, communication,
-                   seconds, int(counts.sum()))
-
-
-@lru_cache(maxsize=256)
-def _decode_shape(m: models.Transformer, context: int, weight_dtype: DType, kv_dtype: DType,
-                  conventions: tuple[str, bool, bool], copies: int
-                  ) -> tuple[tuple[np.ndarray, ...] | None, np.ndarray, np.ndarray]:
-    """What a decode step's operations are, whatever the batch and the chip: their FLOPs and
-    bytes as lines in the batch (None for a mixture of experts), which are attention, and how
-    many kernels each runs. Arrays read-only.
-
-    Cached: the decision lab (``benchmarks/bench_widgets.py decision_explorer``) prices a
-    capacity plan for each of its chips on every move, each plan searching several group sizes
-    of the same model and context; reading the operations again for each (three evaluations
-    of the model) is most of a move's time.
-    """
-    _, _, is_attention, counts = _operation_arrays(m, 1, 1, context, "decode", weight_dtype,
-                                                   kv_dtype, *conventions, copies)
-    line = (_decode_line(m, context, weight_dtype, kv_dtype, *conventions, copies=copies)
-            if _affine(m) else None)
-    for array in (is_attention, counts, *(line or ())):
-        array.flags.writeable = False
-    return line, is_attention, counts
-
-
-@dataclass(frozen=True)
-class _DecodeGroup:
-    """The decode step of one model on one tensor-parallel group at one context, less the
-    batch: what every batch shares, taken once (the FLOPs and bytes as lines in the batch for a
-    dense model, the rates, the collectives as a line in the tokens), so a search over batches
-    prices each by :func:`_timing`, as :func:`decode_step` does, at the cost of the arithmetic."""
-
-    m: models.Transformer
-    chip: chips.Chip
-    n_chips: int
-    context: int
-    formats: tuple[DType, DType, DType]    # weights, KV cache, arithmetic
-    conventions: tuple[str, bool, bool]    # attention_mask, softmax_flops, kv_write
-    split: str
-    per_op_overhead: float
-    line: tuple[np.ndarray, ...] | None    # f0, f1, b0, b1 (None: a mixture of experts)
-    is_attention: np.ndarray
-    counts: np.ndarray
-    communication: tuple[float, float]     # seconds for one new token, and for each further one
-    network: str
-    rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
-
-    def arrays(self, batch: int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per-operation FLOPs and bytes at ``batch`` (an array of batches: one column each)."""
-        if self.line is not None:
-            f0, f1, b0, b1 = self.line
-            if isinstance(batch, np.ndarray):
-                return f0[:, None] + f1[:, None] * batch, b0[:, None] + b1[:, None] * batch
-            return f0 + f1 * batch, b0 + b1 * batch
-        weight, kv, _ = self.formats
-        copies = tensor_parallel.copies(self.m, self.n_chips, self.split)
-        pairs = [_operation_arrays(self.m, int(b), 1, self.context, "decode", weight, kv,
-                                   *self.conventions, copies)[:2]
-                 for b in np.atleast_1d(batch)]
-        if not np.ndim(batch):
-            return pairs[0]
-        return np.stack([f for f, _ in pairs], axis=1), np.stack([y for _, y in pairs], axis=1)
-
-    def timing(self, batch: int | np.ndarray,
-               arrays: tuple[np.ndarray, np.ndarray] | None = None
-               ) -> tuple[np.ndarray, np.ndarray, _Timing]:
-        """FLOPs, bytes and the :class:`_Timing` of the step at ``batch`` (``arrays``: its
-        :meth:`arrays`, if already in hand)."""
-        flops, moved = self.arrays(batch) if arrays is None else arrays
-        peak, bandwidth, _ = self.rates
-        one, further = self.communication
-        communication = one + further * (batch - 1.0)  # a float, or one per batch
-        return flops, moved, _timing(flops, moved, self.counts, peak, bandwidth,
-                                     self.per_op_overhead, communication)
-
-
-def _decode_group(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
-                  formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
-                  split: str, per_op_overhead: float) -> _DecodeGroup:
-    """The :class:`_DecodeGroup` of checked arguments (the group itself checked here)."""
-    tensor_parallel.check_group(m, chip, n_chips, split)
-    weight, kv, _ = formats
-    line, is_attention, counts = _decode_shape(m, context, weight, kv, conventions,
-                                               tensor_parallel.copies(m, n_chips, split))
-    one, network = tensor_parallel.communication_seconds(m, chip, n_chips, 1.0, weight)
-    two, _ = tensor_parallel.communication_seconds(m, chip, n_chips, 2.0, weight)
-    return _DecodeGroup(m, chip, n_chips, context, formats, conventions, split, per_op_overhead,
-                        line, is_attention, counts, (one, two - one), network,
-                        _chip_rates(chip, n_chips, formats[2]))
-
-
 def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, batch: int,
             tokens: int, context: int, formats: tuple[DType, DType, DType],
-            flops: np.ndarray, moved: np.ndarray, is_attention: np.ndarray, t: _Timing,
+            flops: np.ndarray, moved: np.ndarray, is_attention: np.ndarray, t: serving_step.Timing,
             network: str, require_fit: bool, conventions: tuple[str, bool, bool], split: str
             ) -> InferenceResult:
     weight_dtype, kv_dtype, compute_dtype = formats
@@ -516,13 +324,13 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
     per_op = overhead_per_operation(overhead, overhead_seconds)
     split = tensor_parallel.check_split(kv_cache_split)
     tensor_parallel.check_group(m, the_chip, n_chips, split)
-    flops, moved, is_attention, counts = _operation_arrays(
+    flops, moved, is_attention, counts = serving_step.operation_arrays(
         m, batch, prompt_tokens, 0, "prefill", weight_dtype, kv_dtype, mask, softmax, write,
         tensor_parallel.copies(m, n_chips, split))
     communication, network = tensor_parallel.communication_seconds(
         m, the_chip, n_chips, batch * prompt_tokens, weight_dtype)
-    peak, bandwidth, _ = _chip_rates(the_chip, n_chips, compute_dtype)
-    t = _timing(flops, moved, counts, peak, bandwidth, per_op, communication)
+    peak, bandwidth, _ = serving_step.chip_rates(the_chip, n_chips, compute_dtype)
+    t = serving_step.timing(flops, moved, counts, peak, bandwidth, per_op, communication)
     return _result("prefill", m, the_chip, n_chips, batch, prompt_tokens, prompt_tokens,
                    (weight_dtype, kv_dtype, compute_dtype), flops, moved, is_attention, t,
                    network, require_fit, (mask, softmax, write), split)
@@ -562,8 +370,8 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
     mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
     per_op = overhead_per_operation(overhead, overhead_seconds)
     formats, conventions = (weight_dtype, kv_dtype, compute_dtype), (mask, softmax, write)
-    group = _decode_group(m, the_chip, n_chips, context, formats, conventions,
-                          tensor_parallel.check_split(kv_cache_split), per_op)
+    group = serving_step.decode_group(m, the_chip, n_chips, context, formats, conventions,
+                                      tensor_parallel.check_split(kv_cache_split), per_op)
     flops, moved, t = group.timing(batch)
     return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, formats, flops, moved,
                    group.is_attention, t, group.network, require_fit, conventions, group.split)
@@ -589,9 +397,10 @@ def decode_seconds(model: str | models.Model, chip: str | chips.Chip, n_chips: i
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=MAX_CONTEXT)
     formats = check_formats(weight_dtype, kv_dtype, compute_dtype)
-    group = _decode_group(m, the_chip, n_chips, context, formats, ("causal", True, True),
-                          tensor_parallel.check_split(kv_cache_split),
-                          overhead_per_operation(overhead, overhead_seconds))
+    group = serving_step.decode_group(m, the_chip, n_chips, context, formats,
+                                      ("causal", True, True),
+                                      tensor_parallel.check_split(kv_cache_split),
+                                      overhead_per_operation(overhead, overhead_seconds))
 
     def seconds(batch: int) -> float:
         batch = _validate.positive_int("batch", batch, maximum=MAX_BATCH)
@@ -630,9 +439,9 @@ def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chi
         wanted = {_validate.choice("kinds", k, models.KINDS) for k in kinds}
         keep = np.array([op.kind in wanted for op in ops])
     ridge = the_chip.ridge_flops_per_byte(compute_dtype)
-    if not _affine(m):
+    if not serving_step.affine(m):
         return _moe_balance_batch(m, context, weight_dtype, kv_dtype, keep, ridge, copies)
-    f0, f1, b0, b1 = _decode_line(m, context, weight_dtype, kv_dtype, copies=copies)
+    f0, f1, b0, b1 = serving_step.decode_line(m, context, weight_dtype, kv_dtype, copies=copies)
     f0, f1, b0, b1 = f0[keep], f1[keep], b0[keep], b1[keep]
     slope = f1.sum() - ridge * b1.sum()
     if slope <= 0:
@@ -646,8 +455,8 @@ def _moe_balance_batch(m: models.Transformer, context: int, weight_dtype: DType,
     (its bytes are not affine in the batch: more experts are read as the batch grows; once all
     are, the balance is a line again). ``inf`` if not reached by the largest batch accepted."""
     def ahead(batch: int) -> bool:
-        flops, moved, _, _ = _operation_arrays(m, batch, 1, context, "decode", weight_dtype,
-                                               kv_dtype, "causal", True, True, copies)
+        flops, moved, _, _ = serving_step.operation_arrays(
+            m, batch, 1, context, "decode", weight_dtype, kv_dtype, "causal", True, True, copies)
         return float(flops[keep].sum()) >= ridge * float(moved[keep].sum())
     if ahead(1):
         return 1.0
@@ -765,11 +574,11 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=MAX_CONTEXT)
     weight_dtype, kv_dtype, compute_dtype = check_formats(weight_dtype, kv_dtype, compute_dtype)
     split = tensor_parallel.check_split(kv_cache_split)
-    if not _affine(m) and b.size > 10_000:
+    if not serving_step.affine(m) and b.size > 10_000:
         raise ValueError("a mixture-of-experts sweep takes at most 10,000 batches")
     formats = (weight_dtype, kv_dtype, compute_dtype)
-    groups = [_decode_group(m, c, n_chips, context, formats, ("causal", True, True), split, 0.0)
-              for c in chip_list]
+    groups = [serving_step.decode_group(m, c, n_chips, context, formats, ("causal", True, True),
+                                        split, 0.0) for c in chip_list]
     batch = b.astype(float)
     arrays = groups[0].arrays(b)                   # (ops, batches): the same on every chip
     timings = [g.timing(b, arrays)[2] for g in groups]  # each chip's rates and collectives

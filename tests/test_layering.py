@@ -95,9 +95,9 @@ def test_every_worked_problem_is_a_worked_problem():
 
 PACKAGE = ROOT / "accelkit"
 #: The cost-model modules, whose imports of other modules' names are checked here.
-COST_MODELS = ("roofline", "operations", "transformer", "models", "activations", "layout", "step_cost",
-               "parallel", "mfu", "training", "inference", "capacity", "tensor_parallel", "topology",
-               "collectives", "cli")
+COST_MODELS = ("roofline", "operations", "transformer", "models", "activations", "layout",
+               "step_cost", "parallel", "mfu", "training", "inference", "serving_step", "capacity",
+               "tensor_parallel", "topology", "collectives", "cli")
 
 
 def _module_name(path: Path) -> str:
