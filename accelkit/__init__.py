@@ -9,8 +9,8 @@ Engines (toy, but honest):
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
     chips, dtypes, models, roofline, energy, price, training, inference, capacity, collectives,
     workloads, scenarios, utilization (lesson 04's shape sweeps), flexibility (lesson 09's
-    comparisons),
-    parallel, mlperf (a published GPU-vs-TPU gap walked from peak to measured); and the rules
+    comparisons), parallel, mlperf (a published GPU-vs-TPU gap walked from peak to measured);
+    and the rules
     those are built from: operations and transformer (a model's operations), activations,
     layout and step_cost (a training layout), serving_step and tensor_parallel (a serving
     step), topology (where a TPU group sits)
