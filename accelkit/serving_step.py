@@ -145,8 +145,9 @@ def decode_shape(m: models.Transformer, context: int, weight_dtype: DType, kv_dt
 
     Cached: the decision lab (``benchmarks/bench_widgets.py decision_explorer``) prices a
     capacity plan for each of its chips on every move, each plan searching several group sizes
-    of the same model and context; reading the operations again for each (three evaluations
-    of the model) is most of a move's time.
+    of the same model and context, and would read the operations again for each (three
+    evaluations of the model): its precision control measured 25-34 ms CPU per move without
+    this cache and about 20 ms with it, against the 50 ms budget, on the 2-core machine.
     """
     _, _, is_attention, counts = operation_arrays(m, 1, 1, context, "decode", weight_dtype,
                                                   kv_dtype, *conventions, copies)
