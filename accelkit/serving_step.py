@@ -137,8 +137,8 @@ def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray, peak: float
 
 @lru_cache(maxsize=256)
 def decode_shape(m: models.Transformer, context: int, weight_dtype: DType, kv_dtype: DType,
-                  conventions: tuple[str, bool, bool], copies: int
-                  ) -> tuple[tuple[np.ndarray, ...] | None, np.ndarray, np.ndarray]:
+                 conventions: tuple[str, bool, bool], copies: int
+                 ) -> tuple[tuple[np.ndarray, ...] | None, np.ndarray, np.ndarray]:
     """What a decode step's operations are, whatever the batch and the chip: their FLOPs and
     bytes as lines in the batch (None for a mixture of experts), which are attention, and how
     many kernels each runs. Arrays read-only.
