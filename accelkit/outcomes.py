@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from accelkit import _html, inference
+from accelkit import _html, capacity
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class TrainingOutcome(Outcome):
 @dataclass(frozen=True)
 class FleetPlan:
     """The cheapest plan that serves a scenario's users under its latency target, as the lab
-    shows it: :func:`accelkit.inference.capacity`'s answer (:meth:`of` keeps these fields)."""
+    shows it: :func:`accelkit.capacity.plan`'s answer (:meth:`of` keeps these fields)."""
 
     replicas: int
     chips_per_replica: int
@@ -133,7 +133,7 @@ class FleetPlan:
     bound: str                          # "latency", "memory" or "users"
 
     @classmethod
-    def of(cls, plan: inference.CapacityPlan) -> FleetPlan:
+    def of(cls, plan: capacity.CapacityPlan) -> FleetPlan:
         return cls(replicas=plan.replicas, chips_per_replica=plan.chips_per_replica,
                    batch_per_replica=plan.batch_per_replica, n_chips=plan.n_chips,
                    seconds_per_token=plan.seconds_per_token, usd_per_hour=plan.usd_per_hour,

@@ -57,7 +57,7 @@ Conventions (on top of those of the cost models):
   (``communication_seconds`` of a decode step, and in prefill), and a replica cannot be larger
   than the chip's scale-up domain (:class:`ReplicaTooLarge`). With ``concurrent_users`` and
   a latency target, ``plan`` is the cheapest plan that serves them,
-  :func:`accelkit.inference.capacity` at the last step's context (prompt + output - 1, the
+  :func:`accelkit.capacity.plan` at the last step's context (prompt + output - 1, the
   longest cache): its replicas, chips per replica, batch (backed off until the target is met),
   $/h and $ per million tokens; ``None``, with a note, where none meets the target.
 * **Recommender** training is :func:`accelkit.recommender.train_step` (every operation on the
@@ -77,8 +77,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict, Unpack
 
-from accelkit import (_validate, chips, dtypes, energy, inference, mfu, models, parallel, price,
-                      recommender, training)
+from accelkit import (_validate, capacity, chips, dtypes, energy, inference, mfu, models, parallel,
+                      price, recommender, training)
 from accelkit.outcomes import (OUTCOME_TYPES, FleetPlan, Outcome, RecommenderOutcome,
                                ServingOutcome, TrainingOutcome)
 
@@ -521,11 +521,11 @@ def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> Ser
     plan = None
     if s.concurrent_users is not None and target is not None:
         try:
-            found = inference.capacity(
+            found = capacity.plan(
                 s.model, the_chip, concurrent_users=s.concurrent_users,
                 max_seconds_per_token=target, context_tokens=last, prompt_tokens=s.prompt_tokens,
                 weight_dtype=weights, kv_dtype=kv, usd_per_hour=usd_per_hour)
-        except (inference.NoCapacityPlan, chips.MissingFigureError) as error:
+        except (capacity.NoCapacityPlan, chips.MissingFigureError) as error:
             notes.append(f"no capacity plan: {error}")
         else:
             plan = FleetPlan.of(found)

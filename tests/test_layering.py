@@ -89,3 +89,65 @@ def test_every_worked_problem_is_a_worked_problem():
     assert len(factories) == 10
     for name in factories:
         assert isinstance(getattr(widgets_package, name)(), WorkedProblem), name
+
+
+# -- the library's own modules: imports flow one way, and only public names cross -----------
+
+PACKAGE = ROOT / "accelkit"
+#: The cost-model modules, whose imports of other modules' names are checked here.
+COST_MODELS = ("roofline", "operations", "transformer", "models", "activations", "layout",
+               "step_cost", "parallel", "mfu", "training", "inference", "serving_step", "capacity",
+               "tensor_parallel", "topology", "collectives", "cli")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _library_imports(path: Path):
+    """(module imported, name or None) for every accelkit import anywhere in the file,
+    function-level imports included."""
+    for module, name in _imports(path.read_text(encoding="utf-8")):
+        if not module.startswith("accelkit"):
+            continue
+        if name is not None and f"{module}.{name}" in MODULES:
+            yield f"{module}.{name}", None
+        else:
+            yield module, name
+
+
+def test_no_import_circle_between_library_modules():
+    graph = {m: {dep for dep, _ in _library_imports(p) if dep in MODULES and dep != "accelkit"}
+             for m, p in MODULES.items()}
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for dep in sorted(graph[node]):
+            assert state.get(dep) != 1, "import circle: " + " -> ".join(
+                path[path.index(dep):] + [node, dep] if dep in path else [node, dep])
+            if dep not in state:
+                visit(dep, path + [node])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [])
+
+
+@pytest.mark.parametrize("name", COST_MODELS)
+def test_cost_models_use_no_private_name_of_another_module(name):
+    # Neither an imported private name nor a private attribute of anything but the object's
+    # own class (self, cls): the widths a cost model needs are public on the model.
+    path = PACKAGE / f"{name}.py"
+    for module, imported in _library_imports(path):
+        assert not (imported or "").startswith("_"), f"{name} imports {module}.{imported}"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") \
+                and not node.attr.startswith("__"):
+            owner = node.value.id if isinstance(node.value, ast.Name) else None
+            assert owner in ("self", "cls"), f"{name} reads {ast.unparse(node)}"

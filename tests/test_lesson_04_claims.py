@@ -205,7 +205,7 @@ def test_cell_to_chip_to_cluster_chain():
     layout = Layout(dp=128, tp=8, pp=16, microbatch_tokens=8192, recompute="full",
                     interleave=4)
     chip_step = mfu.step_efficiency("llama-3.1-405b", "H100", layout, 16 * 2**20)
-    cluster = mfu.predicted_mfu("llama-3.1-405b", "H100", layout, 16 * 2**20)
+    cluster = ak.parallel.predicted_mfu("llama-3.1-405b", "H100", layout, 16 * 2**20)
     assert 1 > chip_step.matmul_efficiency > chip_step.efficiency > cluster.mfu
     lost_on_chip = 1 - chip_step.efficiency
     lost_in_cluster = chip_step.efficiency - cluster.mfu

@@ -227,7 +227,7 @@ def _plan(chip, target=None):
     # each seeing a new token at least every 50 ms' (the lesson's cell asks the library the same).
     users, target_ms = (n.value for n in prose.shown(
         "08", "serve Llama-3-8B to {} people chatting at once, each seeing a new token at least every {} ms"))
-    return inference.capacity(M8, chip, concurrent_users=int(users),
+    return ak.capacity.plan(M8, chip, concurrent_users=int(users),
                               max_seconds_per_token=target_ms / 1e3 if target is None else target,
                               context_tokens=2048)
 

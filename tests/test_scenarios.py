@@ -262,7 +262,7 @@ def test_more_chips_never_slower_for_serving_and_cost_is_consistent(key, chip, n
     o = sc.evaluate(key, chip, n_chips=n)
     assert math.isfinite(o.seconds) and o.seconds > 0
     assert o.usd == pytest.approx(o.usd_per_hour * o.n_chips * o.seconds / 3600)
-    if s.kind == "serve" and 2 * n <= domain:
+    if s.kind == "serve" and 2 * n <= domain and ak.models.get(s.model).heads % (2 * n) == 0:
         # More chips share the roofline work; their all-reduces may cost more than that saves
         # at small batch, so "never slower" holds for the step less its communication.
         context = s.prompt_tokens + s.output_tokens // 2
@@ -371,12 +371,12 @@ def test_serving_batch_zero_with_a_target_is_the_best_batch_under_it():
 
 
 def test_chatbot_reports_the_cheapest_capacity_plan_for_its_users() -> None:
-    """The chatbot's buyer reads replicas, $/h and $ per million tokens from inference.capacity
+    """The chatbot's buyer reads replicas, $/h and $ per million tokens from capacity.plan
     (the batch backed off to meet the target), not only the fixed-batch fleet."""
     s = sc.get("chatbot")
     for chip in ("TPU v5e", "H100", "B200"):
         o = sc.evaluate("chatbot", chip)
-        plan = ak.inference.capacity(
+        plan = ak.capacity.plan(
             s.model, chip, concurrent_users=s.concurrent_users,
             max_seconds_per_token=s.latency_ms / 1e3,
             context_tokens=s.prompt_tokens + s.output_tokens - 1, prompt_tokens=s.prompt_tokens)
@@ -407,11 +407,11 @@ def test_offline_has_no_capacity_plan() -> None:
 
 
 def test_an_unreachable_target_leaves_no_plan_and_says_why() -> None:
-    """A target no group meets even at batch 1: inference.capacity raises NoCapacityPlan (a
+    """A target no group meets even at batch 1: capacity.plan raises NoCapacityPlan (a
     type of its own, not any ValueError), and the outcome has no plan and a note saying so."""
     s = sc.get("chatbot")
-    with pytest.raises(ak.inference.NoCapacityPlan, match="out of reach"):
-        ak.inference.capacity(s.model, "H100", concurrent_users=1000, max_seconds_per_token=1e-3,
+    with pytest.raises(ak.capacity.NoCapacityPlan, match="out of reach"):
+        ak.capacity.plan(s.model, "H100", concurrent_users=1000, max_seconds_per_token=1e-3,
                               context_tokens=1249, prompt_tokens=1000)
     o = sc.evaluate("chatbot", "H100", latency_ms=1.0)
     assert o.plan is None and "no capacity plan: max_seconds_per_token=1.00 ms" in o.note

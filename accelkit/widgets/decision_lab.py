@@ -357,7 +357,7 @@ def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[Any], list[str
         return head, train_cells
     if s.kind == "serve" and s.concurrent_users is not None and s.latency_ms is not None:
         # A fleet for many users at a latency target: the cheapest plan
-        # (scenarios.ServingOutcome.plan, from inference.capacity) is the answer a buyer reads;
+        # (scenarios.ServingOutcome.plan, from capacity.plan) is the answer a buyer reads;
         # then the replica the knobs set (its chips and batch), whose cost per token and
         # utilization the knobs move. A job's "days" mean nothing for a service: not shown.
         head = ["chip", "plan: replicas × chips", "plan batch", "plan ms/token", "plan USD/h",
