@@ -7,6 +7,13 @@ from accelkit import chips, models, parallel, price, training
 from accelkit.parallel import Layout
 from accelkit.exercises._core import ChoiceQuestion, ExplainQuestion, FunctionQuestion, NumberQuestion
 
+def _llama_2_7b() -> models.Transformer:
+    model = models.get("llama-2-7b")
+    if not isinstance(model, models.Transformer):
+        raise TypeError(f"llama-2-7b is a {type(model).__name__}, not a Transformer")
+    return model
+
+
 q1 = NumberQuestion(
     "q1",
     "How many FLOPs does it take to train llama-2-7b (N from the catalog: "
@@ -15,14 +22,14 @@ q1 = NumberQuestion(
     rel_tol=0.01,
     # Lesson 07 teaches both counts: 6·N·D, and the catalog's with attention's matmuls added.
     accepted={"(You counted attention's FLOPs too, as the catalog does; 6·N·D alone is also "
-              "accepted.)": lambda: models.get("llama-2-7b").flops_per_token("train") * 2e12},
+              "accepted.)": lambda: _llama_2_7b().flops_per_token("train") * 2e12},
     hints=["6 FLOPs per parameter per token: 2 forward, 4 backward.",
            "6 × N × D with D = 2e12."],
     solution="import accelkit as ak\nq1_answer = 6 * ak.models.get('llama-2-7b').params * 2e12",
     slips={"That counts 8 FLOPs per parameter per token: training is 6 (2 forward, 4 backward).":
-           lambda: 8 * models.get("llama-2-7b").params * 2e12,
+           lambda: 8 * _llama_2_7b().params * 2e12,
            "That is the forward pass only (2 FLOPs per parameter per token): the backward pass "
-           "adds 4 more.": lambda: 2 * models.get("llama-2-7b").params * 2e12},
+           "adds 4 more.": lambda: 2 * _llama_2_7b().params * 2e12},
     too_high="Too high: how many FLOPs per parameter per token does training take?",
     too_low="Too low: did you count the backward pass?")
 
