@@ -156,6 +156,25 @@ def test_the_first_use_check_can_fail():
     assert link_glossary.glossary_links('<a href="../docs/glossary.md#mxu">MXU</a>') == [(0, "mxu", "MXU")]
 
 
+def test_a_term_inside_an_html_block_is_linked_with_a_tag(tmp_path):
+    """Markdown is not rendered inside an HTML block (a takeaway box), so a term there, even on
+    the block's second line, is linked with <a href> (issue 24: lesson 03's takeaway showed
+    "[matmul](../docs/glossary.md#gemm)" as raw text); a markdown link there is refused."""
+    box = '<div class="alert">A first line,\nthen a matmul on the next.</div>'
+    notebook = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": [box]}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "box.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    link_glossary.link(path)
+    linked = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"])
+    assert '<a href="../docs/glossary.md#gemm">matmul</a>' in linked and "](" not in linked
+    notebook["cells"][0]["source"] = [box.replace("matmul", "[matmul](../docs/glossary.md#gemm)")]
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    assert any("inside an HTML block" in line for line in link_glossary.problems(path))
+    # after a blank line the HTML block has ended: markdown again
+    assert not link_glossary._in_html_block("<div>box</div>\n\nplain matmul", 20)
+
+
 def test_every_linked_anchor_exists():
     known = link_glossary.anchors()
     for path in LESSONS:
