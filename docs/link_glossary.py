@@ -85,6 +85,12 @@ TERMS: dict[str, str] = {
     "xla": r"\bXLA\b",
     "pallas": r"\bPallas\b|\bTriton\b",
     "scale-sim": r"\bSCALE-Sim\b",
+    "annealing": r"\b[Aa]nnealing(?: stages?)?\b",
+    "lora": r"\bLoRA\b",
+    "offloading": r"\b[Oo]ffload(?:s|ing|ed)?\b",
+    "maxtext": r"\bMaxText\b",
+    "nemo": r"\bNeMo\b",
+    "mlperf": r"\bMLPerf\b",
     "littles-law": r"\bLittle[’']s law\b",
     "amdahls-law": r"\bAmdahl[’']s law\b",
 }

@@ -67,6 +67,8 @@ def test_the_issue_terms_are_defined():
     named = {"hbm", "bf16", "mxu", "sm", "kv-cache", "prefill", "decode", "mfu", "xla", "ici", "fsdp",
              "littles-law", "scaling-book"}
     assert named <= link_glossary.anchors()
+    # Issue 24 item 3: words lessons 07 and 10 used without teaching them.
+    assert {"annealing", "lora", "offloading", "mlperf", "maxtext", "nemo"} <= set(link_glossary.TERMS)
 
 
 def test_the_scaling_book_is_said_once_in_the_glossary_and_lesson_00():
