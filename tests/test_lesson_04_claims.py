@@ -209,3 +209,15 @@ def test_the_chip_section_uses_only_what_lesson_04_has_taught():
     for word in ("pipeline bubble", "recomputation", "CUTLASS", "MFU", "Layout("):
         assert not prose.says("04", word), word
     assert prose.says("04", "lesson 07 picks this run up again")
+
+
+def test_the_tile_comparisons_pipelined_line_is_the_lessons_pipelined_mxu():
+    """Cells 15-16 quote the pipelined MXU at batch 1 and 256 (99.85%); the tile comparison's
+    curves (labs.shapes.tile_curves, which the widget draws) include that MXU, same numbers."""
+    from accelkit.labs.shapes import TOKENS, tile_curves
+
+    piped = tile_curves(4096)["128×128 ws MXU, pipelined (as a real one)"]
+    mxu = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True)
+    for M in (1, 256):
+        assert piped[TOKENS.index(M)] == mxu.estimate(M=M, N=4096, K=4096).utilization
+    assert piped[TOKENS.index(256)] > 0.99 > 0.01 > piped[TOKENS.index(1)]
