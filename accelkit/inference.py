@@ -605,7 +605,81 @@ def kv_cache_bytes(model: str | models.Model, batch: int, context_tokens: int,
     return tensor_parallel.transformer(model).kv_cache_bytes(batch, context_tokens, dtype)
 
 
-__all__ = ["ATTENTION_MASKS", "DecodeSweep", "InferenceResult", "KV_CACHE_SPLITS", "MAX_BATCH",
-           "MAX_CONTEXT", "best_batch", "check_formats", "compute_bound_batch", "decode_step",
+#: Batches a cost curve samples by default: powers of two from 1 to 2,048 and the steps between.
+COST_CURVE_BATCHES = np.unique(np.round(np.logspace(0, 11, 45, base=2)).astype(int))
+COST_CURVE_BATCHES.flags.writeable = False
+
+
+@dataclass(frozen=True)
+class CostCurve:
+    """Dollars per million generated tokens of one replica's decode, against batch.
+
+    ``batches`` are the sampled batches that fit, ending exactly at ``max_batch`` (the largest
+    batch that fits, :func:`max_batch`), so the curve's last point is the number a lesson
+    prints for "the largest batch"; the arrays are read-only.
+    """
+
+    model: str
+    chip: str
+    n_chips: int
+    context_tokens: int
+    usd_per_hour: float                 # per chip: the price the curve uses
+    max_batch: int
+    batches: np.ndarray
+    seconds: np.ndarray                 # decode step time at each batch
+    usd_per_million_tokens: np.ndarray
+
+    @property
+    def usd_per_million_tokens_at_max_batch(self) -> float:
+        """The cost at the largest batch that fits: the curve's last point."""
+        return float(self.usd_per_million_tokens[-1])
+
+    def __repr__(self) -> str:
+        return (f"CostCurve({self.model} on {self.n_chips} x {self.chip} at "
+                f"${self.usd_per_hour:g}/h, context {self.context_tokens:,}: batch 1 "
+                f"${self.usd_per_million_tokens[0]:,.2f}/M ... batch {self.max_batch:,} "
+                f"${self.usd_per_million_tokens_at_max_batch:,.3f}/M)")
+
+
+def cost_curve(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
+               context_tokens: int = 2048, batches: Sequence[int] | np.ndarray | None = None, *,
+               usd_per_hour: float | None = None, weight_dtype: DType = "bf16",
+               kv_dtype: DType | None = None) -> CostCurve:
+    """Decode's cost per million generated tokens on one replica, from batch 1 to the largest
+    batch that fits.
+
+    The curve samples ``batches`` (default :data:`COST_CURVE_BATCHES`) up to
+    :func:`max_batch` and always ends at that exact batch, so a plot of it and a table of the
+    largest batch show one number. Times are :func:`decode_sweep`'s (the same as
+    :func:`decode_step`'s); ``usd_per_hour`` (per chip) defaults to the chip's list price.
+
+    Raises:
+        ValueError: the weights alone do not fit on ``n_chips`` (no batch fits), or bad input.
+        accelkit.chips.MissingFigureError: no ``usd_per_hour`` and the chip has no list price.
+    """
+    the_chip = chips.get(chip)
+    hourly = _validate.positive_float("usd_per_hour", usd_per_hour if usd_per_hour is not None
+                                      else the_chip.require("usd_per_hour"))
+    limit = max_batch(model, the_chip, n_chips, context_tokens, weight_dtype, kv_dtype)
+    if limit < 1:
+        decode_step(model, the_chip, n_chips, 1, context_tokens, weight_dtype, kv_dtype,
+                    require_fit=True)  # raises with the full message
+    grid = COST_CURVE_BATCHES if batches is None else np.asarray(batches)
+    if grid.ndim != 1 or grid.size == 0 or grid.dtype.kind not in "iu" or (grid < 1).any():
+        raise ValueError("batches must be a non-empty 1-D sequence of whole numbers >= 1")
+    points = np.union1d(grid[grid <= limit], np.array([limit], dtype=grid.dtype))
+    sweep = decode_sweep(model, [the_chip], points, n_chips, context_tokens,
+                         weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    seconds = np.array(sweep.seconds[0])
+    usd = np.asarray(price.usd_for(hourly, seconds, n_chips), dtype=float) / points * 1e6
+    for array in (points, seconds, usd):
+        array.flags.writeable = False
+    return CostCurve(model=sweep.model, chip=the_chip.name, n_chips=sweep.n_chips,
+                     context_tokens=sweep.context_tokens, usd_per_hour=hourly, max_batch=limit,
+                     batches=points, seconds=seconds, usd_per_million_tokens=usd)
+
+
+__all__ = ["ATTENTION_MASKS", "COST_CURVE_BATCHES", "CostCurve", "DecodeSweep", "InferenceResult", "KV_CACHE_SPLITS", "MAX_BATCH",
+           "MAX_CONTEXT", "best_batch", "check_formats", "compute_bound_batch", "cost_curve", "decode_step",
            "decode_sweep", "kv_cache_bytes", "kv_cache_copies", "max_batch",
            "overhead_per_operation", "prefill", "tensor_parallel_sizes"]

@@ -96,7 +96,7 @@ class Layout:
         parts = [f"{a}{getattr(self, a)}" for a in ("dp", "fsdp", "tp", "pp", "ep")
                  if getattr(self, a) > 1] or ["1 chip"]
         if self.interleave > 1:
-            parts.append(f"v{self.interleave}")
+            parts.append(f"interleave={self.interleave}")  # not "v4": that reads as TPU v4
         mb = "auto" if self.microbatch_tokens is None else f"{self.microbatch_tokens:,}"
         return " ".join(parts) + f" mb={mb} recompute={self.recompute}"
 

@@ -112,14 +112,21 @@ def test_at_the_widget_defaults_latency_not_hbm_sets_the_best_batch():
     """'At the defaults (16 v5e, a 2,048-token context, 30 ms) the best batch under the target is
     *smaller* than the largest batch that fits (the widget's two rows): with the tensor-parallel
     all-reduces in every step, latency, not HBM, sets it. Loosen the target to 40 ms and the two
-    meet: then HBM sets the batch.' Both rows are the exact best_batch and max_batch."""
+    meet: then HBM sets the batch.' Both rows are the exact best_batch and max_batch, and every
+    target the prose asks for is one the slider offers (issue 24: it asked for 40 ms)."""
     from accelkit import widgets
 
-    defaults = widgets.batch_latency_explorer().values()
+    explorer = widgets.batch_latency_explorer()
+    defaults = explorer.values()
+    (looser,) = prose.shown("08", "Loosen the target to {} ms")
+    (tight,) = prose.shown("08", "pick {} ms on 16 v5e")
+    offered = explorer.controls["target_ms"].options
+    assert looser.value in offered and tight.value in offered, offered
+    with pytest.raises(ValueError):  # "no batch meets it"
+        inference.best_batch(M70, "TPU v5e", 16, 2048, tight.value / 1e3)
     prose.check("08", "At the defaults ({} v5e, a {}-token context, {} ms)", defaults["n_chips"],
                 defaults["context"], defaults["target_ms"])
     assert ak.chips.get(defaults["chip"]).name == ak.chips.get("TPU v5e").name
-    (looser,) = prose.shown("08", "Loosen the target to {} ms")
     best = inference.best_batch(M70, "TPU v5e", 16, 2048, 0.030)
     limit = inference.max_batch(M70, "TPU v5e", 16, 2048)
     assert best.batch < limit
@@ -129,6 +136,18 @@ def test_at_the_widget_defaults_latency_not_hbm_sets_the_best_batch():
     loose = inference.best_batch(M70, "TPU v5e", 16, 2048, looser.value / 1e3)
     assert loose.batch == limit and loose.seconds < looser.value / 1e3  # memory is what stops the batch
     assert not inference.decode_step(M70, "TPU v5e", 16, limit + 1, 2048).fits
+
+
+def test_the_cost_curves_largest_batch_is_the_tables():
+    """Cell 19's "batch 199 $0.940/M" for 16 v5e (and each chip's line) is the end of
+    inference.cost_curve, the call the serving-cost widget plots (issue 24: the widget sampled a
+    grid and showed "batch 181: $0.975/M" beside it)."""
+    for chip in ("TPU v5e", "TPU v6e", "H100", "B200"):
+        full = _full(M70, chip)
+        curve = inference.cost_curve(M70, chip, _replica(M70, chip), 2048)
+        assert curve.max_batch == full.batch
+        assert curve.usd_per_million_tokens_at_max_batch == pytest.approx(
+            full.usd_per_million_tokens, rel=1e-12)
 
 
 def test_batch_is_the_biggest_lever_about_a_hundredfold():

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from accelkit import scenarios, training
-from accelkit.exercises._core import ChoiceQuestion, ExplainQuestion, FunctionQuestion, NumberQuestion
+from accelkit.exercises._core import (ChoiceQuestion, ExplainQuestion, FunctionQuestion,
+                                      NumberQuestion, chip_resolver)
 
 
 def _pretrain_usd() -> float:
@@ -26,9 +29,15 @@ q1 = NumberQuestion(
              "t = ak.training.estimate(model='llama-3-70b', tokens=15e12, chip='TPU v5p', "
              "n_chips=4096, mfu=0.4)\n"
              "q1_answer = t.usd",
+    slips={"That leaves out the MFU: at 40% MFU the run takes longer than at peak.":
+           lambda: _pretrain_usd() * 0.4,
+           "MFU is the share of the peak you get: multiply the peak by it, do not divide.":
+           lambda: _pretrain_usd() * 0.4 ** 2,
+           "That is the forward pass only: training is 6 FLOPs per parameter per token, 2 forward "
+           "and 4 backward.": lambda: _pretrain_usd() / 3},
     too_high="Too high: MFU multiplies the peak (the chips do more per second, not less).",
-    too_low="Too low: 6 FLOPs per parameter per token (forward and backward), and the price is "
-            "per chip-hour.")
+    too_low="Too low: 6 FLOPs per parameter per token, at 40% of the peak, priced per "
+            "chip-hour?")
 
 q2 = NumberQuestion(
     "q2",
@@ -43,7 +52,7 @@ q2 = NumberQuestion(
     solution="import math\nimport accelkit as ak\n"
              "q2_answer = math.ceil(ak.models.get('llama-3-8b').params * 16 / "
              "ak.chips.get('H100').hbm_bytes)",
-    too_high="Too high: HBM is 80 GiB = 80 × 2**30 bytes per H100.",
+    too_high="Too high: how many bytes of HBM does one H100 have (ak.chips.get('H100').hbm_bytes)?",
     too_low="Too low: round up, and count 16 bytes per parameter.")
 
 
@@ -69,6 +78,14 @@ q3 = FunctionQuestion(
     rel_tol=1e-9,
     teaching_case={"work_tokens": 1e6, "batch": 10, "output_tokens": 100, "prefill_seconds": 1.0,
                    "decode_seconds": 0.02},
+    # The scenarios count a partly filled last batch as a fraction of one; a server would run it
+    # whole. The question rules neither out, so both are right.
+    accepted={"(You rounded the batches up: a partly filled last batch takes a whole batch's time. "
+              "Counting it as a fraction of a batch, as accelkit.scenarios does, is also "
+              "accepted.)":
+              lambda work_tokens, batch, output_tokens, prefill_seconds, decode_seconds:
+              math.ceil(work_tokens / (batch * output_tokens))
+              * (prefill_seconds + output_tokens * decode_seconds)},
     slips={"You left out the prefill: each batch prefills once before decoding.":
            lambda work_tokens, batch, output_tokens, prefill_seconds, decode_seconds:
            work_tokens / (batch * output_tokens) * output_tokens * decode_seconds,
@@ -103,6 +120,7 @@ q4 = ChoiceQuestion(
     "Bulk offline inference (the lab's defaults) at each chip's lowest sourced price: which is "
     "cheaper, 'TPU v6e' or 'H100'?",
     options=["TPU v6e", "H100"],
+    resolve=chip_resolver(["TPU v6e", "H100"]),
     expected=_cheaper_offline,
     hints=["scenarios.compare('offline', [...], price_source='lowest') gives both.",
            "In the lab: bulk offline inference, price = lowest sourced price."],
