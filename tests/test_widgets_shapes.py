@@ -93,6 +93,25 @@ def test_tile_comparison_curves_come_from_the_engines():
     assert w.view.result["16×16 tensor-core tiles (padding only)"] < 1.0  # 4100 pads to 4112
 
 
+def test_tile_comparison_draws_the_pipelined_mxu_lesson_04_quotes():
+    """Issue 24: the plot drew four of tile_curves' five lines (no pipelined MXU) though cells
+    15-16 quote it; every curve now has its line, and the pipelined one is cell 15's call."""
+    w = tile_comparison()
+    curves = w.view.extras["curves"]
+    piped = "128×128 ws MXU, pipelined (as a real one)"
+    assert len(curves) == 5 and piped in curves
+    drawn = {line.get_label(): line for line in w.view.figure.axes[0].get_lines()
+             if line.get_label() in curves}
+    assert set(drawn) == set(curves)  # every curve is drawn, with the values the table lists
+    assert all(list(drawn[name].get_ydata()) == list(ys) for name, ys in curves.items())
+    w.controls["M"].value = 256
+    mxu = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True)
+    lesson = mxu.estimate(M=256, N=4096, K=4096).utilization  # cell 15: 99.85% at batch 256
+    assert w.view.result[piped] == lesson > 0.99
+    assert f"{lesson:.1%}" in w.html.value
+    assert list(drawn[piped].get_ydata())[TOKENS.index(256)] == lesson
+
+
 def test_quiz_and_worked_problem():
     q = shapes_quiz()
     q.select(q.position(0))

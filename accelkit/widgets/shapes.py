@@ -235,8 +235,10 @@ def tile_comparison() -> Explorer:
     }
     figure = new_figure(8.2, 3.4)
     ax = figure.add_axes((0.08, 0.15, 0.5, 0.72))
+    # One style per curve of tile_curves; the last, darkest and solid, is the MXU as a real one
+    # runs (pipelined), which lesson 04's cells 15-16 quote.
     styles = [("#7b1fa2", "-", "o"), ("#e57373", "--", "s"), ("#1565c0", "-", "^"),
-              ("#64b5f6", ":", "v")]
+              ("#64b5f6", ":", "v"), ("#0d47a1", "-", "D")]
     names = list(tile_curves(16))  # the labels only (a 16-wide layer is cheap)
     artists = []
     for name, (colour, dash, mark) in zip(names, styles):
