@@ -112,6 +112,23 @@ def test_tile_comparison_draws_the_pipelined_mxu_lesson_04_quotes():
     assert list(drawn[piped].get_ydata())[TOKENS.index(256)] == lesson
 
 
+def test_quiz_feedback_blames_the_padded_fold_not_load_fill_and_drain():
+    """Issue 24: the N = 1025 feedback said the extra fold "still pays the full load, fill and
+    drain", the reading exercise 04 q5 marks false (a pipelined MXU falls off the same cliff).
+    It now names the padding, with the engine's numbers for both arrays."""
+    q = shapes_quiz()
+    q.select(q.correct)
+    right, message = q.check()
+    plain = SystolicArray(128, 128, "ws")
+    piped = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True)
+    for array in (plain, piped):
+        even, odd = (array.estimate(M=1024, N=n, K=1024) for n in (1024, 1025))
+        assert odd.folds - even.folds == 8 and odd.utilization < 0.9 * even.utilization
+        assert f"from {even.utilization:.1%} to {odd.utilization:.1%}" in message
+    assert right and "the cost is the padding, not load, fill and drain" in message
+    assert "pays the full load" not in message
+
+
 def test_quiz_and_worked_problem():
     q = shapes_quiz()
     q.select(q.position(0))
