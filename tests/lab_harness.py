@@ -128,8 +128,11 @@ class LabServer:
 
 
 def copy_lessons(destination: Path) -> None:
-    shutil.copytree(ROOT / "lessons", destination / "lessons",
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    """The lessons and what they read beside them: validation/ (the published runs lessons 05
+    and 07 import from the repository, outside the library)."""
+    for folder in ("lessons", "validation"):
+        shutil.copytree(ROOT / folder, destination / folder,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
 
 
 # --- JavaScript run in the page (through window.jupyterapp) ------------------------------------
