@@ -170,23 +170,30 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, arrival_rate:
                 tried.append((tp, r, runs[r].total_chips))
             return runs[r]
 
-        # a replica per request, with no queueing, is the best any fleet can do
+        # Double from the throughput bound until the limits are met; a replica per request
+        # (no queueing at all) is the best any fleet can do, so stop there.
         alone = min(count, MAX_REPLICAS)
-        if not run(alone).meets(**limits):
-            best = runs[alone]
-            reasons.append(f"{tp} chips: even {alone:,} replicas give TTFT p99 "
+        low, high = 0, min(bound, alone)   # run(low) misses (or low is 0)
+        while not run(high).meets(**limits):
+            if high >= alone:
+                break
+            low, high = high, min(alone, 2 * high)
+        if not runs[high].meets(**limits):
+            best = runs[high]
+            reasons.append(f"{tp} chips: even {high:,} replicas give TTFT p99 "
                            f"{best.ttft_p99 * 1e3:,.0f} ms and TPOT p99 "
                            f"{best.tpot_p99 * 1e3:,.1f} ms")
             continue
-        low, high = bound - 1, bound       # run(low) misses (or low is 0), run(high) is tried
-        while not run(high).meets(**limits):
-            low, high = high, min(alone, 2 * high)
         while high - low > 1:
             mid = (low + high) // 2
             if run(mid).meets(**limits):
                 high = mid
             else:
                 low = mid
+        # the throughput bound is a start, not a proof (a saturated replica recomputes
+        # preempted work): step down while one replica fewer still meets the limits
+        while high > 1 and run(high - 1).meets(**limits):
+            high -= 1
         fewer = run(high - 1) if high > 1 else None
         plan = runs[high]
         found.append(((plan.total_chips, plan.tpot_p99, tp), tp, high, plan, fewer, bound))
