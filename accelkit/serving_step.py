@@ -322,7 +322,7 @@ class IterationGroup:
         return np.any([self.per_logit[0], self.per_logit[1], self.per_pair[0],
                        self.per_pair[1], self.per_read[0], self.per_read[1]], axis=0) != 0
 
-    def _chunk(self, index: int) -> tuple[np.ndarray, list[tuple[np.ndarray, ...]]]:
+    def _chunk(self, index: int) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
         """For token counts ``index·CHUNK`` to ``(index + 1)·CHUNK - 1``: the seconds of the
         operations that depend on the token count alone, with the collectives (the rule of
         :func:`timing`, one vectorised call), and for each other operation its compute and
@@ -408,7 +408,7 @@ class IterationGroup:
         return total
 
     def _run_lines(self, batch: int, pairs: float, reads: float
-                   ) -> tuple[float, list[tuple[float, ...]]]:
+                   ) -> tuple[float, list[tuple[float, float, float, float, float]]]:
         """A pure-decode run: the seconds every iteration shares, and per other operation its
         compute and memory seconds as lines in the iteration index, and its fixed cost."""
         base, others = self._at(batch)

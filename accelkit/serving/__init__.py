@@ -14,8 +14,9 @@ the library's one serving rule says it costs (:class:`accelkit.serving_step.Iter
 exactly :func:`accelkit.inference.prefill` and :func:`accelkit.inference.decode_step` where an
 iteration is one of those), so the simulator adds queueing and scheduling, not a second cost
 model. :func:`capacity` searches for the cheapest fleet whose simulation meets a TTFT and a
-TPOT limit at their 99th percentiles; :func:`accelkit.capacity.plan` remains the steady-state
-bound it starts from.
+TPOT limit at their 99th percentiles; :func:`load_curve` simulates one replica at a ladder
+of loads (lesson 08's widget, and the decision lab's cheaper plan); :func:`accelkit.capacity.plan`
+remains the steady-state estimate.
 
 **Metrics** are vLLM's and MLPerf's (:mod:`accelkit.serving.result`): TTFT from arrival to the
 first token, queueing included; TPOT per request ``(latency - TTFT) / (output tokens - 1)``;
@@ -88,11 +89,12 @@ no CPU scheduling, sampling or detokenising time; arrivals are Poisson; replicas
 work after dispatch.
 """
 
+from accelkit.serving.curve import FRACTIONS, CurvePlan, LoadCurve, load_curve
 from accelkit.serving.plan import NoServingPlan, ServingPlan, capacity
 from accelkit.serving.result import ServingResult
 from accelkit.serving.simulation import (BLOCK_TOKENS, DISPATCH, KV_LINKS, KV_POLICIES,
                                          MAX_REQUESTS, SCHEDULERS, arrivals, lengths, simulate)
 
-__all__ = ["BLOCK_TOKENS", "DISPATCH", "KV_LINKS", "KV_POLICIES", "MAX_REQUESTS",
-           "NoServingPlan", "SCHEDULERS", "ServingPlan", "ServingResult", "arrivals", "capacity",
-           "lengths", "simulate"]
+__all__ = ["BLOCK_TOKENS", "CurvePlan", "DISPATCH", "FRACTIONS", "KV_LINKS", "KV_POLICIES",
+           "LoadCurve", "MAX_REQUESTS", "NoServingPlan", "SCHEDULERS", "ServingPlan", "ServingResult", "arrivals", "capacity",
+           "lengths", "load_curve", "simulate"]

@@ -250,7 +250,8 @@ class _Replica:
     def iteration(self) -> None:
         """One iteration with prefill work: the decodes, then prompt chunks, then new prompts."""
         g, e = self.g, self.e
-        tokens, pairs, reads = self.decode_totals()
+        tokens, whole_pairs, whole_reads = self.decode_totals()
+        pairs, reads = float(whole_pairs), float(whole_reads)
         logits = tokens
         budget = math.inf if e.token_budget is None else e.token_budget - tokens
         finishing = []
@@ -413,7 +414,7 @@ class _Speculative(_Replica):
         g = self.g
         seqs = list(self.seqs.values())
         tokens = len(seqs)
-        pairs = reads = sum(s[1] for s in seqs) + tokens
+        pairs = reads = float(sum(s[1] for s in seqs) + tokens)
         logits = tokens
         finishing = []
         for entry in self.prefilling:

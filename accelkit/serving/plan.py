@@ -135,7 +135,7 @@ def capacity(model: str | models.Model, chip: str | chips.Chip, *, arrival_rate:
     count = requests
     if count is None:
         sized = [v for v in (prompt_tokens, output_tokens) if not isinstance(v, (int, float))]
-        count = len(sized[0]) if sized else DEFAULT_REQUESTS  # type: ignore[arg-type]
+        count = len(sized[0]) if sized else DEFAULT_REQUESTS
     count = _validate.positive_int("requests", count, maximum=10**6)
     prompts = lengths("prompt_tokens", prompt_tokens, count)
     outputs = lengths("output_tokens", output_tokens, count)

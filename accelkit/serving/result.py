@@ -34,7 +34,8 @@ class ServingResult:
     Percentiles and means are over requests, in seconds. ``mean_in_flight`` is measured from
     the simulation's own clock (requests waiting plus requests held by a replica, integrated
     over the run), so Little's law, ``mean_in_flight = completed_per_second ×
-    mean_latency_seconds``, is a check on the bookkeeping, not a definition. The per-request
+    mean_latency_seconds``, is a check on the bookkeeping, not a definition; ``mean_batch``
+    counts only the requests a replica has admitted (per replica: the batch it runs). The per-request
     arrays (read-only) are in request order: ``arrival_seconds`` and ``first_token_seconds``
     and ``finish_seconds`` on the run's clock, the rest per request.
     """
@@ -58,6 +59,7 @@ class ServingResult:
     throughput_tokens_per_second: float   # output tokens
     completed_per_second: float
     mean_in_flight: float
+    mean_batch: float                 # requests held by a replica (admitted), per replica
     duration_seconds: float           # first arrival to last completion
     kv_cache_tokens: int              # tokens one replica's cache holds (whole blocks)
     peak_sequences: int               # most sequences one replica held at once

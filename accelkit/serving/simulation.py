@@ -10,6 +10,7 @@ The fleet is ``replicas`` copies of the model, each a tensor-parallel group of `
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Sequence
@@ -64,6 +65,18 @@ def arrivals(rate: float, requests: int, seed: int) -> np.ndarray:
     gaps = np.random.default_rng(seed).exponential(1.0 / rate, size=requests)
     gaps[0] = 0.0
     return np.cumsum(gaps)
+
+
+@functools.lru_cache(maxsize=64)
+def _group(m: models.Transformer, chip: chips.Chip, n_chips: int,
+           formats: tuple[DType, DType, DType], split: str,
+           per_op: float) -> serving_step.IterationGroup:
+    """The iteration rule of one group. Kept: building it reads the model's operations a few
+    times (about 0.7 ms) and its per-token-count tables fill as a run goes (0.6 ms a block of
+    token counts), which a capacity search or the decision lab, simulating the same group many
+    times, would otherwise pay on every run (benchmarks/bench_serving.py)."""
+    return serving_step.iteration_group(m, chip, n_chips, formats, ("causal", True, True),
+                                        split, per_op)
 
 
 @dataclass(frozen=True)
@@ -160,7 +173,6 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
     if draft_model is not None and (beams > 1 or prefill_pool is not None or budget is not None):
         raise ValueError("speculative decoding (draft_model) is modelled without beam search, "
                          "a prefill pool or a token budget")
-    conventions = ("causal", True, True)
     formats = (weight, kv, compute)
     speculative = None
     draft_info = None
@@ -172,12 +184,10 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
                              "every pair: a named assumption)")
         alpha = _validate.real_in_range("acceptance_rate", acceptance_rate, low=0.0, high=1.0)
         k = _validate.positive_int("speculative_tokens", speculative_tokens, maximum=32)
-        draft_group = serving_step.iteration_group(d, the_chip, n_chips, formats, conventions,
-                                                   split, per_op)
+        draft_group = _group(d, the_chip, n_chips, formats, split, per_op)
         speculative = (draft_group, k, alpha)
         draft_info = (d, kv)
-    group = serving_step.iteration_group(m, the_chip, n_chips, formats, conventions, split,
-                                         per_op)
+    group = _group(m, the_chip, n_chips, formats, split, per_op)
     blocks, per_token = _kv_blocks(m, the_chip, n_chips, weight, kv, split, fraction, block,
                                    draft_info)
     _check_fits(m, the_chip, n_chips, prompts, outputs, blocks, block, beams, per_token, budget,
@@ -193,6 +203,7 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
     finish = np.empty(requests)
     preempted = np.zeros(requests, dtype=np.int64)
     in_flight = 0.0          # request-seconds waiting or held, from the replicas' clocks
+    held = 0.0               # request-seconds held by a replica (of the decode pool)
     iterations = peak = 0
     busy: list[float] = []
     prefill_chips = 0
@@ -200,8 +211,7 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
     if prefill_pool is not None:
         p_replicas, p_chips = _prefill_pool(prefill_pool)
         prefill_chips = p_replicas * p_chips
-        p_group = serving_step.iteration_group(m, the_chip, p_chips, formats, conventions,
-                                               split, per_op)
+        p_group = _group(m, the_chip, p_chips, formats, split, per_op)
         p_blocks, _ = _kv_blocks(m, the_chip, p_chips, weight, kv, split, fraction, block, None)
         _check_fits(m, the_chip, p_chips, prompts, np.ones_like(outputs), p_blocks, block, 1,
                     per_token, budget, chunked, "prefill replica")
@@ -243,6 +253,7 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
             iterations += trace.iterations
             peak = max(peak, trace.peak_sequences)
             in_flight += trace.queued_seconds + trace.held_seconds
+            held += trace.held_seconds
             busy.append(trace.busy_seconds)
     duration = float(finish.max() - arrive.min())
     ttft = first - arrive
@@ -266,6 +277,7 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
         throughput_tokens_per_second=throughput,
         completed_per_second=requests / duration if duration > 0 else math.inf,
         mean_in_flight=in_flight / duration if duration > 0 else 0.0,
+        mean_batch=held / duration / replicas if duration > 0 else 0.0,
         duration_seconds=duration, kv_cache_tokens=blocks * block, peak_sequences=peak,
         iterations=iterations, preemptions=int(preempted.sum()),
         busy_fraction=float(np.mean(busy)) / duration if duration > 0 and busy else 0.0,
