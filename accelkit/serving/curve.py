@@ -109,20 +109,23 @@ class LoadCurve:
 def load_curve(model: str | models.Model, chip: Any, *, n_chips: int = 1,
                prompt_tokens: int | Sequence[int] | np.ndarray,
                output_tokens: int | Sequence[int] | np.ndarray, requests: int = 240,
-               fractions: Sequence[float] = FRACTIONS, seed: int = 0,
-               **options: Any) -> LoadCurve:
+               fractions: Sequence[float] = FRACTIONS, rates: Sequence[float] | None = None,
+               seed: int = 0, **options: Any) -> LoadCurve:
     """Simulate one replica at :data:`FRACTIONS` of its saturation rate (module docstring).
 
     Args:
         requests: requests per run (each run the same lengths and seed).
         fractions: increasing fractions of the saturation rate to simulate (> 0).
+        rates: increasing arrival rates (requests/s) to simulate instead of ``fractions`` (to
+            set several replicas' curves on one axis).
         options: :func:`accelkit.serving.simulate`'s, the same for every run.
     Raises:
         ValueError, TypeError: as :func:`accelkit.serving.simulate`; fractions not increasing.
     """
-    steps = [_validate.positive_float("fractions", f, maximum=100.0) for f in fractions]
+    name, given = ("fractions", fractions) if rates is None else ("rates", rates)
+    steps = [_validate.positive_float(name, f, maximum=1e9) for f in given]
     if not steps or any(b <= a for a, b in zip(steps, steps[1:])):
-        raise ValueError("fractions must be a non-empty increasing sequence of numbers > 0")
+        raise ValueError(f"{name} must be a non-empty increasing sequence of numbers > 0")
     for name in ("replicas", "arrival_rate"):
         if name in options:
             raise TypeError(f"load_curve() simulates one replica at its own rates: no {name}")
@@ -130,7 +133,8 @@ def load_curve(model: str | models.Model, chip: Any, *, n_chips: int = 1,
                   output_tokens=output_tokens, seed=seed, **options)
     full = simulate(model, chip, arrival_rate=math.inf, **common)
     saturation = full.completed_per_second
-    runs = [simulate(model, chip, arrival_rate=f * saturation, **common) for f in steps]
+    scale = saturation if rates is None else 1.0
+    runs = [simulate(model, chip, arrival_rate=f * scale, **common) for f in steps]
     price = full.usd_per_hour
     return LoadCurve(
         model=full.model, chip=full.chip, n_chips=full.n_chips, requests=full.requests,
