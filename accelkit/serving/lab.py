@@ -18,6 +18,13 @@ uncertain by about ±1.4 ranks (between the 98.3rd and 99.7th percentiles, rough
 is simulated at :data:`FRACTIONS` of saturation, so a plan may be a replica larger than the
 exact search of :func:`accelkit.serving.capacity` finds. Runs are kept (a learner moving the
 users, the latency limit or the price re-prices without simulating again).
+
+Speed, measured (benchmarks/bench_widgets.py decision_explorer, the course's 2-core machine):
+moving the users, a latency limit, the price or the chart re-prices seven chips in 9-15 ms;
+a new prompt or output length or precision simulates 7 chips x 2 group sizes x 6 runs of
+200 requests, about 0.55 s on its first visit (10 ms when revisited). That misses the 50 ms
+budget on purpose: the lab's one answer is a simulated one, and fewer requests would make its
+99th percentiles noise.
 """
 
 from __future__ import annotations

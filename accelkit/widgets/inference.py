@@ -6,6 +6,8 @@ count a replica needs); these functions only gather inputs and draw.
 
 from __future__ import annotations
 
+from typing import Any
+
 import ipywidgets as W
 import numpy as np
 from matplotlib.lines import Line2D
@@ -366,7 +368,7 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
 
 
 #: How lesson 08's serving widget schedules: (label, simulate options).
-_SCHEDULES = (("continuous batching", {}),
+_SCHEDULES: tuple[tuple[str, dict[str, Any]], ...] = (("continuous batching", {}),
               ("continuous, chunked prefill (512-token budget)",
                {"token_budget": 512, "chunked_prefill": True}),
               ("static batching", {"scheduler": "static"}))
