@@ -88,15 +88,14 @@ PLANS = (
          (lesson("01"), lesson("02"), lesson("03")),
          "exercises 02 and 03 (all questions); lesson 04 to see what a big array wastes on small matrices", ("00",)),
     Plan("3-hours", "3 hours", "What bounds my model on each chip, and what does serving it cost?", 180,
-         (lesson("01"), lesson("02"), lesson("03"), exercise("03", "q1", "q2"),
-          pause(10), lesson("05"), lesson("08")),
-         "exercise 08 q1-q2 first, then lesson 04 and exercises 02, 04, 05; lessons 06, 07, 09 and then 10 (its scenarios) to finish the course", ("00",)),
+         (lesson("01"), lesson("02"), lesson("03"), pause(10), lesson("05"), lesson("08")),
+         "exercise 03 q1-q2 and exercise 08 q1-q2 first, then lesson 04 and exercises 02, 04, 05; lessons 06, 07, 09 and then 10 (its scenarios) to finish the course", ("00",)),
     Plan("full-day", "Full day (7 hours)", "Which accelerator for my model, at my scale and latency?", 420,
          (lesson("01"), lesson("02"), lesson("03"),
           pause(15), lesson("04"), lesson("05"), pause(45, "lunch"),
-          lesson("06"), lesson("07"), lesson("08"), exercise("08", "q1", "q2"), pause(15),
-          lesson("09"), lesson("10"), scenarios("chatbot", "pretrain", "recommender")),
-         "exercises 02, 03 and 05, and the exercise questions not done in class; scenarios finetune and offline in the decision lab", ("00",)),
+          lesson("06"), lesson("07"), lesson("08"), pause(15),
+          lesson("09"), lesson("10"), scenarios("chatbot", "pretrain")),
+         "exercises 02, 03, 05 and 08 (q1-q2 first), and the exercise questions not done in class; scenarios finetune, offline and recommender in the decision lab", ("00",)),
 )
 
 
