@@ -17,7 +17,9 @@ updated when a sequence joins or leaves. Its KV blocks at iteration ``tau`` are
 ``const + w·ceil((o + tau) / block)``; the sum over sequences is kept by the residue of ``o``
 modulo the block, so the cache's occupancy is known in ``block`` operations whatever the
 batch. Speculative decoding advances each sequence by its own accepted tokens, so it keeps
-every sequence's context and steps one iteration at a time (:class:`_Speculative`).
+every sequence's context and steps one iteration at a time (:class:`_Speculative`): about
+2.5 s of CPU for 10,000 requests where the other paths take 0.2-0.5 s
+(benchmarks/bench_serving.py).
 """
 
 from __future__ import annotations
