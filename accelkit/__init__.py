@@ -8,7 +8,8 @@ Engines (toy, but honest):
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
     chips, dtypes, models, roofline, energy, price, training, inference, recommender,
-    capacity, collectives, parallel, mfu, workloads; and the rules those are built from:
+    capacity, serving (requests, continuous batching, latency percentiles, SLO fleets),
+    collectives, parallel, mfu, workloads; and the rules those are built from:
     operations and transformer (a model's operations), activations, layout and step_cost (a
     training layout), serving_step and tensor_parallel (a serving step), topology (where a TPU
     group sits)
@@ -56,6 +57,7 @@ _SUBMODULES = (
     "layout",
     "step_cost",
     "serving_step",
+    "serving",
     "tensor_parallel",
     "topology",
     "collectives",
@@ -105,6 +107,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         labs,
         layout,
         operations,
+        serving,
         serving_step,
         step_cost,
         tensor_parallel,

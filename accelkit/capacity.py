@@ -121,6 +121,16 @@ def plan(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users:
     group, the cold-start worst case (``first_token_seconds_one_prompt`` is one arriving
     prompt prefilled alone).
 
+    How it relates to :func:`accelkit.serving.capacity`: this is the steady state, a fast
+    estimate with no requests in it. The serving capacity simulates them (Poisson arrivals,
+    prompts prefilled between decodes, queueing, continuous batching, the KV cache at its real
+    occupancy) and sizes the fleet on the 99th percentiles of time to first token and time per
+    output token; its users are an arrival rate, and the concurrent users here are what
+    Little's law makes of one (arrival rate × mean latency). This plan charges no prompt
+    processing and no queueing (which makes it smaller) and holds every user's cache at one
+    context (larger, when that is the longest): use it for the order of magnitude, the
+    simulation for the answer.
+
     Args:
         concurrent_users: streams decoding at once, >= 1.
         max_seconds_per_token: the latency target per generated token, > 0.

@@ -280,6 +280,28 @@ CASES = [
     Case("capacity unknown kv cache split", lambda: ak.capacity.plan(
         LLAMA, "H100", concurrent_users=10, max_seconds_per_token=0.05, kv_cache_split="rows"),
          "kv_cache_split"),
+    # -- the serving simulation --------------------------------------------------------------------
+    Case("serving requests enormous", lambda: ak.serving.simulate(
+        LLAMA, "H100", arrival_rate=1.0, requests=10**12, prompt_tokens=10, output_tokens=10),
+         "requests"),
+    Case("serving rate NaN", lambda: ak.serving.simulate(
+        LLAMA, "H100", arrival_rate=NAN, requests=10, prompt_tokens=10, output_tokens=10),
+         "arrival_rate"),
+    Case("serving prompt enormous", lambda: ak.serving.simulate(
+        LLAMA, "H100", arrival_rate=1.0, requests=10, prompt_tokens=10**12, output_tokens=10),
+         "prompt_tokens"),
+    Case("serving outputs wrong length", lambda: ak.serving.simulate(
+        LLAMA, "H100", arrival_rate=1.0, requests=10, prompt_tokens=10, output_tokens=[5, 6]),
+         "output_tokens"),
+    Case("serving group not splitting the heads", lambda: ak.serving.simulate(
+        "llama-3-70b", "H100", n_chips=3, arrival_rate=1.0, requests=10, prompt_tokens=10,
+        output_tokens=10), "n_chips"),
+    Case("serving cache too small for one request", lambda: ak.serving.simulate(
+        LLAMA, "H100", arrival_rate=1.0, requests=10, prompt_tokens=10**7, output_tokens=10),
+         "prompt"),
+    Case("serving capacity limit zero", lambda: ak.serving.capacity(
+        LLAMA, "H100", arrival_rate=1.0, prompt_tokens=10, output_tokens=10,
+        ttft_p99_seconds=0.0, tpot_p99_seconds=0.1), "ttft_p99_seconds"),
     # -- parallel layouts and the rule that combines times ---------------------------------------
     Case("layout tp a float", lambda: ak.parallel.Layout(tp=3.0), "tp"),
     Case("layout interleave a bool", lambda: ak.parallel.Layout(pp=2, interleave=True),
