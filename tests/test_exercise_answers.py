@@ -129,13 +129,11 @@ RIGHT_FUNCTIONS: dict[str, list] = {
                 lambda u, n, s, b: u * n * s / b / 3600 * 1e6],
     "ex09.q3": [lambda outside_share, matrix_speedup:
                 1 / (outside_share + (1 - outside_share) / matrix_speedup)],
-    "ex10.q3": [lambda work_tokens, batch, output_tokens, prefill_seconds, decode_seconds:
-                work_tokens / (batch * output_tokens) * (prefill_seconds
-                                                         + output_tokens * decode_seconds),
-                # a partly filled last batch run whole: the question does not rule it out
-                lambda work_tokens, batch, output_tokens, prefill_seconds, decode_seconds:
-                math.ceil(work_tokens / (batch * output_tokens)) * (prefill_seconds
-                                                                    + output_tokens * decode_seconds)],
+    "ex10.q3": [lambda users, interval_seconds, max_rate_per_replica:
+                max(1, math.ceil(users / interval_seconds / max_rate_per_replica)),
+                lambda users, interval_seconds, max_rate_per_replica:
+                max(1, -(-users // (interval_seconds * max_rate_per_replica))),
+                lambda u, i, r: max(1, int(np.ceil(u / i / r)))],
 }
 
 
