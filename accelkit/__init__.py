@@ -8,7 +8,11 @@ Engines (toy, but honest):
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
     chips, dtypes, models, roofline, energy, price, training, inference, recommender,
-    collectives, parallel, mfu, workloads
+    capacity, serving (requests, continuous batching, latency percentiles, SLO fleets),
+    collectives, parallel, mfu, workloads; and the rules those are built from:
+    operations and transformer (a model's operations), activations, layout and step_cost (a
+    training layout), serving_step and tensor_parallel (a serving step), topology (where a TPU
+    group sits)
 Decisions: scenarios (five deployments priced per chip), outcomes (one result type per kind
     of job), decisions (a learner's choices and their file)
 Lesson labs: accelkit.labs (what the lessons' labs compute: lesson 04's shape sweeps, lesson 09's
@@ -46,6 +50,16 @@ _SUBMODULES = (
     "training",
     "inference",
     "labs",
+    "capacity",
+    "operations",
+    "transformer",
+    "activations",
+    "layout",
+    "step_cost",
+    "serving_step",
+    "serving",
+    "tensor_parallel",
+    "topology",
     "collectives",
     "parallel",
     "mfu",
@@ -87,8 +101,18 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         dtypes,
         energy,
         exercises,
+        activations,
+        capacity,
         inference,
         labs,
+        layout,
+        operations,
+        serving,
+        serving_step,
+        step_cost,
+        tensor_parallel,
+        topology,
+        transformer,
         mfu,
         models,
         outcomes,

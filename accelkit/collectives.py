@@ -86,24 +86,20 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from functools import lru_cache
 
-from accelkit import _validate, chips, dtypes
+from accelkit import _validate, chips, dtypes, topology
+from accelkit.topology import MAX_GROUP_CHIPS, GroupLayoutError
 
 __all__ = [
-    "Collective", "Level", "KINDS", "NETWORKS", "MAX_GROUP_CHIPS", "MAX_ARRAY_BYTES",
-    "all_gather", "reduce_scatter", "all_reduce", "all_to_all", "point_to_point",
-    "collective", "group_layout", "dp_critical_tokens_per_chip",
+    "Collective", "GroupLayoutError", "Level", "KINDS", "NETWORKS", "MAX_GROUP_CHIPS",
+    "MAX_ARRAY_BYTES", "all_gather", "reduce_scatter", "all_reduce", "all_to_all",
+    "point_to_point", "collective", "group_layout", "dp_critical_tokens_per_chip",
 ]
 
 #: The collectives this module models.
 KINDS = ("all_gather", "reduce_scatter", "all_reduce", "all_to_all")
 #: Names used in ``Collective.network`` and ``Level.network``.
 NETWORKS = ("ICI", "NVLink", "scale-out", "DCN")
-#: Largest group the model accepts: a model limit, not a hardware one (the largest published runs
-#: are ~16k chips, e.g. Llama 3 on 16,384 H100; beyond ~65k chips the full-bisection fat tree and
-#: the flat DCN assumed here are untested).
-MAX_GROUP_CHIPS = 65_536
 #: Largest array accepted (1 PB): far above any real collective, refuses typos like 1e30.
 MAX_ARRAY_BYTES = 1e15
 
@@ -173,21 +169,9 @@ class Collective:
 
 # ----------------------------------------------------------------------------- validation
 
-# The common cases (a Chip or a name seen before, a plain float, a plain int) take a fast path so
-# that one collective costs tens of microseconds; anything else goes through _validate, whose
-# messages name the argument and its allowed range.
-
-_SEEN: dict[str, chips.Chip] = {}
-
-
-def _chip(chip: object) -> chips.Chip:
-    if type(chip) is chips.Chip:
-        return chip
-    found = _SEEN.get(chip) if type(chip) is str else None
-    if found is None:
-        found = chips.get(chip)  # type: ignore[arg-type]
-        _SEEN[chip] = found  # type: ignore[index]
-    return found
+# The common cases (a plain float, a plain int) take a fast path so that one collective costs
+# tens of microseconds; anything else goes through _validate, whose messages name the argument
+# and its allowed range.
 
 
 def _array_bytes(value: object) -> float:
@@ -231,113 +215,6 @@ def _over(value: object) -> tuple[int, ...] | int:
 
 # ----------------------------------------------------------------------------- TPU topology
 
-def _tpu_needs(chip: chips.Chip) -> float:
-    if chip.link_bytes_per_second is None:
-        raise ValueError(f"{chip.name} has no published ICI link bandwidth "
-                         f"({chip.source('link_bytes_per_second')}); collectives need it")
-    return chip.link_bytes_per_second
-
-
-def _group_wraps(chip: chips.Chip, axes: tuple[int, ...], wraparound: bool | None) -> tuple[bool, ...]:
-    """Wraparound of each axis of a group inside a slice (see Chip.axis_wraps for whole slices).
-
-    full_cube (v4/v5p/7x): an axis that is a multiple of 4 sits in a slice of full 4x4x4 cubes and
-    wraps; full_axis (v5e/v6e): an axis wraps only at the pod edge (16). ``wraparound`` overrides.
-    """
-    if wraparound is not None:
-        return tuple(bool(wraparound) and a > 2 for a in axes)
-    if chip.wrap_rule == "full_cube":
-        if len(axes) == chip.torus_dims:
-            return chip.axis_wraps(axes)
-        return tuple(a % 4 == 0 and a > 2 for a in axes)
-    edge = max(chip.pod_shape)
-    return tuple(a == edge and a > 2 for a in axes)
-
-
-def _check_axes(chip: chips.Chip, axes: tuple[int, ...]) -> None:
-    dims = chip.torus_dims or 0
-    if len(axes) > dims:
-        raise ValueError(f"over has {len(axes)} axes but {chip.name} has a {dims}D torus; "
-                         f"give at most {dims} axis sizes")
-    limits = sorted(chip.max_slice_shape, reverse=True)
-    for a, limit in zip(sorted(axes, reverse=True), limits):
-        if a > limit:
-            raise ValueError(f"over={axes} does not fit {chip.name}'s largest slice "
-                             f"{'x'.join(map(str, chip.max_slice_shape))}; each axis must fit an "
-                             f"axis of it (longest {limits[0]})")
-
-
-@lru_cache(maxsize=4096)
-def _layout(name: str, n: int) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
-    """The slice count and per-slice torus shape (and its wraparounds) for n chips; cached.
-
-    Each candidate is a whole slice, so its wraparounds follow ``Chip.axis_wraps`` on the full
-    shape (a 4x4x1 v5p slice has none). The candidate with the fastest bandwidth-bound all-reduce
-    wins: max(ICI, DCN) with ICI = 2 (S-1)/S / ingress and DCN = 2 (k-1)/k / (S * dcn) for k slices
-    of S chips. More slices must be at least 2% faster to win; within a slice count, ties go to
-    the more compact shape.
-    """
-    chip = chips.get(name)
-    w = _tpu_needs(chip)
-    dcn = chip.scaleout_bytes_per_second
-    limit = sorted(chip.max_slice_shape, reverse=True)
-    dims = chip.torus_dims or 0
-    slice_chips = chip.max_slice_chips or 1
-    if n > slice_chips and dcn is None:
-        raise ValueError(f"{chip.name} has no published DCN bandwidth "
-                         f"({chip.source('scaleout_bytes_per_second')}); a group must fit one slice "
-                         f"of at most {slice_chips:,} chips")
-    best: tuple | None = None  # (cost, slices, shape, wraps)
-    for slices in _divisors(n):
-        if n // slices > slice_chips:
-            continue
-        if slices > 1 and (dcn is None or n <= slice_chips):
-            break  # no DCN, or a group that fits one slice is not split to dodge its shape
-        per = n // slices
-        here: tuple | None = None
-        for axes in _factorisations(per, dims):
-            if any(a > lim for a, lim in zip(axes, limit)):
-                continue
-            wraps_full = chip.axis_wraps(axes)
-            shape = tuple(a for a in axes if a > 1) or (1,)
-            wraps = tuple(wr for a, wr in zip(axes, wraps_full) if a > 1) or (False,)
-            ingress = _torus_terms(w, shape, wraps)[0]
-            ici = 2 * (per - 1) / per / ingress if per > 1 else 0.0
-            out = 2 * (slices - 1) / slices / (per * dcn) if slices > 1 and dcn else 0.0
-            key = (max(ici, out), max(shape), shape)
-            if here is None or key < here[0]:
-                here = (key, shape, wraps)
-        # More slices must be clearly faster (by 2%) to win: (S-1)/S alone should not decide.
-        if here is not None and (best is None or here[0][0] < 0.98 * best[0]):
-            best = (here[0][0], slices, here[1], here[2])
-    if best is None:
-        raise ValueError(f"over={n} chips cannot be laid out on {chip.name}: up to {slice_chips:,} "
-                         f"chips it must factor into axes that fit its largest slice "
-                         f"{'x'.join(map(str, chip.max_slice_shape))}; beyond, into equal such "
-                         f"slices joined by DCN")
-    return best[1], best[2], best[3]
-
-
-@lru_cache(maxsize=4096)
-def _divisors(n: int) -> tuple[int, ...]:
-    """The divisors of n, ascending."""
-    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    return tuple(sorted(set(small + [n // d for d in small])))
-
-
-@lru_cache(maxsize=4096)
-def _factorisations(n: int, dims: int) -> tuple[tuple[int, ...], ...]:
-    """Every non-increasing tuple of ``dims`` factors whose product is n."""
-    if dims == 1:
-        return ((n,),)
-    out = []
-    for a in reversed(_divisors(n)):
-        for rest in _factorisations(n // a, dims - 1):
-            if rest[0] <= a:
-                out.append((a, *rest))
-    return tuple(out)
-
-
 def group_layout(chip: str | chips.Chip, over: int | tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
     """How a TPU group is placed: ``(slices, ici_axes)``.
 
@@ -348,18 +225,18 @@ def group_layout(chip: str | chips.Chip, over: int | tuple[int, ...]) -> tuple[i
     Raises:
         ValueError: not a TPU, or a group that cannot be laid out (see the message).
     """
-    the_chip = _chip(chip)
+    the_chip = chips.get(chip)
     if the_chip.kind != "tpu":
         raise ValueError(f"group_layout is for TPUs; {the_chip.name} is a GPU (its groups are rings "
                          "inside NVLink domains)")
-    _tpu_needs(the_chip)
+    topology.ici_link_bytes_per_second(the_chip)
     spec = _over(over)
     if isinstance(spec, tuple):
-        _check_axes(the_chip, spec)
+        topology.check_axes(the_chip, spec)
         return 1, spec
     if spec <= max(the_chip.max_slice_shape):
         return 1, (spec,)
-    slices, axes, _ = _layout(the_chip.name, spec)
+    slices, axes, _ = topology.slice_layout(the_chip, spec)
     return slices, axes
 
 
@@ -384,7 +261,7 @@ def _ring(network: str, phase: str, n: int, array_bytes: float, bandwidth: float
 
 def _tpu_phase(chip: chips.Chip, phase: str, axes: tuple[int, ...], wraps: tuple[bool, ...],
                terms: tuple[float, int, float, int], array_bytes: float) -> Level:
-    """One ICI phase over torus axes: T_AG = (N-1)/N * V / ingress (see _torus_terms)."""
+    """One ICI phase over torus axes: T_AG = (N-1)/N * V / ingress (see topology.torus_terms)."""
     n = math.prod(axes)
     hop = chip.hop_latency_seconds or 0.0
     ingress, hops, a2a, diameter = terms
@@ -461,7 +338,7 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
         ValueError / TypeError: naming the argument and the allowed range.
     """
     kind = _pick("kind", kind, KINDS)
-    the_chip = _chip(chip)
+    the_chip = chips.get(chip)
     size = _array_bytes(array_bytes)
     spec = _over(over)
     slices = _whole("slices", slices)
@@ -490,60 +367,9 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
     return _gpu(kind, the_chip, size, spec, inner, algorithm, pipelined, domain)
 
 
-@lru_cache(maxsize=4096)
-def _tpu_plan(name: str, spec: int | tuple[int, ...], slices: int, wraparound: bool | None
-              ) -> tuple[int, tuple[int, ...], tuple[bool, ...], tuple[float, int, float, int]]:
-    """Where a TPU group sits: (slices, ICI axes per slice, wraparound per axis); cached."""
-    chip = chips.get(name)
-    _tpu_needs(chip)
-    if isinstance(spec, tuple):
-        _check_axes(chip, spec)
-        axes = spec
-    else:
-        if slices != 1:
-            raise ValueError("slices goes with a tuple over (the ICI axes of each slice); an int over "
-                             "larger than a slice is split into slices automatically")
-        if spec <= max(chip.max_slice_shape):
-            slices, axes = 1, (spec,)
-        else:
-            slices, axes, wraps = _layout(chip.name, spec)
-            if wraparound is not None:
-                wraps = _group_wraps(chip, axes, wraparound)
-            return slices, axes, wraps, _torus_terms(_tpu_needs(chip), axes, wraps)
-    if slices * math.prod(axes) > MAX_GROUP_CHIPS:
-        raise ValueError(f"the group spans {slices * math.prod(axes):,} chips; the model accepts at "
-                         f"most {MAX_GROUP_CHIPS:,} (MAX_GROUP_CHIPS)")
-    wraps = _group_wraps(chip, axes, wraparound)
-    return slices, axes, wraps, _torus_terms(_tpu_needs(chip), axes, wraps)
-
-
-def _torus_terms(w: float, axes: tuple[int, ...], wraps: tuple[bool, ...]) -> tuple[float, int, float, int]:
-    """(ingress bytes/s, all-gather hops, all-to-all seconds per array byte, diameter) of a torus group.
-
-    Ingress: each axis adds 2w if it wraps (a bidirectional ring) and w if not (a line: the end
-    chip receives over one link). All-to-all: the busiest link of axis a carries L_a * V / (n_a * N)
-    per direction with L_a = n^2/8 (even ring), (n^2-1)/8 (odd ring), floor(n/2)*ceil(n/2) (line).
-    """
-    n = math.prod(axes)
-    ingress = 0.0
-    hops = 0
-    a2a = 0.0
-    for a, wr in zip(axes, wraps):
-        if a < 2:
-            continue
-        ingress += 2 * w if wr else w
-        hops += a // 2 if wr else a - 1
-        if wr:
-            load = a * a / 8 if a % 2 == 0 else (a * a - 1) / 8
-        else:
-            load = (a // 2) * ((a + 1) // 2)
-        a2a = max(a2a, load / (a * n) / w)
-    return ingress, hops, a2a, hops
-
-
 def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], slices: int,
          pipelined: bool, wraparound: bool | None) -> Collective:
-    slices, axes, wraps, terms = _tpu_plan(chip.name, spec, slices, wraparound)
+    slices, axes, wraps, terms = topology.tpu_group(chip, spec, slices, wraparound)
     ici_n = math.prod(axes)
     group = ici_n * slices
     if group == 1:
@@ -552,9 +378,11 @@ def _tpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], 
     outside: Level | None = None
     if slices > 1:
         if chip.scaleout_bytes_per_second is None:
-            raise ValueError(f"{chip.name} has no published DCN bandwidth "
-                             f"({chip.source('scaleout_bytes_per_second')}); a group must fit one "
-                             f"slice of at most {chip.max_slice_chips:,} chips")
+            raise chips.MissingFigureError(
+                chip.name, "scaleout_bytes_per_second",
+                f"{chip.name} has no published DCN bandwidth "
+                f"({chip.source('scaleout_bytes_per_second')}); a group must fit one "
+                f"slice of at most {chip.max_slice_chips:,} chips")
         dcn_hop = chip.scaleout_hop_latency_seconds or 0.0
         if kind == "all_to_all":
             # Pairs in different slices: each chip sends (N - S) chunks of V/N^2 over DCN.
@@ -586,21 +414,23 @@ def _gpu(kind: str, chip: chips.Chip, size: float, spec: int | tuple[int, ...], 
     over_t = (n,)
     if n == 1:
         return _combine(kind, chip, size, 1, over_t, 1, 1, "none", [], 0.0, pipelined)
-    if chip.scaleup_bytes_per_second is None or chip.scaleout_bytes_per_second is None:
-        raise ValueError(f"{chip.name} has no NVLink or published scale-out bandwidth "
-                         f"({chip.source('scaleup_bytes_per_second')}); over must be 1")
+    nv, nic = chip.scaleup_bytes_per_second, chip.scaleout_bytes_per_second
+    if nv is None or nic is None:
+        figure = "scaleup_bytes_per_second" if nv is None else "scaleout_bytes_per_second"
+        raise chips.MissingFigureError(
+            chip.name, figure, f"{chip.name} has no NVLink or published scale-out bandwidth "
+                               f"({chip.source(figure)}); over must be 1")
     if inner > 1 and domain % inner and inner % domain:
-        raise ValueError(f"inner must divide the {domain}-GPU NVLink domain of {chip.name} or be a "
+        raise GroupLayoutError(f"inner must divide the {domain}-GPU NVLink domain of {chip.name} or be a "
                          f"multiple of it, got {inner}")
     local = max(1, domain // inner)
     if n <= local:
         local = n
     elif n % local:
-        raise ValueError(f"over={n} GPUs with inner={inner} does not divide into whole nodes: "
+        raise GroupLayoutError(f"over={n} GPUs with inner={inner} does not divide into whole nodes: "
                          f"{chip.name} puts {local} of the group in each {domain}-GPU NVLink domain, "
                          f"so over must be <= {local} or a multiple of {local}")
     nodes = n // local
-    nv, nic = chip.scaleup_bytes_per_second, chip.scaleout_bytes_per_second
     nv_hop = chip.hop_latency_seconds or 0.0
     net_hop = chip.scaleout_hop_latency_seconds or 0.0
     base = chip.collective_latency_seconds or 0.0
@@ -679,7 +509,7 @@ def point_to_point(chip: str | chips.Chip, *, array_bytes: float, hops: int = 1,
     at the GPU's NVLink egress, or one NIC for ``network="scale-out"`` (``hops`` must be 1: the
     networks are switched).
     """
-    the_chip = _chip(chip)
+    the_chip = chips.get(chip)
     size = _array_bytes(array_bytes)
     hops = _whole("hops", hops, maximum=64)
     network = _validate.choice("network", network, ("scale-up", "scale-out"))
@@ -687,19 +517,23 @@ def point_to_point(chip: str | chips.Chip, *, array_bytes: float, hops: int = 1,
     if network == "scale-out":
         bandwidth = the_chip.scaleout_bytes_per_second
         if bandwidth is None:
-            raise ValueError(f"{the_chip.name} has no published scale-out bandwidth "
-                             f"({the_chip.source('scaleout_bytes_per_second')})")
+            raise chips.MissingFigureError(
+                the_chip.name, "scaleout_bytes_per_second",
+                f"{the_chip.name} has no published scale-out bandwidth "
+                f"({the_chip.source('scaleout_bytes_per_second')})")
         name = "DCN" if the_chip.kind == "tpu" else "scale-out"
         hop = the_chip.scaleout_hop_latency_seconds or 0.0
         if hops != 1:
             raise ValueError("hops must be 1 over the scale-out network (it is switched)")
     elif the_chip.kind == "tpu":
-        bandwidth = _tpu_needs(the_chip)
+        bandwidth = topology.ici_link_bytes_per_second(the_chip)
         name, hop = "ICI", the_chip.hop_latency_seconds or 0.0
     else:
         bandwidth = the_chip.scaleup_bytes_per_second
         if bandwidth is None:
-            raise ValueError(f"{the_chip.name} has no NVLink ({the_chip.source('scaleup_bytes_per_second')})")
+            raise chips.MissingFigureError(
+                the_chip.name, "scaleup_bytes_per_second",
+                f"{the_chip.name} has no NVLink ({the_chip.source('scaleup_bytes_per_second')})")
         if hops != 1:
             raise ValueError("hops must be 1 inside an NVLink domain (it is switched)")
         name, hop = "NVLink", the_chip.hop_latency_seconds or 0.0
@@ -727,7 +561,7 @@ def dp_critical_tokens_per_chip(chip: str | chips.Chip, *, over: int | tuple[int
     Raises:
         ValueError: as for the collectives, or an unknown dtype / strategy.
     """
-    the_chip = _chip(chip)
+    the_chip = chips.get(chip)
     dtype = dtypes.check(dtype, "dtype", allowed=tuple(_BYTES))
     grad_dtype = dtype if grad_dtype is None else dtypes.check(grad_dtype, "grad_dtype", allowed=tuple(_BYTES))
     strategy = _validate.choice("strategy", strategy, ("dp", "fsdp"))

@@ -8,17 +8,18 @@ loads the choices as JSON (never pickles).
     >>> from accelkit import decisions, scenarios
     >>> lab = decisions.DecisionLab()
     >>> o = scenarios.evaluate("chatbot", "H100")
-    >>> lab.record("chatbot", "H100", f"{o.latency_seconds * 1e3:.1f} ms per token", o).cited_column
-    'ms / token'
+    >>> lab.record("chatbot", "H100", f"{o.tpot_p99_seconds * 1e3:.1f} ms per token", o).cited_column
+    'TPOT p99 (ms)'
 
 **The file** (:data:`FILE_FORMAT`, version :data:`FILE_VERSION`) is one JSON object:
 ``{"format", "version", "decisions": [{"scenario", "chip", "reason", "outcome"}]}``, each
 outcome an object of its type's fields (:mod:`accelkit.outcomes`) with a ``"kind"``
 ("train", "serve" or "recommender") and, for serving, a nested ``"plan"`` (or null). Files of
-version 1 (every outcome one flat object of all kinds' fields, the cheapest plan as
-``plan_*`` fields) still load: each outcome becomes its scenario's kind, and a field of
-another kind that is set (not null, empty or zero) is refused, since it cannot belong there.
-Every reason is checked again against its saved outcome when a file loads.
+versions 1 and 2 still load their training and recommender choices (version 1: every
+outcome one flat object of all kinds' fields; each becomes its scenario's kind, and a field of
+another kind that is set is refused); a serving choice in them is refused with a clear
+message, since its numbers came from the static-batch model version 3 replaced (record it
+again). Every reason is checked again against its saved outcome when a file loads.
 """
 
 from __future__ import annotations
@@ -38,9 +39,12 @@ from accelkit.outcomes import (OUTCOME_TYPES, FleetPlan, Outcome, RecommenderOut
 
 #: What :meth:`DecisionLab.save` writes and :meth:`DecisionLab.load` accepts.
 FILE_FORMAT = "accelkit.decision_lab"
-#: The version written; :data:`READ_VERSIONS` are the versions read.
-FILE_VERSION = 2
-READ_VERSIONS = (1, 2)
+#: The version written; :data:`READ_VERSIONS` are the versions read. Version 3 (issue 22):
+#: serving outcomes are simulated (percentiles, the SLO fleet plan); a serving choice saved by
+#: version 1 or 2 holds the older static-batch numbers, and is refused with a message saying
+#: so (its training and recommender choices still load).
+FILE_VERSION = 3
+READ_VERSIONS = (1, 2, 3)
 _MAX_FILE_BYTES = 1_000_000
 
 
@@ -49,7 +53,7 @@ _MAX_FILE_BYTES = 1_000_000
 def table_figures(outcome: Outcome) -> dict[str, float]:
     """The figures the decision lab's table shows for ``outcome``, in the units it shows them.
 
-    Keys name the column (``"USD"``, ``"days"``, ``"ms / token"``, ``"MFU %"``...); values are
+    Keys name the column (``"USD"``, ``"days"``, ``"TPOT p99 (ms)"``, ``"utilization %"``...); values are
     numbers as a reader would quote them (percentages as percent, latency in ms, GB per chip).
     A recorded reason must cite one of these (:func:`cited_figure`).
     """
@@ -58,7 +62,8 @@ def table_figures(outcome: Outcome) -> dict[str, float]:
     train = outcome if isinstance(outcome, TrainingOutcome) else None
     serve = outcome if isinstance(outcome, ServingOutcome) else None
     figures: dict[str, float | None] = {
-        "chips": outcome.n_chips, "days": outcome.days, "USD": outcome.usd,
+        "chips": outcome.n_chips, "days": None if serve is not None else outcome.days,
+        "USD": outcome.usd,
         "USD / M": outcome.usd_per_million, "USD / h per chip": outcome.usd_per_hour,
         "kWh (TDP)": outcome.kilowatt_hours, "utilization %": 100 * outcome.utilization,
         "kernels %": (None if train is None or train.kernel_efficiency is None
@@ -68,21 +73,18 @@ def table_figures(outcome: Outcome) -> dict[str, float]:
     }
     # The order is the search order of cited_figure: where two columns hold the same value,
     # the first names the citation.
-    if outcome.batch:
+    if outcome.batch and serve is None:
         figures["batch"] = outcome.batch
     if serve is not None:
-        figures["ms / token"] = serve.latency_seconds * 1e3
-        figures["first token (s)"] = serve.first_token_seconds
-        figures["replicas"] = serve.replicas
-        figures["fleet USD / h"] = serve.fleet_usd_per_hour
+        figures["in flight / replica"] = serve.batch
+        figures["TTFT p99 (ms)"] = serve.ttft_p99_seconds * 1e3
+        figures["TPOT p99 (ms)"] = serve.tpot_p99_seconds * 1e3
+        figures["tokens/s / replica"] = serve.tokens_per_second_per_replica
         if serve.plan is not None:
             plan = serve.plan
             figures["plan replicas"] = plan.replicas
             figures["plan chips"] = plan.n_chips
-            figures["plan batch"] = plan.batch_per_replica
-            figures["plan ms / token"] = plan.seconds_per_token * 1e3
-            figures["plan USD / h"] = plan.usd_per_hour
-            figures["plan USD / M"] = plan.usd_per_million_tokens
+            figures["fleet USD / h"] = plan.usd_per_hour
     if train is not None:
         figures["step (s)"] = train.step_seconds
     if isinstance(outcome, RecommenderOutcome):
@@ -150,7 +152,7 @@ class DecisionLab:
 
         >>> lab = DecisionLab()
         >>> o = scenarios.evaluate("chatbot", "H100")
-        >>> _ = lab.record("chatbot", "H100", f"{o.latency_seconds * 1e3:.1f} ms per token", o)
+        >>> _ = lab.record("chatbot", "H100", f"{o.tpot_p99_seconds * 1e3:.1f} ms per token", o)
         >>> len(lab.decisions)
         1
     """
@@ -195,8 +197,11 @@ class DecisionLab:
         rows = [outcome] + [r for r in (table or ()) if isinstance(r, Outcome)]
         cited = cited_figure(reason, rows)
         if cited is None:
+            example = (f"{outcome.usd_per_million:,.2f} USD per million tokens"
+                       if isinstance(outcome, ServingOutcome) and outcome.usd_per_million
+                       else f"{outcome.days:,.2f} days")
             raise ValueError("reason must cite a number from the table (for example "
-                             f"{outcome.days:,.2f} days or the USD column, written as shown)")
+                             f"{example} or the USD column, written as shown)")
         decision = Decision(s.key, the_chip.name, reason.strip(), outcome, cited[0], cited[1])
         self._decisions[s.key] = decision
         return decision
@@ -215,8 +220,15 @@ class DecisionLab:
                 lines.append(f"{s.title}: (no choice yet)")
             else:
                 extra = ""
-                if d.outcome is not None and d.outcome.usd is not None:
-                    extra = f" [{d.outcome.days:,.1f} days, ${d.outcome.usd:,.0f}]"
+                o = d.outcome
+                if isinstance(o, ServingOutcome):
+                    if o.plan is not None and o.usd_per_million is not None:
+                        hourly = ("" if o.plan.usd_per_hour is None
+                                  else f", ${o.plan.usd_per_hour:,.0f}/h")
+                        extra = (f" [{o.plan.replicas:,} x {o.plan.chips_per_replica} chips"
+                                 f"{hourly}, ${o.usd_per_million:,.2f}/M tokens]")
+                elif o is not None and o.usd is not None:
+                    extra = f" [{o.days:,.1f} days, ${o.usd:,.0f}]"
                 lines.append(f"{s.title}: {d.chip}{extra} because {d.reason}")
         return "\n".join(lines)
 
@@ -266,6 +278,12 @@ class DecisionLab:
             for key in ("scenario", "chip", "reason"):
                 if not isinstance(item[key], str):
                     raise ValueError(f"{where}.{key} must be a string")
+            if version in (1, 2) and _is_serving(item):
+                raise ValueError(
+                    f"{where} is a serving choice ({item['scenario']!r}) saved by decision file "
+                    f"version {version}, whose serving numbers came from the static-batch model "
+                    f"that version {FILE_VERSION} replaced with a simulation of requests: "
+                    "record that choice again (the file's other choices are fine)")
             read = _outcome_v1 if version == 1 else _outcome_v2
             lab.record(item["scenario"], item["chip"], item["reason"],
                        read(item["outcome"], f"{where}.outcome"))
@@ -296,6 +314,14 @@ class DecisionLab:
 
 
 # -- reading outcomes back --------------------------------------------------------------------
+
+def _is_serving(item: dict[str, Any]) -> bool:
+    """Whether a saved decision is a serving scenario's (an unknown scenario is refused later)."""
+    try:
+        return scenarios.get(item["scenario"]).kind == "serve"
+    except ValueError:
+        return False
+
 
 class _NotFinite(ValueError):
     """NaN or Infinity in a decision file: JSON has no such numbers."""
@@ -384,15 +410,10 @@ _V1_DEFAULTS: dict[str, object] = {
     "plan_n_chips": None, "plan_seconds_per_token": None, "plan_usd_per_hour": None,
     "plan_usd_per_million": None, "plan_bound": "",
     "sparsecores_per_chip": None, "gather_unit": "", "gather_share": None}
-#: Version 1's plan_* fields and the FleetPlan fields they became.
-_V1_PLAN = {"plan_replicas": "replicas", "plan_chips_per_replica": "chips_per_replica",
-            "plan_batch_per_replica": "batch_per_replica", "plan_n_chips": "n_chips",
-            "plan_seconds_per_token": "seconds_per_token", "plan_usd_per_hour": "usd_per_hour",
-            "plan_usd_per_million": "usd_per_million_tokens", "plan_bound": "bound"}
 
 
 def _outcome_v1(data: object, where: str) -> Outcome:
-    """A version-1 flat outcome as its scenario's kind of outcome."""
+    """A version-1 flat outcome as its scenario's kind of outcome (training or recommender)."""
     if not isinstance(data, dict):
         raise ValueError(f"{where} must be an object of Outcome fields")
     shared = [f.name for f in fields(Outcome)]
@@ -408,17 +429,7 @@ def _outcome_v1(data: object, where: str) -> Outcome:
         raise ValueError(f"{where}.scenario must be a string")
     cls = OUTCOME_TYPES[scenarios.get(key).kind]
     own = {f.name for f in fields(cls)}
-    plan_fields = {k: full.pop(k) for k in _V1_PLAN}
-    if cls is ServingOutcome:
-        if plan_fields["plan_replicas"] is None:
-            foreign = sorted(k for k, v in plan_fields.items() if v is not None and v != "")
-            if foreign:
-                raise ValueError(f"{where} has {foreign} but no plan_replicas")
-            full["plan"] = None
-        else:
-            full["plan"] = {_V1_PLAN[k]: v for k, v in plan_fields.items()}
-    else:
-        full.update(plan_fields)  # checked below as fields of another kind
+    # (a version-1 serving choice is refused before this: its kind's fields changed)
     foreign = sorted(k for k in set(full) - own if full[k] is not None and full[k] != "")
     if foreign:
         raise ValueError(f"{where} is a {cls.KIND} outcome but sets {foreign}, fields of "

@@ -11,16 +11,18 @@ The roofline part is 17.3 ms; the 160 tensor-parallel all-reduces over the 16 ch
 Conventions:
 
 * Each operation of the model (see :mod:`accelkit.models` for FLOPs and bytes) is timed on the
-  roofline, ``max(flops / (n·peak), bytes / (n·bandwidth))``, and the times are summed, as the
-  scaling book sums its weight-loading and KV-loading times. ``bound`` says which of the total
-  compute time and total memory time is larger.
-* ``n_chips`` > 1 are one tensor-parallel group (Megatron-style: attention heads and the MLP's
-  hidden units split across chips). They share the arithmetic and the weight and KV reads
-  evenly and pool their HBM, and each layer pays two all-reduces of the activations, ``batch ·
-  tokens · d_model`` values in the activation format (after attention and after the MLP),
-  costed by :func:`accelkit.collectives.all_reduce` over the group. They sit on the critical
-  path (no overlap with compute is modelled) and are added to ``seconds`` as
-  ``communication_seconds``. At small batch they are latency-bound (about 1 µs per ICI hop, or
+  roofline, ``max(flops / (n·peak), bytes / (n·bandwidth))`` (:func:`accelkit.roofline.times`,
+  overlapped), and the times are summed, as the scaling book sums its weight-loading and
+  KV-loading times. ``bound`` says which of the total compute time and total memory time is
+  larger.
+* ``n_chips`` > 1 are one tensor-parallel group (:mod:`accelkit.tensor_parallel`: Megatron-style,
+  attention heads and the MLP's hidden units split across chips; the group must divide the
+  heads; ``kv_cache_split`` says how it splits the KV cache, ``"even"`` by default). They share
+  the arithmetic and the weight and KV reads and pool their HBM, and each layer pays two
+  all-reduces of the activations, ``batch · tokens · d_model`` values in the activation format
+  (after attention and after the MLP), costed by :func:`accelkit.collectives.all_reduce` over
+  the group. They sit on the critical path (not overlapped with compute) and are added to
+  ``seconds`` as ``communication_seconds``. At small batch they are latency-bound (about 1 µs per ICI hop, or
   NCCL's per-step latencies on NVLink), which is why the scaling book finds tensor parallelism
   for LLaMA 3-70B on TPU v5e turns communication-bound beyond about 16 chips
   (applied-inference.md).
@@ -61,17 +63,17 @@ Conventions:
   that pick a configuration (:func:`best_batch`, :func:`max_batch`) only consider ones that fit,
   and ``require_fit=True`` turns a misfit into a ValueError.
 * **Fixed per-operation cost** (``overhead=True`` on :func:`prefill`, :func:`decode_step`,
-  :func:`best_batch` and :func:`capacity`; off by default): each kernel of the step (one per
-  operation occurrence, eager execution, as :func:`accelkit.roofline.operations_time` counts)
-  takes at least :data:`accelkit.roofline.OVERHEAD_SECONDS` of launch and dispatch time.
+  :func:`best_batch` and :func:`accelkit.capacity.plan`; off by default): each kernel of the
+  step (one per operation occurrence, eager execution, as
+  :func:`accelkit.roofline.operations_time` counts) takes at least
+  :data:`accelkit.roofline.OVERHEAD_SECONDS` of launch and dispatch time.
   ``overhead_seconds`` on the result is what that added; ``bound="overhead"`` when the step's
   fixed cost (``n_operations × OVERHEAD_SECONDS``) exceeds both its compute and memory
   times, as batch-1 decode of an 8B model on a B200 does. Fused graphs (XLA, CUDA graphs)
   launch fewer kernels, so this is an upper view of the cost; the collectives carry their own
   latencies and pay no extra.
-* **Capacity planning** (:func:`capacity`): the cheapest replicas × tensor-parallel group
-  that serves ``concurrent_users`` streams under ``max_seconds_per_token``, searched exactly
-  over the allowed group sizes (:func:`tensor_parallel_sizes`) and whole batches.
+* **Capacity planning** (how many replicas of which group serve a number of users under a
+  latency target) is :mod:`accelkit.capacity`, priced by these steps.
 * Prices: chip list price × n_chips × seconds; None where the chip has no list price.
 """
 
@@ -80,15 +82,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from accelkit import _html, _validate, chips, collectives, dtypes, models, price, roofline
+from accelkit import (_html, _validate, chips, dtypes, models, price, roofline, serving_step,
+                      tensor_parallel)
 from accelkit.dtypes import DType
+from accelkit.tensor_parallel import KV_CACHE_SPLITS, kv_cache_copies, tensor_parallel_sizes
 
-_MAX_BATCH = 10**7
-_MAX_CONTEXT = 10**8
+#: The largest batch and context accepted: far beyond any real server.
+MAX_BATCH = 10**7
+MAX_CONTEXT = 10**8
 
 #: How attention's (query, key) pairs are counted (module docstring).
 ATTENTION_MASKS = ("causal", "full")
@@ -111,7 +115,7 @@ class InferenceResult:
     flops: float
     bytes: float
     weight_bytes: float
-    kv_cache_bytes: float
+    kv_cache_bytes: float      # the cache the group holds, every copy counted
     compute_seconds: float     # total FLOPs at peak
     memory_seconds: float      # total bytes at full bandwidth
     seconds: float             # sum over operations of each one's roofline time + communication
@@ -132,6 +136,9 @@ class InferenceResult:
     # what the fixed per-operation cost added to ``seconds`` (0 unless ``overhead=True``)
     overhead_seconds: float = 0.0
     n_operations: int = 0                  # kernels in the step (one per operation occurrence)
+    # copies of the cache the group holds (``kv_cache_bytes`` counts them all): 1 unless
+    # kv_cache_split="heads" on a group wider than the model's KV heads
+    kv_cache_copies: int = 1
 
     @property
     def arithmetic_intensity(self) -> float:
@@ -187,14 +194,6 @@ class DecodeSweep:
                 f"batches, {self.n_chips} chips each, context {self.context_tokens:,})")
 
 
-def _transformer(model: object) -> models.Transformer:
-    m = models.get(model)  # type: ignore[arg-type]
-    if not isinstance(m, models.Transformer):
-        raise ValueError(f"inference cost models cover transformer language models; {m.name} is "
-                         f"a {m.family}")
-    return m
-
-
 def _conventions(attention_mask: object, softmax_flops: object, kv_write: object
                  ) -> tuple[str, bool, bool]:
     mask = _validate.choice("attention_mask", attention_mask, ATTENTION_MASKS)
@@ -204,84 +203,7 @@ def _conventions(attention_mask: object, softmax_flops: object, kv_write: object
     return mask, bool(softmax_flops), bool(kv_write)
 
 
-def _operation_arrays(m: models.Transformer, batch: int, tokens: int, context: int, phase: str,
-                      weight_dtype: DType, kv_dtype: DType, mask: str, softmax: bool,
-                      kv_write: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-operation FLOPs and bytes of a prefill or decode step under the attention options.
-
-    :mod:`accelkit.models` counts causal pairs, the softmax and the cache write; each option
-    rescales or removes that part of the attention operation (module docstring). Returns
-    ``(flops, bytes, is_attention)``.
-    """
-    if phase == "prefill":
-        ops = m.operations(batch=batch, seq_len=tokens, phase="prefill", dtype=weight_dtype,
-                           kv_dtype=kv_dtype)
-    else:
-        ops = m.operations(batch=batch, phase="decode", context_tokens=context,
-                           dtype=weight_dtype, kv_dtype=kv_dtype)
-    flops = np.array([op.flops for op in ops])
-    moved = np.array([op.bytes for op in ops])
-    is_attention = np.array([op.kind == "attention" for op in ops])
-    causal_pairs = batch * (tokens * context + tokens * (tokens + 1) / 2.0)
-    pairs = batch * tokens * (context + tokens) if mask == "full" else causal_pairs
-    per_pair = attention_matmul_flops_per_pair(m) + (5.0 if softmax else 0.0)
-    flops[is_attention] = m.layers * m.heads * per_pair * pairs
-    if not kv_write:  # the cache holds what one token leaves behind, in every layer
-        moved[is_attention] -= batch * tokens * m.kv_cache_bytes_per_token(kv_dtype)
-    return flops, moved, is_attention
-
-
-@lru_cache(maxsize=256)
-def attention_matmul_flops_per_pair(model: str | models.Model) -> float:
-    """QKᵀ and A·V FLOPs per (query, key) pair per head per layer: 4·head_dim for standard
-    attention (2·qk_dim + 2·v_dim for latent attention), read off the catalog's own count of
-    one token attending to itself less the softmax's 5 (see :mod:`accelkit.models`)."""
-    m = _transformer(model)
-    op = next(o for o in m.operations(batch=1, seq_len=1, phase="forward")
-              if o.kind == "attention")
-    return op.flops / (m.layers * m.heads) - 5.0
-
-
-@lru_cache(maxsize=256)
-def _decode_coefficients(model: models.Transformer, context: int, weight_dtype: DType,
-                         kv_dtype: DType, mask: str = "causal", softmax: bool = True,
-                         kv_write: bool = True
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per-operation decode FLOPs and bytes as ``f0 + f1·batch`` and ``b0 + b1·batch``.
-
-    Every decode operation is affine in the batch (weights are read once, everything else
-    scales with the number of sequences), so two evaluations give the exact line.
-    """
-    fl1, by1, _ = _operation_arrays(model, 1, 1, context, "decode", weight_dtype, kv_dtype,
-                                    mask, softmax, kv_write)
-    fl2, by2, _ = _operation_arrays(model, 2, 1, context, "decode", weight_dtype, kv_dtype,
-                                    mask, softmax, kv_write)
-    f1, b1 = fl2 - fl1, by2 - by1
-    return fl1 - f1, f1, by1 - b1, b1
-
-
-@lru_cache(maxsize=256)
-def _attention_ops(model: models.Transformer) -> np.ndarray:
-    """Which of a decode step's operations is attention (the order never changes)."""
-    ops = model.operations(batch=1, phase="decode", context_tokens=1)
-    flags = np.array([op.kind == "attention" for op in ops])
-    flags.flags.writeable = False
-    return flags
-
-
-@lru_cache(maxsize=256)
-def _operation_counts(model: models.Transformer, phase: str) -> np.ndarray:
-    """How many times each operation of a prefill or decode step runs (one kernel each)."""
-    if phase == "prefill":
-        ops = model.operations(batch=1, seq_len=1, phase="prefill")
-    else:
-        ops = model.operations(batch=1, phase="decode", context_tokens=1)
-    counts = np.array([op.count for op in ops], dtype=float)
-    counts.flags.writeable = False
-    return counts
-
-
-def _overhead_per_operation(overhead: object, overhead_seconds: object) -> float:
+def overhead_per_operation(overhead: object, overhead_seconds: object) -> float:
     """The fixed cost per operation: 0 by default, :data:`accelkit.roofline.OVERHEAD_SECONDS`
     with ``overhead=True``, or a checked ``overhead_seconds`` (as :func:`accelkit.roofline.estimate`)."""
     if not isinstance(overhead, bool):
@@ -292,137 +214,43 @@ def _overhead_per_operation(overhead: object, overhead_seconds: object) -> float
     return roofline.OVERHEAD_SECONDS if overhead else 0.0
 
 
-def _affine(model: models.Transformer) -> bool:
-    """Whether a decode step's FLOPs and bytes are affine in the batch. A mixture of experts's
-    are not: the experts whose weights a step reads grow with the batch as
-    ``n_experts · (1 - (1 - k/n_experts)^batch)`` (:mod:`accelkit.models`)."""
-    return not getattr(model, "moe_layers", 0)
-
-
-def _decode_arrays(m: models.Transformer, batch: int, context: int, weight_dtype: DType,
-                   kv_dtype: DType, mask: str = "causal", softmax: bool = True,
-                   kv_write: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Per-operation decode FLOPs and bytes at one batch: the cached line for dense models,
-    the operations themselves for a mixture of experts."""
-    if _affine(m):
-        f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype, mask,
-                                              softmax, kv_write)
-        return f0 + f1 * batch, b0 + b1 * batch
-    flops, moved, _ = _operation_arrays(m, batch, 1, context, "decode", weight_dtype, kv_dtype,
-                                        mask, softmax, kv_write)
-    return flops, moved
-
-
-def _tensor_parallel_group(chip: chips.Chip, n_chips: int) -> None:
-    """Refuse a tensor-parallel group that leaves the scale-up domain or has no modelled link."""
-    if n_chips == 1:
-        return
-    if chip.kind == "gpu":
-        if chip.scaleup_bytes_per_second is None:
-            raise chips.MissingFigureError(
-                chip.name, "scaleup_bytes_per_second",
-                f"{chip.name} has no NVLink: tensor parallelism over PCIe is not modelled, so "
-                f"n_chips={n_chips} cannot be costed; serve replicas of one chip instead")
-        domain = chip.scaleup_domain_chips or 1
-    else:
-        if chip.link_bytes_per_second is None:
-            raise chips.MissingFigureError(
-                chip.name, "link_bytes_per_second",
-                f"{chip.name} has no published ICI link bandwidth, so the tensor-parallel "
-                f"all-reduces of n_chips={n_chips} cannot be costed")
-        domain = chip.max_slice_chips or 1
-    if n_chips > domain:
-        where = "NVLink node" if chip.kind == "gpu" else "ICI slice"
-        raise ValueError(f"n_chips={n_chips} exceeds {chip.name}'s {domain}-chip {where}: tensor "
-                         f"parallelism stops at the scale-up domain; beyond it serve replicas "
-                         f"(each a group of at most {domain} chips; throughput adds)")
-
-
-def _communication_plan(m: models.Transformer, act_bytes: float
-                        ) -> tuple[tuple[str, int, float], ...]:
-    """The collectives of one step across the group: ``(kind, how many, bytes per new token)``.
-
-    Dense: two all-reduces of the activations per layer (after attention, after the MLP).
-    Mixture of experts: the routed experts are spread over the chips (expert parallelism), so
-    each MoE layer sends every token to its ``experts_per_token`` experts and back, two
-    all-to-alls of ``tokens · k · d_model`` values, while attention, shared experts and dense
-    layers stay tensor-parallel (one all-reduce each per layer).
-    """
-    width = m.d_model * act_bytes
-    moe_layers = int(getattr(m, "moe_layers", 0))
-    if not moe_layers:
-        return (("all_reduce", 2 * m.layers, width),)
-    k = int(getattr(m, "experts_per_token"))
-    shared = moe_layers if getattr(m, "shared_experts", 0) else 0
-    reduces = m.layers + (m.layers - moe_layers) + shared
-    return (("all_reduce", reduces, width), ("all_to_all", 2 * moe_layers, k * width))
-
-
-@lru_cache(maxsize=1024)
-def _tp_line(chip: chips.Chip, n_chips: int, plan: tuple[tuple[str, int, float], ...]
-             ) -> tuple[float, float, str]:
-    """A step's communication as ``c0 + c1·tokens`` and the networks that carry it.
-
-    A collective's time is affine in its size (bandwidth term + fixed latency), so two
-    evaluations per kind give the exact line.
-    """
-    if n_chips == 1:
-        return 0.0, 0.0, "none"
-    c0 = c1 = 0.0
-    networks: list[str] = []
-    for kind, count, per_token in plan:
-        one = collectives.collective(kind, chip, array_bytes=per_token, over=n_chips)
-        two = collectives.collective(kind, chip, array_bytes=2 * per_token, over=n_chips)
-        slope = two.seconds - one.seconds
-        c1 += count * slope
-        c0 += count * (one.seconds - slope)
-        networks += [net for net in one.network.split("+") if net not in networks]
-    return c0, c1, "+".join(networks)
-
-
-def _tp_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int, tokens: float,
-                weight_dtype: DType) -> tuple[float, str]:
-    """Seconds of a step's collectives for ``tokens`` new tokens, and their networks."""
-    act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
-    c0, c1, network = _tp_line(chip, n_chips, _communication_plan(m, act))
-    return c0 + c1 * tokens, network
-
-
-def _chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[float, float, float]:
-    bandwidth = chip.require("hbm_bytes_per_second")
-    hbm = float(chip.require("hbm_bytes"))
-    return n_chips * chip.peak_flops(compute_dtype), n_chips * bandwidth, n_chips * hbm
+def _min_chips(m: models.Transformer, weights: float, kv_one_copy: float, per_chip_hbm: float,
+               split: str) -> int:
+    """The fewest chips whose HBM holds the weights and the cache (its copies, under
+    ``"heads"``, grow with the group beyond the KV heads); 0 if no group does."""
+    even = max(1, math.ceil((weights + kv_one_copy) / per_chip_hbm))
+    heads = tensor_parallel.kv_cache_heads(m)
+    if split == "even" or even <= heads:
+        return even
+    room = per_chip_hbm - kv_one_copy / heads   # per chip, beyond the KV heads
+    return max(heads + 1, math.ceil(weights / room)) if room > 0 else 0
 
 
 def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, batch: int,
-            tokens: int, context: int, weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
-            flops: np.ndarray, moved: np.ndarray, require_fit: bool, is_attention: np.ndarray,
-            mask: str, kv_write: bool, per_op_overhead: float = 0.0) -> InferenceResult:
-    peak, bandwidth, hbm = _chip_rates(chip, n_chips, compute_dtype)
-    compute, memory, per_op = roofline.times(flops, moved, peak, bandwidth)
-    compute_s, memory_s = float(np.sum(compute)), float(np.sum(memory))
-    counts = _operation_counts(m, phase)
-    # each occurrence of an operation costs max(its roofline time, the fixed per-operation cost)
-    # (roofline.operations_time's rule; on a TP group every chip launches every kernel)
-    device = float(np.sum(per_op))
-    seconds = float(np.sum(np.maximum(per_op, counts * per_op_overhead)))
-    overhead_added = seconds - device
-    fixed = float(counts.sum()) * per_op_overhead
-    communication, network = _tp_seconds(m, chip, n_chips, batch * tokens, weight_dtype)
-    seconds += communication
+            tokens: int, context: int, formats: tuple[DType, DType, DType],
+            flops: np.ndarray, moved: np.ndarray, is_attention: np.ndarray, t: serving_step.Timing,
+            network: str, require_fit: bool, conventions: tuple[str, bool, bool], split: str
+            ) -> InferenceResult:
+    weight_dtype, kv_dtype, compute_dtype = formats
+    mask, _, kv_write = conventions
+    hbm = n_chips * float(chip.require("hbm_bytes"))
+    seconds = float(t.seconds)
+    compute_s, memory_s = float(t.compute_seconds), float(t.memory_seconds)
     weights = m.weight_bytes(weight_dtype)
-    kv = batch * context * m.kv_cache_bytes_per_token(kv_dtype)
+    copies = tensor_parallel.copies(m, n_chips, split)
+    one_copy = batch * context * m.kv_cache_bytes_per_token(kv_dtype)
+    kv = one_copy * copies
     need = weights + kv
     fits = need <= hbm
-    per_chip_hbm = hbm / n_chips
-    min_chips = max(1, math.ceil(need / per_chip_hbm))
+    min_chips = _min_chips(m, weights, one_copy, hbm / n_chips, split)
+    held = f" ({copies} copies: each KV head on {copies} chips)" if copies > 1 else ""
     if fits:
-        message = (f"fits: {need / 1e9:,.1f} GB of weights and KV cache in "
+        message = (f"fits: {need / 1e9:,.1f} GB of weights and KV cache{held} in "
                    f"{hbm / 1e9:,.1f} GB of HBM")
     else:
         message = (f"does not fit: {m.name} needs {weights / 1e9:,.1f} GB of weights + "
-                   f"{kv / 1e9:,.1f} GB of KV cache = {need / 1e9:,.1f} GB, but {n_chips} x "
-                   f"{chip.name} hold {hbm / 1e9:,.1f} GB; use at least {min_chips} chips, a "
+                   f"{kv / 1e9:,.1f} GB of KV cache{held} = {need / 1e9:,.1f} GB, but {n_chips} "
+                   f"x {chip.name} hold {hbm / 1e9:,.1f} GB; use at least {min_chips} chips, a "
                    "smaller batch or context, or narrower weight_dtype/kv_dtype")
         if require_fit:
             raise ValueError(message)
@@ -436,16 +264,16 @@ def _result(phase: str, m: models.Transformer, chip: chips.Chip, n_chips: int, b
         compute_dtype=compute_dtype, flops=float(flops.sum()), bytes=float(moved.sum()),
         weight_bytes=weights, kv_cache_bytes=kv, compute_seconds=compute_s,
         memory_seconds=memory_s, seconds=seconds,
-        bound=("overhead" if fixed > max(compute_s, memory_s) else
-               "compute" if compute_s >= memory_s else "memory"), tokens_per_second=rate,
+        bound=roofline.bound(compute_s, memory_s, t.fixed_seconds), tokens_per_second=rate,
         usd_per_million_tokens=usd, memory_bytes=need, hbm_bytes=hbm, fits=fits,
-        min_chips=min_chips, message=message, communication_seconds=communication,
-        communication_network=network, attention_flops=float(flops[is_attention].sum()),
-        attention_mask=mask, kv_write=kv_write, overhead_seconds=overhead_added,
-        n_operations=int(counts.sum()))
+        min_chips=min_chips, message=message,
+        communication_seconds=float(t.communication_seconds), communication_network=network,
+        attention_flops=float(flops[is_attention].sum()), attention_mask=mask, kv_write=kv_write,
+        overhead_seconds=float(t.kernel_seconds) - float(t.device_seconds),
+        n_operations=t.n_operations, kv_cache_copies=copies)
 
 
-def _dtypes(weight_dtype: object, kv_dtype: object | None,
+def check_formats(weight_dtype: object, kv_dtype: object | None,
             compute_dtype: object) -> tuple[DType, DType, DType]:
     """Checked formats; a KV cache left as None follows :func:`accelkit.dtypes.activation_dtype`."""
     weight = dtypes.check(weight_dtype, "weight_dtype")
@@ -459,12 +287,13 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
             kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
             require_fit: bool = False, attention_mask: str = "causal",
             softmax_flops: bool = True, kv_write: bool = True, overhead: bool = False,
-            overhead_seconds: float | None = None) -> InferenceResult:
+            overhead_seconds: float | None = None,
+            kv_cache_split: str = "even") -> InferenceResult:
     """Process ``batch`` prompts of ``prompt_tokens`` tokens, writing the KV cache.
 
     Args:
-        n_chips: one tensor-parallel group, at most the chip's scale-up domain (module
-            docstring); its all-reduces are ``communication_seconds``.
+        n_chips: one tensor-parallel group, at most the chip's scale-up domain, dividing the
+            attention heads (module docstring); its all-reduces are ``communication_seconds``.
         weight_dtype: the weights' format.
         kv_dtype: KV cache format (default :func:`accelkit.dtypes.activation_dtype` of the
             weights: bf16 for 8- and 4-bit weights, else ``weight_dtype``).
@@ -475,26 +304,36 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
             :data:`accelkit.roofline.OVERHEAD_SECONDS` (kernel launch and framework dispatch,
             eager, one kernel per operation; module docstring); ``overhead_seconds`` overrides
             the cost per operation. Off by default.
+        kv_cache_split: ``"even"`` or ``"heads"``: how the group splits the cache (module
+            docstring).
     Returns:
         An :class:`InferenceResult` (``tokens_per_second`` counts prompt tokens).
     Raises:
         ValueError: unknown model or chip, a non-transformer, sizes < 1, a precision the chip
-            lacks, ``n_chips`` beyond the scale-up domain, an unknown attention_mask.
+            lacks, ``n_chips`` beyond the scale-up domain or not dividing the heads (or, with
+            ``"heads"``, the KV heads), an unknown attention_mask.
+        MissingFigureError: ``n_chips`` > 1 on a chip with no modelled link between chips.
     """
-    m = _transformer(model)
+    m = tensor_parallel.transformer(model)
     the_chip = chips.get(chip)
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
-    batch = _validate.positive_int("batch", batch, maximum=_MAX_BATCH)
-    prompt_tokens = _validate.positive_int("prompt_tokens", prompt_tokens, maximum=_MAX_CONTEXT)
-    weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
+    batch = _validate.positive_int("batch", batch, maximum=MAX_BATCH)
+    prompt_tokens = _validate.positive_int("prompt_tokens", prompt_tokens, maximum=MAX_CONTEXT)
+    weight_dtype, kv_dtype, compute_dtype = check_formats(weight_dtype, kv_dtype, compute_dtype)
     mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
-    per_op = _overhead_per_operation(overhead, overhead_seconds)
-    _tensor_parallel_group(the_chip, n_chips)
-    flops, moved, is_attention = _operation_arrays(m, batch, prompt_tokens, 0, "prefill",
-                                                   weight_dtype, kv_dtype, mask, softmax, write)
+    per_op = overhead_per_operation(overhead, overhead_seconds)
+    split = tensor_parallel.check_split(kv_cache_split)
+    tensor_parallel.check_group(m, the_chip, n_chips, split)
+    flops, moved, is_attention, counts = serving_step.operation_arrays(
+        m, batch, prompt_tokens, 0, "prefill", weight_dtype, kv_dtype, mask, softmax, write,
+        tensor_parallel.copies(m, n_chips, split))
+    communication, network = tensor_parallel.communication_seconds(
+        m, the_chip, n_chips, batch * prompt_tokens, weight_dtype)
+    peak, bandwidth, _ = serving_step.chip_rates(the_chip, n_chips, compute_dtype)
+    t = serving_step.timing(flops, moved, counts, peak, bandwidth, per_op, communication)
     return _result("prefill", m, the_chip, n_chips, batch, prompt_tokens, prompt_tokens,
-                   weight_dtype, kv_dtype, compute_dtype, flops, moved, require_fit,
-                   is_attention, mask, write, per_op)
+                   (weight_dtype, kv_dtype, compute_dtype), flops, moved, is_attention, t,
+                   network, require_fit, (mask, softmax, write), split)
 
 
 def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
@@ -502,12 +341,13 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
                 kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
                 require_fit: bool = False, attention_mask: str = "causal",
                 softmax_flops: bool = True, kv_write: bool = True, overhead: bool = False,
-                overhead_seconds: float | None = None) -> InferenceResult:
+                overhead_seconds: float | None = None,
+                kv_cache_split: str = "even") -> InferenceResult:
     """Generate one token for each of ``batch`` sequences holding ``context_tokens`` in cache.
 
     Formats, ``n_chips`` (one tensor-parallel group inside the scale-up domain, whose two
-    all-reduces per layer of ``batch · d_model`` activations are ``communication_seconds``) and
-    the attention options as :func:`prefill`: ``kv_dtype=None`` follows
+    all-reduces per layer of ``batch · d_model`` activations are ``communication_seconds``),
+    ``kv_cache_split`` and the attention options as :func:`prefill`: ``kv_dtype=None`` follows
     :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``; the arithmetic is bf16.
     ``overhead=True`` charges each of the step's kernels at least the fixed per-operation cost
     (as :func:`prefill`): a small model's batch-1 decode then shows ``bound="overhead"``.
@@ -517,52 +357,91 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
         sequence, ``tokens_per_second`` counts all sequences.
     Raises:
         ValueError: unknown model or chip, a non-transformer, batch < 1, context < 0, an
-            unknown precision or one the chip lacks, ``n_chips`` beyond the scale-up domain;
-            with ``require_fit``, a misfit.
+            unknown precision or one the chip lacks, ``n_chips`` beyond the scale-up domain or
+            one the model cannot split (as :func:`prefill`); with ``require_fit``, a misfit.
+        MissingFigureError: ``n_chips`` > 1 on a chip with no modelled link between chips.
     """
-    m = _transformer(model)
+    m = tensor_parallel.transformer(model)
     the_chip = chips.get(chip)
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
-    batch = _validate.positive_int("batch", batch, maximum=_MAX_BATCH)
-    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
-    weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
+    batch = _validate.positive_int("batch", batch, maximum=MAX_BATCH)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=MAX_CONTEXT)
+    weight_dtype, kv_dtype, compute_dtype = check_formats(weight_dtype, kv_dtype, compute_dtype)
     mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
-    per_op = _overhead_per_operation(overhead, overhead_seconds)
-    _tensor_parallel_group(the_chip, n_chips)
-    flops, moved = _decode_arrays(m, batch, context, weight_dtype, kv_dtype, mask, softmax,
-                                  write)
-    return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, weight_dtype,
-                   kv_dtype, compute_dtype, flops, moved, require_fit, _attention_ops(m), mask,
-                   write, per_op)
+    per_op = overhead_per_operation(overhead, overhead_seconds)
+    formats, conventions = (weight_dtype, kv_dtype, compute_dtype), (mask, softmax, write)
+    group = serving_step.decode_group(m, the_chip, n_chips, context, formats, conventions,
+                                      tensor_parallel.check_split(kv_cache_split), per_op)
+    flops, moved, t = group.timing(batch)
+    return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, formats, flops, moved,
+                   group.is_attention, t, group.network, require_fit, conventions, group.split)
+
+
+def decode_seconds(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
+                   context_tokens: int = 2048, weight_dtype: DType = "bf16",
+                   kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
+                   overhead: bool = False, overhead_seconds: float | None = None,
+                   kv_cache_split: str = "even") -> Callable[[int], float]:
+    """``batch -> decode_step(model, chip, n_chips, batch, context_tokens, ...).seconds``, for
+    searches over the batch (:func:`best_batch`, :func:`accelkit.capacity.plan`).
+
+    The arguments are checked once and what every batch shares is taken once; each batch is
+    then priced by the same rule as :func:`decode_step` (the same float), without building a
+    result. The function refuses a batch as :func:`decode_step` does.
+
+    Raises:
+        ValueError, TypeError: as :func:`decode_step`.
+    """
+    m = tensor_parallel.transformer(model)
+    the_chip = chips.get(chip)
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=MAX_CONTEXT)
+    formats = check_formats(weight_dtype, kv_dtype, compute_dtype)
+    group = serving_step.decode_group(m, the_chip, n_chips, context, formats,
+                                      ("causal", True, True),
+                                      tensor_parallel.check_split(kv_cache_split),
+                                      overhead_per_operation(overhead, overhead_seconds))
+
+    def seconds(batch: int) -> float:
+        batch = _validate.positive_int("batch", batch, maximum=MAX_BATCH)
+        return float(group.timing(batch)[2].seconds)
+    return seconds
 
 
 def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
                         context_tokens: int = 0, weight_dtype: DType = "bf16",
                         kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
-                        kinds: Sequence[str] | None = None) -> float:
+                        kinds: Sequence[str] | None = None,
+                        kv_cache_split: str = "even") -> float:
     """The batch at which a decode step's compute time catches up with its memory time.
 
     Solves ``Σ flops(B) / peak = Σ bytes(B) / bandwidth`` over the operations of the given
     ``kinds`` (default all); returns ``inf`` when it never happens (the KV cache grows as fast
     as the arithmetic, as for long contexts). With ``kinds=("matmul",)`` and no context this is
     about the chip's ridge point × weight bytes / 2: ~240 for bf16 on TPU v5e. Tensor-parallel
-    communication is neither compute nor memory time and is left out of this balance.
+    communication is neither compute nor memory time and is left out of this balance; the
+    group's copies of the cache (``kv_cache_split``, as :func:`decode_step`) are in its bytes.
     """
-    m = _transformer(model)
+    m = tensor_parallel.transformer(model)
     the_chip = chips.get(chip)
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
-    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
-    weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    keep = np.ones(len(_attention_ops(m)), dtype=bool)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=MAX_CONTEXT)
+    weight_dtype, kv_dtype, compute_dtype = check_formats(weight_dtype, kv_dtype, compute_dtype)
+    split = tensor_parallel.check_split(kv_cache_split)
+    problem = tensor_parallel.kv_problem(m, n_chips, split)
+    if problem is not None:
+        raise problem
+    copies = tensor_parallel.copies(m, n_chips, split)
+    ops = m.operations(batch=1, phase="decode", context_tokens=context, dtype=weight_dtype,
+                       kv_dtype=kv_dtype)
+    keep = np.ones(len(ops), dtype=bool)
     if kinds is not None:
         wanted = {_validate.choice("kinds", k, models.KINDS) for k in kinds}
-        ops = m.operations(batch=1, phase="decode", context_tokens=context, dtype=weight_dtype,
-                           kv_dtype=kv_dtype)
         keep = np.array([op.kind in wanted for op in ops])
     ridge = the_chip.ridge_flops_per_byte(compute_dtype)
-    if not _affine(m):
-        return _moe_balance_batch(m, context, weight_dtype, kv_dtype, keep, ridge)
-    f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
+    if not serving_step.affine(m):
+        return _moe_balance_batch(m, context, weight_dtype, kv_dtype, keep, ridge, copies)
+    f0, f1, b0, b1 = serving_step.decode_line(m, context, weight_dtype, kv_dtype, copies=copies)
     f0, f1, b0, b1 = f0[keep], f1[keep], b0[keep], b1[keep]
     slope = f1.sum() - ridge * b1.sum()
     if slope <= 0:
@@ -571,20 +450,21 @@ def compute_bound_batch(model: str | models.Model, chip: str | chips.Chip, n_chi
 
 
 def _moe_balance_batch(m: models.Transformer, context: int, weight_dtype: DType,
-                       kv_dtype: DType, keep: np.ndarray, ridge: float) -> float:
+                       kv_dtype: DType, keep: np.ndarray, ridge: float, copies: int) -> float:
     """The smallest whole batch at which a mixture of experts's decode FLOPs reach ridge × bytes
     (its bytes are not affine in the batch: more experts are read as the batch grows; once all
     are, the balance is a line again). ``inf`` if not reached by the largest batch accepted."""
     def ahead(batch: int) -> bool:
-        flops, moved = _decode_arrays(m, batch, context, weight_dtype, kv_dtype)
+        flops, moved, _, _ = serving_step.operation_arrays(
+            m, batch, 1, context, "decode", weight_dtype, kv_dtype, "causal", True, True, copies)
         return float(flops[keep].sum()) >= ridge * float(moved[keep].sum())
     if ahead(1):
         return 1.0
     high = 2
     while not ahead(high):
-        if high >= _MAX_BATCH:
+        if high >= MAX_BATCH:
             return math.inf
-        high = min(2 * high, _MAX_BATCH)
+        high = min(2 * high, MAX_BATCH)
     low = high // 2  # invariant: not ahead(low), ahead(high)
     while high - low > 1:
         mid = (low + high) // 2
@@ -594,377 +474,212 @@ def _moe_balance_batch(m: models.Transformer, context: int, weight_dtype: DType,
 
 def max_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
               context_tokens: int = 2048, weight_dtype: DType = "bf16",
-              kv_dtype: DType | None = None) -> int:
+              kv_dtype: DType | None = None, kv_cache_split: str = "even") -> int:
     """The largest batch whose weights and KV cache fit in n_chips × HBM (0 if none does).
 
     Exact, and the same rule as :func:`decode_step`'s ``fits``: a decode step at
     ``context_tokens`` holds ``context_tokens + 1`` tokens per sequence (0 is allowed: the
-    first generated token). ``kv_dtype=None`` follows
-    :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``.
+    first generated token), every copy of the cache counted (``kv_cache_split``).
+    ``kv_dtype=None`` follows :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``.
     """
-    m = _transformer(model)
+    m = tensor_parallel.transformer(model)
     the_chip = chips.get(chip)
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
-    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
-    weight_dtype, kv_dtype, _ = _dtypes(weight_dtype, kv_dtype, "bf16")
-    free = n_chips * float(the_chip.require("hbm_bytes")) - m.weight_bytes(weight_dtype)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=MAX_CONTEXT)
+    weight_dtype, kv_dtype, _ = check_formats(weight_dtype, kv_dtype, "bf16")
+    split = tensor_parallel.check_split(kv_cache_split)
+    problem = tensor_parallel.kv_problem(m, n_chips, split)
+    if problem is not None:
+        raise problem
+    return _max_batch(m, the_chip, n_chips, context, weight_dtype, kv_dtype, split)
+
+
+def _max_batch(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
+               weight_dtype: DType, kv_dtype: DType, split: str) -> int:
+    """:func:`max_batch` on checked arguments."""
+    free = n_chips * float(chip.require("hbm_bytes")) - m.weight_bytes(weight_dtype)
     if free <= 0:
         return 0
     # the step writes one more token per sequence
-    return int(free // ((context + 1) * m.kv_cache_bytes_per_token(kv_dtype)))
+    copies = tensor_parallel.copies(m, n_chips, split)
+    sequence = (context + 1) * m.kv_cache_bytes_per_token(kv_dtype) * copies
+    return int(free // sequence)
 
 
 def best_batch(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
                context_tokens: int = 2048, max_seconds_per_token: float = 0.05,
                weight_dtype: DType = "bf16", kv_dtype: DType | None = None,
                compute_dtype: DType = "bf16", overhead: bool = False,
-               overhead_seconds: float | None = None) -> InferenceResult:
+               overhead_seconds: float | None = None,
+               kv_cache_split: str = "even") -> InferenceResult:
     """The highest-throughput decode step whose time per token stays under a latency target.
 
     Step time grows with batch, so this is the largest batch that both fits and meets
-    ``max_seconds_per_token`` (exact: a bisection over whole batches). ``overhead`` and
-    ``overhead_seconds`` as :func:`decode_step`.
+    ``max_seconds_per_token`` (exact: a bisection over whole batches). ``overhead``,
+    ``overhead_seconds`` and ``kv_cache_split`` as :func:`decode_step`.
 
     Raises:
         ValueError: even batch 1 does not fit or misses the target (the message says which).
     """
     target = _validate.positive_float("max_seconds_per_token", max_seconds_per_token)
-    limit = max_batch(model, chip, n_chips, context_tokens, weight_dtype, kv_dtype)
+    m, the_chip = tensor_parallel.transformer(model), chips.get(chip)  # resolved once
+    limit = max_batch(m, the_chip, n_chips, context_tokens, weight_dtype, kv_dtype,
+                      kv_cache_split)
     if limit < 1:
-        decode_step(model, chip, n_chips, 1, context_tokens, weight_dtype, kv_dtype,
-                    compute_dtype, require_fit=True)  # raises with the full message
-    def step(b: int) -> InferenceResult:
-        return decode_step(model, chip, n_chips, b, context_tokens, weight_dtype, kv_dtype,
-                           compute_dtype, overhead=overhead, overhead_seconds=overhead_seconds)
-    if step(1).seconds > target:
-        raise ValueError(f"even batch 1 takes {step(1).seconds * 1e3:,.2f} ms per token, more "
+        decode_step(m, the_chip, n_chips, 1, context_tokens, weight_dtype, kv_dtype,
+                    compute_dtype, require_fit=True,
+                    kv_cache_split=kv_cache_split)  # raises with the full message
+    seconds = decode_seconds(m, the_chip, n_chips, context_tokens, weight_dtype, kv_dtype,
+                             compute_dtype, overhead, overhead_seconds, kv_cache_split)
+    if seconds(1) > target:
+        raise ValueError(f"even batch 1 takes {seconds(1) * 1e3:,.2f} ms per token, more "
                          f"than max_seconds_per_token={target * 1e3:,.2f} ms; add chips or "
                          "use narrower weights")
-    low, high = 1, limit  # invariant: step(low) meets the target
-    while low < high:
-        mid = (low + high + 1) // 2
-        if step(mid).seconds <= target:
-            low = mid
-        else:
-            high = mid - 1
-    return step(low)
-
-
-def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
-                 batches: Sequence[int] | np.ndarray, n_chips: int = 1,
-                 context_tokens: int = 2048, weight_dtype: DType = "bf16",
-                 kv_dtype: DType | None = None, compute_dtype: DType = "bf16") -> DecodeSweep:
-    """Decode steps for every (chip, batch) pair at once, vectorised for widgets.
-
-    Gives the same ``seconds`` as :func:`decode_step` for each pair, tensor-parallel
-    communication included (default attention conventions).
-    """
-    m = _transformer(model)
-    chip_list = [chips.get(c) for c in chips_]
-    if not chip_list:
-        raise ValueError("chips_ must name at least one chip")
-    b = np.asarray(batches)
-    if b.ndim != 1 or b.size == 0 or b.dtype.kind not in "iu" or (b < 1).any() or \
-            (b > _MAX_BATCH).any():
-        raise ValueError(f"batches must be a non-empty 1-D sequence of whole numbers in "
-                         f"[1, {_MAX_BATCH:,}]")
-    if len(chip_list) * b.size > 10**7:
-        raise ValueError("chips x batches is more than 10,000,000 points")
-    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
-    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
-    weight_dtype, kv_dtype, compute_dtype = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
-    for c in chip_list:
-        _tensor_parallel_group(c, n_chips)
-    plan = _communication_plan(m, act)
-    lines = np.array([_tp_line(c, n_chips, plan)[:2] for c in chip_list])
-    rates = np.array([_chip_rates(c, n_chips, compute_dtype) for c in chip_list])
-    peak, bandwidth, hbm = rates[:, 0, None, None], rates[:, 1, None, None], rates[:, 2, None]
-    batch = b.astype(float)
-    if _affine(m):
-        f0, f1, b0, b1 = _decode_coefficients(m, context, weight_dtype, kv_dtype)
-        flops = f0[:, None] + f1[:, None] * batch          # (ops, batches)
-        moved = b0[:, None] + b1[:, None] * batch
-    else:  # a mixture of experts: one evaluation per batch (see _affine)
-        if b.size > 10_000:
-            raise ValueError("a mixture-of-experts sweep takes at most 10,000 batches")
-        pairs = [_decode_arrays(m, int(x), context, weight_dtype, kv_dtype) for x in b]
-        flops = np.stack([f for f, _ in pairs], axis=1)
-        moved = np.stack([y for _, y in pairs], axis=1)
-    # (chips, ops, batches)
-    compute, memory, per_op = roofline.times(flops[None], moved[None], peak, bandwidth)
-    seconds = np.asarray(per_op).sum(axis=1) + lines[:, :1] + lines[:, 1:] * batch[None, :]
-    need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
-        kv_dtype)
-    hourly = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
-    usd = price.usd_for(hourly[:, None], seconds, n_chips) / batch * 1e6
-    arrays = {"batches": b.copy(), "seconds": seconds, "tokens_per_second": batch / seconds,
-              "compute_bound": np.sum(compute, axis=1) >= np.sum(memory, axis=1),
-              "fits": need[None, :] <= hbm, "usd_per_million_tokens": usd}
-    for array in arrays.values():
-        array.flags.writeable = False  # a frozen result: its arrays are read-only too
-    return DecodeSweep(model=m.name, chips=tuple(c.name for c in chip_list), n_chips=n_chips,
-                       context_tokens=context, **arrays)
-
-
-#: What set a capacity plan's batch per replica (see :class:`CapacityPlan`).
-CAPACITY_BOUNDS = ("latency", "memory", "users")
-
-
-@dataclass(frozen=True)
-class CapacityPlan:
-    """The cheapest way to serve ``concurrent_users`` decoding streams under a latency target.
-
-    ``replicas`` independent copies of the model, each a tensor-parallel group of
-    ``chips_per_replica`` chips inside one scale-up domain, each decoding ``batch_per_replica``
-    sequences per step (the users spread as evenly as whole numbers allow; this is the fullest
-    replica). ``bound`` says what stopped the batch per replica growing: ``"latency"`` (one
-    more sequence would miss ``max_seconds_per_token``), ``"memory"`` (one more would not fit
-    in HBM beside the weights) or ``"users"`` (one replica already holds every user).
-    """
-
-    model: str
-    chip: str
-    concurrent_users: int
-    max_seconds_per_token: float
-    context_tokens: int
-    prompt_tokens: int
-    replicas: int
-    chips_per_replica: int
-    batch_per_replica: int
-    n_chips: int
-    seconds_per_token: float        # one decode step of the fullest replica
-    first_token_seconds: float      # prefill of a replica's whole batch of prompts at once
-    first_token_seconds_one_prompt: float  # prefill of one prompt alone on a replica
-    tokens_per_second: float        # all users together: concurrent_users / seconds_per_token
-    bound: str                      # "latency", "memory" or "users"
-    max_batch_per_replica: int      # the exact largest batch meeting latency and memory
-    usd_per_hour: float | None      # n_chips x the chip-hour price; None without a price
-    usd_per_million_tokens: float | None
-    decode_bound: str               # the step's own regime: "compute", "memory" or "overhead"
-    overhead_seconds: float         # what the per-operation cost added to a step (0 when off)
-    candidates: tuple[tuple[int, int, int], ...]  # (chips_per_replica, batch, n_chips) tried
-
-    def __repr__(self) -> str:
-        usd = ("no price" if self.usd_per_hour is None else
-               f"${self.usd_per_hour:,.2f}/h, ${self.usd_per_million_tokens:,.3f}/M tokens")
-        return (f"CapacityPlan({self.concurrent_users:,} users of {self.model} on {self.chip}: "
-                f"{self.replicas:,} replica{'' if self.replicas == 1 else 's'} x "
-                f"{self.chips_per_replica} chips = "
-                f"{self.n_chips:,} chips, batch {self.batch_per_replica} per replica "
-                f"({self.bound}-bound), {self.seconds_per_token * 1e3:,.1f} ms per token, "
-                f"first token {self.first_token_seconds:,.2f} s; {usd})")
-
-
-def tensor_parallel_sizes(model: str | models.Model, chip: str | chips.Chip) -> tuple[int, ...]:
-    """The tensor-parallel group sizes :func:`capacity` considers: powers of two that divide the
-    attention heads, up to the chip's scale-up domain (1 alone where the chip has no modelled
-    link between chips, as L4 and T4)."""
-    m = _transformer(model)
-    the_chip = chips.get(chip)
-    sizes = [1]
-    n = 2
-    while m.heads % n == 0:
-        try:
-            _tensor_parallel_group(the_chip, n)
-        except (ValueError, chips.MissingFigureError):
-            break
-        sizes.append(n)
-        n *= 2
-    return tuple(sizes)
-
-
-def _largest_batch(seconds: Callable[[int], float], limit: int, target: float,
-                   low: int = 1) -> int:
-    """The largest batch in [low, limit] whose step meets ``target`` (``low - 1`` if batch
-    ``low`` misses it; 0 for ``low`` = 1); exact, since a step's time never falls as the batch
-    grows."""
-    if limit < low or seconds(low) > target:
-        return low - 1
-    high = limit  # invariant: seconds(low) meets the target
+    low, high = 1, limit  # invariant: seconds(low) meets the target
     while low < high:
         mid = (low + high + 1) // 2
         if seconds(mid) <= target:
             low = mid
         else:
             high = mid - 1
-    return low
+    return decode_step(m, the_chip, n_chips, low, context_tokens, weight_dtype, kv_dtype,
+                       compute_dtype, overhead=overhead, overhead_seconds=overhead_seconds,
+                       kv_cache_split=kv_cache_split)
 
 
-def _step_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
-                  weight_dtype: DType, kv_dtype: DType, compute_dtype: DType,
-                  per_op_overhead: float) -> Callable[[int], float]:
-    """``b -> decode_step(m, chip, n_chips, b, context, ...).seconds``, for a search that asks
-    for many batches: the same arithmetic as :func:`_result` (so the same float, bit for bit),
-    with the batch-independent parts (rates, kernel counts, the communication line) taken once
-    and no result built. Arguments are already checked; a batch beyond what
-    :func:`decode_step` allows goes to it, which raises."""
-    peak, bandwidth, _ = _chip_rates(chip, n_chips, compute_dtype)
-    peak, bandwidth = float(peak), float(bandwidth)  # as roofline.times checks them
-    floor = _operation_counts(m, "decode") * per_op_overhead
-    act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
-    c0, c1, _ = _tp_line(chip, n_chips, _communication_plan(m, act))
-    known: dict[int, float] = {}
+def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
+                 batches: Sequence[int] | np.ndarray, n_chips: int = 1,
+                 context_tokens: int = 2048, weight_dtype: DType = "bf16",
+                 kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
+                 kv_cache_split: str = "even") -> DecodeSweep:
+    """Decode steps for every (chip, batch) pair at once, vectorised for widgets.
 
-    def seconds(b: int) -> float:
-        found = known.get(b)
-        if found is not None:
-            return found
-        if b > _MAX_BATCH:
-            return decode_step(m, chip, n_chips, b, context, weight_dtype, kv_dtype,
-                               compute_dtype, overhead_seconds=per_op_overhead).seconds
-        flops, moved = _decode_arrays(m, b, context, weight_dtype, kv_dtype)
-        per_op = np.maximum(np.divide(flops, peak), np.divide(moved, bandwidth))
-        step = float(np.sum(np.maximum(per_op, floor)))
-        step += c0 + c1 * b
-        known[b] = step
-        return step
-    return seconds
-
-
-class NoCapacityPlan(ValueError):
-    """:func:`capacity` found no plan: the weights and one sequence's cache fit on no
-    tensor-parallel group the chip allows, or no group meets the latency target even at batch
-    1. A caller that reports "no plan" catches this type, not every ValueError."""
-
-
-def capacity(model: str | models.Model, chip: str | chips.Chip, *, concurrent_users: int,
-             max_seconds_per_token: float, context_tokens: int = 2048,
-             prompt_tokens: int | None = None, weight_dtype: DType = "bf16",
-             kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
-             usd_per_hour: float | None = None, overhead: bool = False,
-             overhead_seconds: float | None = None) -> CapacityPlan:
-    """The cheapest plan that serves ``concurrent_users`` streams at ``max_seconds_per_token``.
-
-    For every tensor-parallel size in :func:`tensor_parallel_sizes`, the exact largest batch
-    per replica whose decode step (at ``context_tokens`` of cache) both fits in HBM and meets
-    the latency target (the same rule as :func:`max_batch` and :func:`best_batch`), capped at
-    the users; ``replicas = ceil(users / batch)`` and the users are spread evenly over them.
-    The plan with the fewest chips wins (lowest $/h, the same thing for one chip type);
-    ties go to the faster step, then the smaller group.
-
-    Simplifications, said where used: the group shares the KV cache evenly even beyond the
-    model's KV heads (a real server replicates a KV head over the chips that share it, so
-    groups wider than ``kv_heads`` hold less cache than modelled); every user is mid-stream
-    at ``context_tokens`` (a steady state; real traffic mixes lengths); prefill is not
-    interleaved with decode (it would lengthen steps); and ``first_token_seconds`` is the
-    prefill of a replica's whole batch of ``prompt_tokens``-token prompts at once on its
-    group, the cold-start worst case (``first_token_seconds_one_prompt`` is one arriving
-    prompt prefilled alone).
-
-    Args:
-        concurrent_users: streams decoding at once, >= 1.
-        max_seconds_per_token: the latency target per generated token, > 0.
-        context_tokens: tokens in each stream's KV cache.
-        prompt_tokens: prompt length for the first-token time (default ``context_tokens``,
-            at least 1).
-        usd_per_hour: price per chip-hour (default the chip's list price; None where it has none).
-        weight_dtype, kv_dtype, compute_dtype, overhead, overhead_seconds: as :func:`decode_step`.
-    Raises:
-        ValueError: a bad argument (named). :class:`NoCapacityPlan` (a ValueError): the
-            weights fit at no allowed group size (the message names the model and chip), or
-            no group size meets the latency target.
+    Gives the same ``seconds`` as :func:`decode_step` for each pair (to rounding), by the same
+    rule, tensor-parallel communication included (default attention conventions), every batch
+    at once: a dense model's FLOPs and bytes per operation and each chip's collectives are
+    lines in the batch (a mixture of experts, whose bytes are not, is evaluated per batch).
     """
-    m = _transformer(model)
-    the_chip = chips.get(chip)
-    users = _validate.positive_int("concurrent_users", concurrent_users, maximum=10**9)
-    target = _validate.positive_float("max_seconds_per_token", max_seconds_per_token)
-    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=_MAX_CONTEXT)
-    prompt = (max(1, context) if prompt_tokens is None else
-              _validate.positive_int("prompt_tokens", prompt_tokens, maximum=_MAX_CONTEXT))
-    weight, kv, compute = _dtypes(weight_dtype, kv_dtype, compute_dtype)
-    per_op = _overhead_per_operation(overhead, overhead_seconds)
-    hourly = (the_chip.usd_per_hour if usd_per_hour is None else
-              _validate.positive_float("usd_per_hour", usd_per_hour))
-    sizes = tensor_parallel_sizes(m, the_chip)
-    fitting = 0
-    best: tuple[tuple[int, float, int], int, int, int] | None = None  # key, tp, batch, limit
-    tried: list[tuple[int, int, int]] = []
-    searches: dict[int, Callable[[int], float]] = {}  # each group's step time, remembered
-    # max_batch's rule, its checks and per-chip figures taken once for every group size
-    hbm_bytes = float(the_chip.require("hbm_bytes"))
-    weight_bytes = m.weight_bytes(weight)
-    sequence_bytes = (context + 1) * m.kv_cache_bytes_per_token(kv)
-
-    def memory_limit_of(tp: int) -> int:
-        free = tp * hbm_bytes - weight_bytes
-        return 0 if free <= 0 else int(free // sequence_bytes)
-
-    for tp in sizes:
-        memory_limit = memory_limit_of(tp)
-        if memory_limit < 1:
-            continue
-        fitting += 1
-
-        seconds = _step_seconds(m, the_chip, tp, context, weight, kv, compute, per_op)
-        searches[tp] = seconds
-        # Only whether the limit reaches the users matters here: search up to them (the
-        # winner's exact limit, if larger, is found once below).
-        cap = min(memory_limit, users)
-        limit = cap if seconds(cap) <= target else _largest_batch(seconds, cap - 1, target)
-        if limit < 1:
-            continue
-        batch = min(limit, users)
-        replicas = math.ceil(users / batch)
-        batch = math.ceil(users / replicas)  # spread the users evenly
-        tried.append((tp, batch, replicas * tp))
-        key = (replicas * tp, seconds(batch), tp)
-        if best is None or key < best[0]:
-            best = (key, tp, batch, limit)
-    if not fitting:
-        largest = sizes[-1]
-        need = m.weight_bytes(weight) + (context + 1) * m.kv_cache_bytes_per_token(kv)
-        raise NoCapacityPlan(
-            f"{m.name}'s {weight} weights and one sequence's KV cache ({need / 1e9:,.1f} GB) fit "
-            f"on no tensor-parallel group of {the_chip.name} it allows (at most {largest} chips, "
-            f"{largest * float(the_chip.require('hbm_bytes')) / 1e9:,.1f} GB of HBM): use "
-            "narrower weight_dtype/kv_dtype, a shorter context or a chip with more HBM or a "
-            "larger scale-up domain")
-    if best is None:
-        fastest = min(decode_step(m, the_chip, tp, 1, context, weight, kv, compute,
-                                  overhead_seconds=per_op).seconds
-                      for tp in sizes if max_batch(m, the_chip, tp, context, weight, kv) >= 1)
-        raise NoCapacityPlan(
-            f"max_seconds_per_token={target * 1e3:,.2f} ms is out of reach for {m.name} on "
-            f"{the_chip.name}: its fastest batch-1 step takes {fastest * 1e3:,.2f} ms; relax the "
-            "target, use narrower weights or a faster chip")
-    (n_total, _, _), tp, batch, limit = best
-    memory_limit = memory_limit_of(tp)
-    if limit == users < memory_limit:   # the search stopped at the users: find the true limit
-        limit = _largest_batch(searches[tp], memory_limit, target, low=users + 1)
-    step = decode_step(m, the_chip, tp, batch, context, weight, kv, compute,
-                       overhead_seconds=per_op)
-    first = prefill(m, the_chip, tp, batch, prompt, weight, kv, compute,
-                    overhead_seconds=per_op)
-    alone = prefill(m, the_chip, tp, 1, prompt, weight, kv, compute, overhead_seconds=per_op)
-    if batch == users and limit >= users:
-        bound = "users"
-    elif limit == memory_limit:
-        bound = "memory"
-    else:
-        bound = "latency"
-    rate = users / step.seconds
-    usd_hour = None if hourly is None else hourly * n_total
-    usd_million = None if usd_hour is None else usd_hour / (rate * 3600.0) * 1e6
-    return CapacityPlan(
-        model=m.name, chip=the_chip.name, concurrent_users=users, max_seconds_per_token=target,
-        context_tokens=context, prompt_tokens=prompt, replicas=n_total // tp,
-        chips_per_replica=tp, batch_per_replica=batch, n_chips=n_total,
-        seconds_per_token=step.seconds, first_token_seconds=first.seconds,
-        first_token_seconds_one_prompt=alone.seconds,
-        tokens_per_second=rate, bound=bound, max_batch_per_replica=limit,
-        usd_per_hour=usd_hour, usd_per_million_tokens=usd_million, decode_bound=step.bound,
-        overhead_seconds=step.overhead_seconds, candidates=tuple(tried))
+    m = tensor_parallel.transformer(model)
+    chip_list = [chips.get(c) for c in chips_]
+    if not chip_list:
+        raise ValueError("chips_ must name at least one chip")
+    b = np.asarray(batches)
+    if b.ndim != 1 or b.size == 0 or b.dtype.kind not in "iu" or (b < 1).any() or \
+            (b > MAX_BATCH).any():
+        raise ValueError(f"batches must be a non-empty 1-D sequence of whole numbers in "
+                         f"[1, {MAX_BATCH:,}]")
+    if len(chip_list) * b.size > 10**7:
+        raise ValueError("chips x batches is more than 10,000,000 points")
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
+    context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=MAX_CONTEXT)
+    weight_dtype, kv_dtype, compute_dtype = check_formats(weight_dtype, kv_dtype, compute_dtype)
+    split = tensor_parallel.check_split(kv_cache_split)
+    if not serving_step.affine(m) and b.size > 10_000:
+        raise ValueError("a mixture-of-experts sweep takes at most 10,000 batches")
+    formats = (weight_dtype, kv_dtype, compute_dtype)
+    groups = [serving_step.decode_group(m, c, n_chips, context, formats, ("causal", True, True),
+                                        split, 0.0) for c in chip_list]
+    batch = b.astype(float)
+    arrays = groups[0].arrays(b)                   # (ops, batches): the same on every chip
+    timings = [g.timing(b, arrays)[2] for g in groups]  # each chip's rates and collectives
+    seconds = np.stack([t.seconds for t in timings])
+    copies = tensor_parallel.copies(m, n_chips, split)
+    hbm = np.array([[n_chips * float(c.require("hbm_bytes"))] for c in chip_list])
+    need = m.weight_bytes(weight_dtype) + batch * (context + 1) * m.kv_cache_bytes_per_token(
+        kv_dtype) * copies
+    hourly = np.array([np.nan if c.usd_per_hour is None else c.usd_per_hour for c in chip_list])
+    usd = price.usd_for(hourly[:, None], seconds, n_chips) / batch * 1e6
+    fields = {"batches": b.copy(), "seconds": seconds, "tokens_per_second": batch / seconds,
+              "compute_bound": np.stack([t.compute_seconds >= t.memory_seconds
+                                         for t in timings]),
+              "fits": need[None, :] <= hbm, "usd_per_million_tokens": usd}
+    for array in fields.values():
+        array.flags.writeable = False  # a frozen result: its arrays are read-only too
+    return DecodeSweep(model=m.name, chips=tuple(c.name for c in chip_list), n_chips=n_chips,
+                       context_tokens=context, **fields)
 
 
 def kv_cache_bytes(model: str | models.Model, batch: int, context_tokens: int,
                    dtype: DType = "bf16") -> float:
     """Bytes of KV cache for ``batch`` sequences of ``context_tokens`` (see Transformer)."""
-    return _transformer(model).kv_cache_bytes(batch, context_tokens, dtype)
+    return tensor_parallel.transformer(model).kv_cache_bytes(batch, context_tokens, dtype)
 
 
-__all__ = ["ATTENTION_MASKS", "CAPACITY_BOUNDS", "CapacityPlan", "DecodeSweep", "InferenceResult",
-           "NoCapacityPlan",
-           "attention_matmul_flops_per_pair", "best_batch", "capacity", "compute_bound_batch",
-           "decode_step", "decode_sweep", "kv_cache_bytes", "max_batch", "prefill",
-           "tensor_parallel_sizes"]
+#: Batches a cost curve samples by default: powers of two from 1 to 2,048 and the steps between.
+COST_CURVE_BATCHES = np.unique(np.round(np.logspace(0, 11, 45, base=2)).astype(int))
+COST_CURVE_BATCHES.flags.writeable = False
+
+
+@dataclass(frozen=True)
+class CostCurve:
+    """Dollars per million generated tokens of one replica's decode, against batch.
+
+    ``batches`` are the sampled batches that fit, ending exactly at ``max_batch`` (the largest
+    batch that fits, :func:`max_batch`), so the curve's last point is the number a lesson
+    prints for "the largest batch"; the arrays are read-only.
+    """
+
+    model: str
+    chip: str
+    n_chips: int
+    context_tokens: int
+    usd_per_hour: float                 # per chip: the price the curve uses
+    max_batch: int
+    batches: np.ndarray
+    seconds: np.ndarray                 # decode step time at each batch
+    usd_per_million_tokens: np.ndarray
+
+    @property
+    def usd_per_million_tokens_at_max_batch(self) -> float:
+        """The cost at the largest batch that fits: the curve's last point."""
+        return float(self.usd_per_million_tokens[-1])
+
+    def __repr__(self) -> str:
+        return (f"CostCurve({self.model} on {self.n_chips} x {self.chip} at "
+                f"${self.usd_per_hour:g}/h, context {self.context_tokens:,}: batch 1 "
+                f"${self.usd_per_million_tokens[0]:,.2f}/M ... batch {self.max_batch:,} "
+                f"${self.usd_per_million_tokens_at_max_batch:,.3f}/M)")
+
+
+def cost_curve(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
+               context_tokens: int = 2048, batches: Sequence[int] | np.ndarray | None = None, *,
+               usd_per_hour: float | None = None, weight_dtype: DType = "bf16",
+               kv_dtype: DType | None = None) -> CostCurve:
+    """Decode's cost per million generated tokens on one replica, from batch 1 to the largest
+    batch that fits.
+
+    The curve samples ``batches`` (default :data:`COST_CURVE_BATCHES`) up to
+    :func:`max_batch` and always ends at that exact batch, so a plot of it and a table of the
+    largest batch show one number. Times are :func:`decode_sweep`'s (the same as
+    :func:`decode_step`'s); ``usd_per_hour`` (per chip) defaults to the chip's list price.
+
+    Raises:
+        ValueError: the weights alone do not fit on ``n_chips`` (no batch fits), or bad input.
+        accelkit.chips.MissingFigureError: no ``usd_per_hour`` and the chip has no list price.
+    """
+    the_chip = chips.get(chip)
+    hourly = _validate.positive_float("usd_per_hour", usd_per_hour if usd_per_hour is not None
+                                      else the_chip.require("usd_per_hour"))
+    limit = max_batch(model, the_chip, n_chips, context_tokens, weight_dtype, kv_dtype)
+    if limit < 1:
+        decode_step(model, the_chip, n_chips, 1, context_tokens, weight_dtype, kv_dtype,
+                    require_fit=True)  # raises with the full message
+    grid = COST_CURVE_BATCHES if batches is None else np.asarray(batches)
+    if grid.ndim != 1 or grid.size == 0 or grid.dtype.kind not in "iu" or (grid < 1).any():
+        raise ValueError("batches must be a non-empty 1-D sequence of whole numbers >= 1")
+    points = np.union1d(grid[grid <= limit], np.array([limit], dtype=grid.dtype))
+    sweep = decode_sweep(model, [the_chip], points, n_chips, context_tokens,
+                         weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    seconds = np.array(sweep.seconds[0])
+    usd = np.asarray(price.usd_for(hourly, seconds, n_chips), dtype=float) / points * 1e6
+    for array in (points, seconds, usd):
+        array.flags.writeable = False
+    return CostCurve(model=sweep.model, chip=the_chip.name, n_chips=sweep.n_chips,
+                     context_tokens=sweep.context_tokens, usd_per_hour=hourly, max_batch=limit,
+                     batches=points, seconds=seconds, usd_per_million_tokens=usd)
+
+
+__all__ = ["ATTENTION_MASKS", "COST_CURVE_BATCHES", "CostCurve", "DecodeSweep", "InferenceResult", "KV_CACHE_SPLITS", "MAX_BATCH",
+           "MAX_CONTEXT", "best_batch", "check_formats", "compute_bound_batch", "cost_curve", "decode_step",
+           "decode_sweep", "kv_cache_bytes", "kv_cache_copies", "max_batch",
+           "overhead_per_operation", "prefill", "tensor_parallel_sizes"]

@@ -42,9 +42,10 @@ Three layers, each read off a model the course already has:
    3.9 TFLOP/s on H100 (FlashAttention-3, Shah et al. 2024, arXiv:2407.08608 §3.1), which
    FlashAttention-3 overlaps with the matmuls; they are not timed here.
 
-3. **A cluster** (:func:`predicted_mfu`): :func:`accelkit.parallel.train_step` with
-   ``compute_efficiency="predicted"``: the efficiency of step 2 for the layout's tp, ep and
-   micro-batch scales the peak, and the step adds exposed communication and pipeline bubbles.
+3. **A cluster** (:func:`accelkit.parallel.predicted_mfu`): :func:`accelkit.parallel.train_step`
+   with ``compute_efficiency="predicted"``: the efficiency of step 2 for the layout's tp, ep and
+   micro-batch (:func:`compute_efficiencies`, per layout) scales the peak, and the step adds
+   exposed communication and pipeline bubbles.
 
     >>> from accelkit import mfu
     >>> round(mfu.matmul_efficiency("H100", 8192, 8192, 8192), 3)
@@ -55,22 +56,18 @@ Three layers, each read off a model the course already has:
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from accelkit import _validate, chips, dtypes, models
+from accelkit import _validate, chips, dtypes, models, roofline
 from accelkit.dtypes import DType
+from accelkit.layout import Layout, check_layout
 
-if TYPE_CHECKING:  # pragma: no cover
-    from accelkit.parallel import Layout, TrainStep
-
-__all__ = ["GPU_TILE", "MatmulShape", "NotModelled", "PredictedMFU", "StepEfficiency",
-           "layer_matmuls", "matmul_efficiency", "mxu_count", "mxu_shape", "predicted_mfu", "step_efficiency"]
+__all__ = ["GPU_TILE", "MatmulShape", "NotModelled", "StepEfficiency", "check_chip", "compute_efficiencies",
+           "layer_matmuls", "matmul_efficiency", "mxu_count", "mxu_shape", "step_efficiency"]
 
 #: (M tile, N tile, K tile in bytes): CUTLASS 3's Hopper warp-specialized 128×256×64 (bf16).
 GPU_TILE = (128, 256, 128)
@@ -120,21 +117,6 @@ class StepEfficiency:
         return (f"StepEfficiency({self.model} on {self.chip}, tp{self.tp} ep{self.ep} "
                 f"mb={self.microbatch_tokens:,}: matmuls at {self.matmul_efficiency:.1%} of "
                 f"peak, with vector work {self.efficiency:.1%})")
-
-
-@dataclass(frozen=True)
-class PredictedMFU:
-    """A predicted MFU and the chain of factors behind it."""
-
-    mfu: float
-    compute_efficiency: float   # StepEfficiency.efficiency
-    matmul_efficiency: float
-    step: TrainStep
-
-    def __repr__(self) -> str:
-        return (f"PredictedMFU({self.mfu:.1%}: matmuls {self.matmul_efficiency:.1%}, compute "
-                f"{self.compute_efficiency:.1%}, then bubbles and exposed communication)")
-
 
 
 class NotModelled(ValueError):
@@ -243,7 +225,6 @@ def matmul_efficiency(chip: str | chips.Chip, M: int, N: int, K: int, dtype: str
     return float(_efficiency_array(the_chip, dt, *arr)[0])
 
 
-@functools.lru_cache(maxsize=4096)
 def _causal_factor(s: int, block: int) -> float:
     """Useful share of a causal attention's computed score blocks: block×block tiles on or
     below the diagonal are computed, the diagonal ones half wasted."""
@@ -264,15 +245,11 @@ def layer_matmuls(model: str | models.Model, microbatch_tokens: int, *, tp: int 
     ``ep`` = 1 the FLOPs sum to the model's forward matmul and attention FLOPs (tested).
     Expert layers assume balanced routing: each local expert gets ``mb·ep·k/E`` tokens.
     """
-    the_model = models.get(model)
-    if not isinstance(the_model, models.Transformer):
-        raise ValueError(f"model must be a catalog transformer; {the_model.name} is a "
-                         f"{the_model.family}")
+    the_model = _transformer(model)
     mb = _validate.positive_int("microbatch_tokens", microbatch_tokens, maximum=10**9)
     tp = _validate.positive_int("tp", tp, maximum=1 << 20)
     ep = _validate.positive_int("ep", ep, maximum=1 << 20)
-    s = the_model.seq_len if seq_len is None else _validate.positive_int("seq_len", seq_len,
-                                                                          maximum=10**8)
+    s = the_model.check_seq_len(seq_len)
     split = mb < s  # a micro-batch holding part of a sequence (token-level micro-batches)
     seqs = 1 if split else mb // s
     m = the_model
@@ -288,8 +265,8 @@ def layer_matmuls(model: str | models.Model, microbatch_tokens: int, *, tp: int 
             out.append(MatmulShape(name, tokens, n, max(1, k // tp), 1, count))
 
     moe = m if isinstance(m, models.MoETransformer) else None
-    if moe is not None and moe._mla:
-        qk, vd = moe._qk_head_dim, moe._v_head_dim
+    if moe is not None and moe.latent_attention:
+        qk, vd = moe.qk_head_dim, moe.value_head_dim
         if moe.q_lora_rank:
             col("q_down", d, moe.q_lora_rank * tp, L)  # replicated low-rank: not split by tp
             col("q_up", moe.q_lora_rank, h * qk, L)
@@ -301,7 +278,7 @@ def layer_matmuls(model: str | models.Model, microbatch_tokens: int, *, tp: int 
         score_k, value_n = qk, vd
     else:
         qk = vd = m.head_dim
-        col("qkv_proj", d, m._qkv_width, L)
+        col("qkv_proj", d, m.qkv_width, L)
         row("attn_out", h * m.head_dim, d, L)
         score_k, value_n = qk, vd
     heads_local = max(1, h // tp)
@@ -315,42 +292,46 @@ def layer_matmuls(model: str | models.Model, microbatch_tokens: int, *, tp: int 
         out.append(MatmulShape("attention_values", s, value_n, s, seqs * heads_local, L, True))
     if moe is not None:
         if moe.dense_layers:
-            col("dense_mlp_in", d, m._mlp_in, moe.dense_layers)
+            col("dense_mlp_in", d, m.mlp_in_width, moe.dense_layers)
             row("dense_mlp_down", m.d_ff, d, moe.dense_layers)
         layers_moe = moe.moe_layers
         out.append(MatmulShape("router", mb, moe.n_experts, d, 1, layers_moe))
         local = max(1, moe.n_experts // ep)
         per_expert = max(1, round(mb * ep * moe.experts_per_token / moe.n_experts))
-        out.append(MatmulShape("experts_in", per_expert, max(1, moe._expert_in // tp), d,
+        out.append(MatmulShape("experts_in", per_expert, max(1, moe.expert_in_width // tp), d,
                                local, layers_moe))
         out.append(MatmulShape("experts_down", per_expert, d, max(1, moe.d_ff_expert // tp),
                                local, layers_moe))
         if moe.shared_experts:
-            col("shared_in", d, moe.shared_experts * moe._expert_in, layers_moe)
+            col("shared_in", d, moe.shared_experts * moe.expert_in_width, layers_moe)
             row("shared_down", moe.shared_experts * moe.d_ff_expert, d, layers_moe)
     else:
-        col("mlp_in", d, m._mlp_in, L)
+        col("mlp_in", d, m.mlp_in_width, L)
         row("mlp_down", m.d_ff, d, L)
     col("lm_head", d, m.vocab, 1)
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=256)
-def _train_flops_per_token(model: models.Transformer, seq_len: int) -> float:
-    return float(model.flops_per_token("train", seq_len=seq_len))
+def _transformer(model: str | models.Model) -> models.Transformer:
+    m = models.get(model)
+    if not isinstance(m, models.Transformer):
+        raise ValueError(f"model must be a catalog transformer; {m.name} is a {m.family}")
+    return m
 
 
-@functools.lru_cache(maxsize=256)
-def _vector_bytes_per_token(model: models.Model, seq_len: int) -> float:
-    """Forward HBM bytes per token of the non-matmul kernels (norms, elementwise, gather)."""
+def _per_token_work(model: models.Transformer, seq_len: int) -> tuple[float, float]:
+    """(training FLOPs per token, forward HBM bytes per token of the non-matmul kernels: norms,
+    elementwise, the gather), the same for every layout of one model and sequence."""
     ops = model.operations(batch=1, seq_len=seq_len, phase="forward")
-    return math.fsum(op.bytes for op in ops if op.kind not in models.MATRIX_KINDS) / seq_len
+    vector = math.fsum(op.bytes for op in ops if op.kind not in models.MATRIX_KINDS) / seq_len
+    return float(model.flops_per_token("train", seq_len=seq_len)), vector
 
 
-@functools.lru_cache(maxsize=4096)
-def _step_numbers(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, ep: int, mb: int,
-                  seq_len: int) -> tuple[float, float, float, float]:
-    """(matmul FLOPs, peak seconds, matmul seconds, vector bytes) per chip per micro-batch."""
+def _step_numbers(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, ep: int,
+                  mb: int, seq_len: int, per_token: tuple[float, float]
+                  ) -> tuple[float, float, float, float]:
+    """(matmul FLOPs, peak seconds, matmul seconds, vector bytes) per chip per micro-batch
+    (``per_token``: :func:`_per_token_work` of the model and sequence)."""
     shapes = layer_matmuls(model, mb, tp=tp, ep=ep, seq_len=seq_len)
     kind, _, _, _ = _engine(chip, dtype)
     rows: list[tuple[int, int, int, int, float, bool]] = []
@@ -375,43 +356,62 @@ def _step_numbers(model: models.Transformer, chip: chips.Chip, dtype: DType, tp:
     peak = chip.peak_flops(dtype)
     # The ideal: the model's training FLOPs for this chip's share at peak. Work a chip repeats
     # (replicated low-rank projections, rounding of heads or experts) counts as lost.
-    total = _train_flops_per_token(model, seq_len) * mb / tp
+    train_flops, vector_bytes = per_token
+    total = train_flops * mb / tp
     matmul_seconds = float((flops / (peak * eff)).sum())
-    vector = 3.0 * _vector_bytes_per_token(model, seq_len) * mb / tp
+    vector = 3.0 * vector_bytes * mb / tp
     return total, total / peak, matmul_seconds, vector
 
 
-def _resolve(model: str | models.Model, chip: str | chips.Chip, dtype: str
-             ) -> tuple[models.Transformer, chips.Chip, DType]:
-    the_model = models.get(model)
-    if not isinstance(the_model, models.Transformer):
-        raise ValueError(f"model must be a catalog transformer; {the_model.name} is a "
-                         f"{the_model.family}")
-    the_chip = chips.get(chip)
+def _compute_seconds(matmul_seconds: float, vector_seconds: float) -> float:
+    """A micro-batch's compute time: the matmul kernels, then the memory-bound vector kernels
+    between them, one after another (not overlapped: fused into matmul epilogues or run
+    beside them, as FlashAttention-3 does its softmax, they would cost less)."""
+    return float(roofline.times(compute_seconds=matmul_seconds, memory_seconds=vector_seconds,
+                                overlap=False).seconds)
+
+
+def check_chip(chip: chips.Chip, dtype: str) -> DType:
+    """Refuse a chip and precision whose matmul efficiency this module cannot predict; return
+    the checked precision.
+
+    Raises:
+        ValueError: an unknown precision or one the chip has no peak for, an AMD GPU, an
+            NVIDIA GPU without an SM count, a TPU whose MXU shape or count is unpublished.
+    """
     dt = dtypes.check(dtype)
-    the_chip.peak_flops(dt)
-    _engine(the_chip, dt)
-    return the_model, the_chip, dt
+    chip.peak_flops(dt)
+    _engine(chip, dt)
+    return dt
 
 
-def _efficiencies(model: models.Model, chip: chips.Chip, dtype: str, tp: np.ndarray,
-                  ep: np.ndarray, mb: np.ndarray, seq_len: int) -> np.ndarray:
-    """Compute efficiency per candidate (vectorised over layouts, one evaluation per distinct
-    (tp, ep, micro-batch)): what parallel.train_step multiplies the peak by."""
-    the_model, _, dt = _resolve(model, chip, dtype)
+def compute_efficiencies(model: models.Transformer, chip: chips.Chip, dtype: str,
+                         tp: np.ndarray, ep: np.ndarray, microbatch_tokens: np.ndarray,
+                         seq_len: int) -> np.ndarray:
+    """Each layout's compute efficiency (:attr:`StepEfficiency.efficiency`), one entry per
+    entry of the ``tp``, ``ep`` and ``microbatch_tokens`` arrays: what
+    :func:`accelkit.parallel.train_step` multiplies the peak by with
+    ``compute_efficiency="predicted"``. One evaluation per distinct (tp, ep, micro-batch), so a
+    search over thousands of layouts costs as many evaluations as it has distinct shapes.
+
+    Raises:
+        ValueError: as :func:`check_chip`.
+    """
+    dt = check_chip(chip, dtype)
+    per_token = _per_token_work(model, seq_len)
     # 1-D uniques (fast) of (tp, ep) and of mb, then of their pair's index
     te = (np.asarray(tp, np.int64) << 21) | np.asarray(ep, np.int64)
     u_te, i_te = np.unique(te, return_inverse=True)
-    u_mb, i_mb = np.unique(np.asarray(mb, np.int64), return_inverse=True)
+    u_mb, i_mb = np.unique(np.asarray(microbatch_tokens, np.int64), return_inverse=True)
     pairs, inverse = np.unique(i_te.reshape(-1) * len(u_mb) + i_mb.reshape(-1),
                                return_inverse=True)
     values = np.empty(len(pairs))
     hbm = float(chip.require("hbm_bytes_per_second"))
     for i, pair in enumerate(pairs.tolist()):
         key, b = int(u_te[pair // len(u_mb)]), int(u_mb[pair % len(u_mb)])
-        _, peak_s, mm_s, vec = _step_numbers(the_model, chip, dt, key >> 21,
-                                             key & ((1 << 21) - 1), b, seq_len)
-        values[i] = peak_s / (mm_s + vec / hbm)
+        _, peak_s, mm_s, vec = _step_numbers(model, chip, dt, key >> 21, key & ((1 << 21) - 1),
+                                             b, seq_len, per_token)
+        values[i] = peak_s / _compute_seconds(mm_s, vec / hbm)
     return values[inverse.reshape(-1)]
 
 
@@ -424,31 +424,17 @@ def step_efficiency(model: str | models.Model, chip: str | chips.Chip, layout: L
         ValueError: as :func:`accelkit.parallel.train_step` for the layout, and as
             :func:`matmul_efficiency` for the chip.
     """
-    from accelkit import parallel
-
-    the_model, the_chip, dtype = _resolve(model, chip, dtype)
+    the_model = _transformer(model)
+    the_chip = chips.get(chip)
+    dt = check_chip(the_chip, dtype)
     batch = _validate.positive_int("batch_tokens", batch_tokens, maximum=10**12)
-    s = parallel._seq_len(the_model, seq_len)
-    mb = parallel._check_layout(the_model, the_chip, layout, batch)
-    flops, peak_s, mm_s, vec = _step_numbers(the_model, the_chip, dtype, layout.tp, layout.ep,
-                                             mb, s)
+    s = the_model.check_seq_len(seq_len)
+    mb = check_layout(the_model, the_chip, layout, batch)
+    flops, peak_s, mm_s, vec = _step_numbers(the_model, the_chip, dt, layout.tp, layout.ep, mb, s,
+                                             _per_token_work(the_model, s))
     vec_s = vec / float(the_chip.require("hbm_bytes_per_second"))
     return StepEfficiency(model=the_model.name, chip=the_chip.name, tp=layout.tp, ep=layout.ep,
                           microbatch_tokens=mb, matmul_flops=flops, peak_seconds=peak_s,
                           matmul_seconds=mm_s, vector_bytes=vec, vector_seconds=vec_s,
-                          matmul_efficiency=peak_s / mm_s, efficiency=peak_s / (mm_s + vec_s))
-
-
-def predicted_mfu(model: str | models.Model, chip: str | chips.Chip, layout: Layout,
-                  batch_tokens: int, *, seq_len: int | None = None, dtype: str = "bf16",
-                  dropout: bool = False) -> PredictedMFU:
-    """MFU of ``layout`` with each matmul at its predicted efficiency, the non-matmul work at
-    HBM bandwidth, and :func:`accelkit.parallel.train_step`'s bubbles and exposed
-    communication (``compute_efficiency="predicted"``)."""
-    from accelkit import parallel
-
-    eff = step_efficiency(model, chip, layout, batch_tokens, seq_len=seq_len, dtype=dtype)
-    step = parallel.train_step(model, chip, layout, batch_tokens, seq_len=seq_len, dtype=dtype,
-                               compute_efficiency="predicted", dropout=dropout)
-    return PredictedMFU(mfu=step.mfu, compute_efficiency=eff.efficiency,
-                        matmul_efficiency=eff.matmul_efficiency, step=step)
+                          matmul_efficiency=peak_s / mm_s,
+                          efficiency=peak_s / _compute_seconds(mm_s, vec_s))

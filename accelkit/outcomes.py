@@ -8,8 +8,8 @@ training layout, a serving latency and fleet, where a recommender's lookups run)
 
     >>> from accelkit import scenarios
     >>> o = scenarios.evaluate("chatbot", "H100")
-    >>> type(o).__name__, o.feasible, o.plan.bound
-    ('ServingOutcome', True, 'users')
+    >>> type(o).__name__, o.feasible, o.plan.n_chips == o.plan.replicas * o.n_chips
+    ('ServingOutcome', True, True)
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from accelkit import _html, inference
+from accelkit import _html
 
 
 @dataclass(frozen=True)
@@ -120,60 +120,77 @@ class TrainingOutcome(Outcome):
 
 @dataclass(frozen=True)
 class FleetPlan:
-    """The cheapest plan that serves a scenario's users under its latency target, as the lab
-    shows it: :func:`accelkit.inference.capacity`'s answer (:meth:`of` keeps these fields)."""
+    """The fleet a serving scenario needs, as the lab shows it: ``replicas`` tensor-parallel
+    groups of ``chips_per_replica`` chips (``n_chips`` in all), each seeing
+    ``rate_per_replica`` requests per second, rented for ``usd_per_hour`` (the whole fleet,
+    None without a price) and costing ``usd_per_million_tokens`` of output
+    (:mod:`accelkit.serving.lab`)."""
 
     replicas: int
     chips_per_replica: int
-    batch_per_replica: int
     n_chips: int
-    seconds_per_token: float
-    usd_per_hour: float | None          # the whole plan's chips
+    rate_per_replica: float
+    usd_per_hour: float | None
     usd_per_million_tokens: float | None
-    bound: str                          # "latency", "memory" or "users"
-
-    @classmethod
-    def of(cls, plan: inference.CapacityPlan) -> FleetPlan:
-        return cls(replicas=plan.replicas, chips_per_replica=plan.chips_per_replica,
-                   batch_per_replica=plan.batch_per_replica, n_chips=plan.n_chips,
-                   seconds_per_token=plan.seconds_per_token, usd_per_hour=plan.usd_per_hour,
-                   usd_per_million_tokens=plan.usd_per_million_tokens, bound=plan.bound)
 
 
 @dataclass(frozen=True, repr=False)
 class ServingOutcome(Outcome):
-    """A serving job: batches of requests, each a prefill then one decode step per token.
+    """A serving job, simulated request by request (:mod:`accelkit.serving`).
 
-    ``latency_seconds`` is one decode step (a user's time per generated token),
-    ``first_token_seconds`` the batch's prefill, ``communication_seconds`` a decode step's
-    tensor-parallel all-reduces. With ``concurrent_users``, ``replicas`` of ``n_chips`` rent
-    for ``fleet_usd_per_hour``; with users and a latency target, ``plan`` is the cheapest
-    plan that serves them (None, with a note, where none meets the target).
+    A service (users and latency limits) is sized by the SLO capacity plan: ``plan`` is the
+    cheapest fleet whose replicas meet ``ttft_limit_seconds`` and ``tpot_limit_seconds`` at
+    the 99th percentile under ``arrival_rate`` requests per second (None, with a note, where no
+    fleet can); ``ttft_p99_seconds`` and the rest are one replica's at the plan's rate,
+    interpolated between the loads its simulated load curve ran at. A bulk job (no users, no limits: every request queued at once) is one replica at full
+    load. ``n_chips`` is the chips of one replica, ``batch`` the sequences it holds on average
+    (Little's law's in flight), ``usd_per_million`` the fleet's cost per million output
+    tokens. ``seconds`` is the time the plan takes to generate the scenario's ``work`` tokens
+    (for a service, set by demand: the same on every chip); the lab shows a service's $/h and
+    $/M tokens, never its days.
     """
 
     KIND: ClassVar[str] = "serve"
 
-    latency_seconds: float
-    first_token_seconds: float
-    meets_latency: bool | None          # None: the job sets no latency target
-    communication_seconds: float
-    replicas: int | None
-    fleet_usd_per_hour: float | None
+    arrival_rate: float | None         # requests/s offered to the fleet; None: all at once
+    prompt_tokens: int
+    output_tokens: int
+    ttft_limit_seconds: float | None
+    tpot_limit_seconds: float | None
+    ttft_p99_seconds: float
+    tpot_p99_seconds: float
+    tokens_per_second_per_replica: float
+    meets_latency: bool | None         # None: the job sets no limits
+    communication_seconds: float       # a decode step's tensor-parallel collectives
     plan: FleetPlan | None
 
     @property
     def feasible(self) -> bool:
         return self.fits and self.meets_latency is not False
 
-    def _repr_extra(self) -> str:
-        return f", {self.latency_seconds * 1e3:.1f} ms/token"
+    @property
+    def fleet_usd_per_hour(self) -> float | None:
+        return None if self.plan is None else self.plan.usd_per_hour
+
+    def __repr__(self) -> str:
+        usd = ("n/a" if self.usd_per_million is None else f"${self.usd_per_million:,.2f}/M tokens")
+        fleet = ("no plan" if self.plan is None else
+                 f"{self.plan.replicas:,} x {self.plan.chips_per_replica} {self.chip}"
+                 + ("" if self.plan.usd_per_hour is None else
+                    f" at ${self.plan.usd_per_hour:,.0f}/h"))
+        return (f"ServingOutcome({self.scenario}: {fleet}, {usd}, TTFT p99 "
+                f"{self.ttft_p99_seconds * 1e3:,.0f} ms, TPOT p99 "
+                f"{self.tpot_p99_seconds * 1e3:,.1f} ms, {self.batch:,} in flight per replica, "
+                f"{self.bound}-bound{'' if self.fits else ', DOES NOT FIT'})")
 
     def _html_rows(self) -> list[tuple[str, str]]:
-        if self.replicas is None:
-            return []
-        return [("replicas", f"{self.replicas:,}"),
-                ("fleet USD/h", "n/a" if self.fleet_usd_per_hour is None
-                 else f"{self.fleet_usd_per_hour:,.0f}")]
+        rows = [("TTFT p99", f"{self.ttft_p99_seconds * 1e3:,.0f} ms"),
+                ("TPOT p99", f"{self.tpot_p99_seconds * 1e3:,.1f} ms")]
+        if self.plan is not None:
+            rows += [("replicas", f"{self.plan.replicas:,} x {self.plan.chips_per_replica}"),
+                     ("fleet USD/h", "n/a" if self.plan.usd_per_hour is None
+                      else f"{self.plan.usd_per_hour:,.0f}")]
+        return rows
 
 
 @dataclass(frozen=True, repr=False)

@@ -5,7 +5,7 @@ and runs small MLPs over them. :func:`train_step` prices one optimizer step of `
 samples on ``n_chips`` chips:
 
 * every operation of the step (forward and backward, :meth:`accelkit.models.Model.operations`)
-  on the roofline (:func:`accelkit.roofline.times`, compute and memory overlapped), the step's
+  on the roofline (:func:`accelkit.roofline.times_from_counts`, compute and memory overlapped), the step's
   FLOPs and bytes shared perfectly by the chips;
 * gathers (embedding lookups) move bytes without FLOPs, so they run at memory bandwidth;
 * mixed precision: the MLPs run in bf16 on the matrix units whatever the tables' format (TPUs
@@ -126,7 +126,8 @@ def train_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int, 
     ops = m.operations(batch=b, phase="train", dtype=dtype)
     peak = n * the_chip.peak_flops(COMPUTE_DTYPE)
     bandwidth = n * float(the_chip.require("hbm_bytes_per_second"))
-    per_op = roofline.times([op.flops for op in ops], [op.bytes for op in ops], peak, bandwidth)
+    per_op = roofline.times_from_counts([op.flops for op in ops], [op.bytes for op in ops],
+                                        peak, bandwidth)
     memory = np.asarray(per_op.memory_seconds)
     gather = float(sum(t for op, t in zip(ops, memory) if op.kind == "gather"))
     hbm = n * float(the_chip.require("hbm_bytes"))

@@ -5,6 +5,10 @@ An operation that does ``flops`` of arithmetic and moves ``bytes`` through memor
 roofline estimate is the larger of the two -- the optimistic answer that assumes compute and data
 movement overlap perfectly (the scaling book's lower bound; their sum is the upper bound).
 
+That choice, overlapped (the longest part) or not (the sum), is :func:`times`: the one function
+every cost model calls to combine compute, memory, communication and overhead times, naming its
+choice where it calls it (inference, the parallel layouts, the predicted MFU, training).
+
 Which one wins depends on the operation's arithmetic intensity, FLOPs per byte, against the
 chip's ridge point, peak FLOP/s over bytes/s (about 240 FLOPs/byte for a TPU v5e in bf16).
 
@@ -25,6 +29,7 @@ whose compute and memory times are both shorter is overhead-bound:
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,8 +64,81 @@ OVERHEAD_SOURCE = (
     "per add submitted back to back). Used: 7 us; range 4-8 us")
 
 
+class Times(NamedTuple):
+    """What :func:`times` returns: the parts as given (checked) and their combination, floats
+    when every input is a scalar, else arrays (``seconds`` broadcast over the inputs)."""
+
+    compute_seconds: _Numbers
+    memory_seconds: _Numbers
+    communication_seconds: _Numbers
+    overhead_seconds: _Numbers
+    seconds: _Numbers                        # the parts combined: max if overlapped, else sum
+    exposed_communication_seconds: _Numbers  # what communication adds to the other parts
+    overlap: bool
+
+
+def times(*, compute_seconds: _Counts = 0.0, memory_seconds: _Counts = 0.0,
+          communication_seconds: _Counts = 0.0, overhead_seconds: _Counts = 0.0,
+          overlap: bool) -> Times:
+    """The rule that combines a step's times, written once: overlapped, the longest part;
+    not overlapped, their sum.
+
+    ``overlap=True``: the parts run at the same time, ``max(compute, memory, communication,
+    overhead)``: arithmetic under data movement (the roofline), a collective prefetched under
+    the compute it hides behind, the next kernel's launch under this one's run.
+    ``overlap=False``: one after another, the sum. Every cost model calls this and names its
+    choice at the call site; parts that overlap in pairs (compute with memory, communication
+    on top) are two calls, the first's ``seconds`` the second's ``compute_seconds``.
+    ``exposed_communication_seconds`` is what communication adds to the rest:
+    ``max(0, communication - max(the others))`` overlapped, all of it otherwise.
+
+    Args:
+        compute_seconds, memory_seconds, communication_seconds, overhead_seconds: times at
+            the arithmetic's rate, moving data to and from memory, in collectives between
+            chips, and the fixed per-operation cost; each finite and >= 0, scalars or arrays
+            (broadcast like numpy's: a sweep over operations, layouts or chips is one call).
+        overlap: True or False, required: the call says which.
+
+    >>> t = times(compute_seconds=3e-3, memory_seconds=2e-3, communication_seconds=4e-3,
+    ...           overlap=True)
+    >>> t.seconds, round(t.exposed_communication_seconds, 6)
+    (0.004, 0.001)
+    >>> times(compute_seconds=3e-3, memory_seconds=2e-3, overlap=False).seconds
+    0.005
+
+    Raises:
+        TypeError / ValueError: ``overlap`` not a bool, a non-number, a negative or
+            non-finite time.
+    """
+    if not isinstance(overlap, bool):
+        raise TypeError(f"overlap must be True (the parts run at the same time) or False (one "
+                        f"after another), got {type(overlap).__name__} {overlap!r}")
+    compute = _counts("compute_seconds", compute_seconds, positive=False)
+    memory = _counts("memory_seconds", memory_seconds, positive=False)
+    communication = _counts("communication_seconds", communication_seconds, positive=False)
+    overhead = _counts("overhead_seconds", overhead_seconds, positive=False)
+    seconds: _Numbers
+    exposed: _Numbers
+    if (type(compute) is float and type(memory) is float and type(communication) is float
+            and type(overhead) is float):
+        if overlap:
+            rest = max(compute, memory, overhead)
+            seconds, exposed = max(rest, communication), max(0.0, communication - rest)
+        else:
+            seconds, exposed = compute + memory + communication + overhead, communication
+    elif overlap:
+        longest = np.maximum(np.maximum(compute, memory), overhead)
+        seconds = np.maximum(longest, communication)
+        exposed = np.maximum(0.0, np.subtract(communication, longest))
+    else:
+        seconds = np.add(np.add(np.add(compute, memory), communication), overhead)
+        exposed = np.add(communication, np.zeros_like(seconds))
+    return Times(compute, memory, communication, overhead, seconds, exposed, overlap)
+
+
 class RooflineTimes(NamedTuple):
-    """The roofline rule's three times, floats for scalar inputs, arrays for array inputs."""
+    """The roofline of operations from their counts, floats for scalar inputs, arrays for
+    array inputs (:func:`times_from_counts`)."""
 
     compute_seconds: _Numbers  # flops / peak
     memory_seconds: _Numbers   # bytes / bandwidth
@@ -69,28 +147,33 @@ class RooflineTimes(NamedTuple):
 
 def _counts(name: str, value: object, *, positive: bool) -> _Numbers:
     """A scalar (checked by ``_validate``) or a float array of finite values >= 0 (or > 0)."""
-    if isinstance(value, numbers.Real) or not isinstance(value, (Sequence, np.ndarray)):
+    if type(value) is float and value < math.inf and (value > 0.0 if positive else value >= 0.0):
+        return value  # the common cases, a float or a float array, checked without a message
+    if type(value) is np.ndarray and value.dtype.kind == "f":
+        array = value
+    elif isinstance(value, numbers.Real) or not isinstance(value, (Sequence, np.ndarray)):
         if positive:
             return _validate.positive_float(name, value)
         return _validate.real_in_range(name, value, low=0.0)
-    array = np.asarray(value)
-    if array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be numbers, got an array of {array.dtype}")
-    array = array.astype(float, copy=False)
-    bad = ~np.isfinite(array) | ((array <= 0) if positive else (array < 0))
-    if bad.any():
-        raise ValueError(f"{name} must all be finite and {'> 0' if positive else '>= 0'}")
-    return array
+    else:
+        array = np.asarray(value)
+        if array.dtype.kind not in "iuf":
+            raise TypeError(f"{name} must be numbers, got an array of {array.dtype}")
+        array = array.astype(float, copy=False)
+    if array.size:  # min and max: NaN fails both comparisons
+        low, high = array.min(), array.max()
+        if not ((low > 0 if positive else low >= 0) and high < math.inf):
+            raise ValueError(f"{name} must all be finite and {'> 0' if positive else '>= 0'}")
+    return float(array) if array.ndim == 0 else array
 
 
-def times(flops: _Counts, bytes: _Counts,  # noqa: A002 - a unit name
-          peak_flops_per_second: _Counts, bytes_per_second: _Counts) -> RooflineTimes:
-    """The roofline rule, the one place the library writes it: ``max(compute, memory)``.
-
-    ``compute_seconds = flops / peak_flops_per_second``, ``memory_seconds = bytes /
-    bytes_per_second`` and ``seconds`` is the larger: the optimistic estimate that assumes
-    arithmetic and data movement overlap perfectly. Inputs broadcast like numpy arrays (a sweep
-    over operations, batches and chips is one call); all-scalar inputs give floats.
+def times_from_counts(flops: _Counts, bytes: _Counts,  # noqa: A002 - a unit name
+                      peak_flops_per_second: _Counts, bytes_per_second: _Counts
+                      ) -> RooflineTimes:
+    """The roofline of operations given as counts: :func:`times` of ``compute_seconds = flops /
+    peak_flops_per_second`` and ``memory_seconds = bytes / bytes_per_second``, overlapped, so
+    ``seconds`` is the larger (arithmetic and data movement overlap perfectly). Inputs
+    broadcast like numpy arrays; all-scalar inputs give floats.
 
     Args:
         flops: arithmetic operations, finite and >= 0.
@@ -104,12 +187,8 @@ def times(flops: _Counts, bytes: _Counts,  # noqa: A002 - a unit name
     b = _counts("bytes", bytes, positive=False)
     peak = _counts("peak_flops_per_second", peak_flops_per_second, positive=True)
     bandwidth = _counts("bytes_per_second", bytes_per_second, positive=True)
-    compute = np.divide(f, peak)
-    memory = np.divide(b, bandwidth)
-    seconds = np.maximum(compute, memory)
-    if np.ndim(seconds) == 0:
-        return RooflineTimes(float(compute), float(memory), float(seconds))
-    return RooflineTimes(compute, memory, seconds)
+    t = times(compute_seconds=f / peak, memory_seconds=b / bandwidth, overlap=True)
+    return RooflineTimes(t.compute_seconds, t.memory_seconds, t.seconds)
 
 
 @dataclass(frozen=True)
@@ -341,7 +420,9 @@ def operations_time(chip: str | chips.Chip, operations: object, *, dtype: DType 
         moved = _validate.positive_float(f"operations[{i}].bytes", op.bytes) / occurrences
         with_overhead = _result(the_chip.name, dtype, flops, moved, peak, bandwidth, per_op)
         total += with_overhead.seconds * occurrences
-        device += max(with_overhead.compute_seconds, with_overhead.memory_seconds) * occurrences
+        device += float(times(compute_seconds=with_overhead.compute_seconds,
+                              memory_seconds=with_overhead.memory_seconds, overlap=True
+                              ).seconds) * occurrences
         counts[with_overhead.bound] += occurrences
         n += occurrences
     return PassTime(chip=the_chip.name, dtype=dtype, n_operations=n, seconds=total,
@@ -349,21 +430,28 @@ def operations_time(chip: str | chips.Chip, operations: object, *, dtype: DType 
                     operations_by_bound=tuple(counts.items()))
 
 
+def bound(compute_seconds: float, memory_seconds: float, overhead_seconds: float = 0.0) -> str:
+    """The regime that sets a time: ``"overhead"`` when the fixed per-operation cost exceeds
+    both the compute and the memory time, else ``"compute"`` when compute takes at least as
+    long as memory, else ``"memory"`` (for one operation, or a pass's totals)."""
+    device = times(compute_seconds=compute_seconds, memory_seconds=memory_seconds, overlap=True)
+    if overhead_seconds > device.seconds:
+        return "overhead"
+    return "compute" if compute_seconds >= memory_seconds else "memory"
+
+
 def _result(name: str, dtype: str, flops: float, moved: float, peak: float,
             bandwidth: float, overhead_seconds: float = 0.0) -> RooflineResult:
-    compute_seconds, memory_seconds, device_seconds = (float(t) for t in
-                                                       times(flops, moved, peak, bandwidth))
-    seconds = max(device_seconds, overhead_seconds)
-    intensity = flops / moved
-    ridge = peak / bandwidth
-    if overhead_seconds > device_seconds:
-        bound = "overhead"
-    else:
-        bound = "compute" if compute_seconds >= memory_seconds else "memory"
+    device = times_from_counts(flops, moved, peak, bandwidth)
+    # the next operation's dispatch overlaps this one's run: the longest of the three
+    seconds = float(times(compute_seconds=device.seconds, overhead_seconds=overhead_seconds,
+                          overlap=True).seconds)
+    compute_seconds, memory_seconds = float(device.compute_seconds), float(device.memory_seconds)
     return RooflineResult(
         chip=name, dtype=dtype, flops=flops, bytes=moved, seconds=seconds,
         compute_seconds=compute_seconds, memory_seconds=memory_seconds,
-        arithmetic_intensity=intensity, ridge_flops_per_byte=ridge, bound=bound,
+        arithmetic_intensity=flops / moved, ridge_flops_per_byte=peak / bandwidth,
+        bound=bound(compute_seconds, memory_seconds, overhead_seconds),
         achieved_flops_per_second=flops / seconds if seconds else 0.0, peak_flops_per_second=peak,
         bytes_per_second=bandwidth, overhead_seconds=overhead_seconds,
     )
@@ -608,7 +696,8 @@ def decode_mlp_numbers(chip: str | chips.Chip = "TPU v5e", d_model: int = 4096,
     }
 
 
-__all__ = ["BOUNDS", "DecodeMLPNumbers", "OVERHEAD_RANGE_SECONDS", "OVERHEAD_SECONDS", "OVERHEAD_SOURCE", "PassTime",
-           "RooflineResult", "RooflineTimes", "critical_batch", "crossing_batch", "curve",
-           "decode_mlp_numbers", "elementwise", "estimate", "matmul", "operations_time",
-           "per_step_overhead_seconds", "times"]
+__all__ = ["BOUNDS", "DecodeMLPNumbers", "OVERHEAD_RANGE_SECONDS", "OVERHEAD_SECONDS",
+           "OVERHEAD_SOURCE", "PassTime", "RooflineResult", "RooflineTimes", "Times", "bound",
+           "critical_batch", "crossing_batch", "curve", "decode_mlp_numbers", "elementwise",
+           "estimate", "matmul", "operations_time", "per_step_overhead_seconds", "times",
+           "times_from_counts"]

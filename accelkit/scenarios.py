@@ -46,20 +46,18 @@ Conventions (on top of those of the cost models):
   price it with ``compute_efficiency=`` or ``mfu=``. Where no layout fits, the outcome is
   the fully sharded layout with full recomputation and one-sequence micro-batches
   (``fits=False``, with the memory it would need).
-* **Serving jobs** are batches of requests: each batch prefills ``prompt_tokens`` per request,
-  then generates ``output_tokens`` decode steps at the mean context (prompt + output / 2).
-  ``batch=0`` means the largest batch that fits and (with a latency target) meets it, from
-  :func:`accelkit.inference.best_batch`. Latency is one decode step (seconds per generated
-  token of one user); time to first token is the batch's prefill. A scenario with
-  ``concurrent_users`` sizes a fleet: ``replicas`` = users / batch, rounded up, each of
-  ``n_chips``; ``fleet_usd_per_hour`` is what that fleet rents for. A replica of more than one
-  chip is tensor-parallel: :mod:`accelkit.inference` charges its all-reduces per layer
-  (``communication_seconds`` of a decode step, and in prefill), and a replica cannot be larger
-  than the chip's scale-up domain (:class:`ReplicaTooLarge`). With ``concurrent_users`` and
-  a latency target, ``plan`` is the cheapest plan that serves them,
-  :func:`accelkit.inference.capacity` at the last step's context (prompt + output - 1, the
-  longest cache): its replicas, chips per replica, batch (backed off until the target is met),
-  $/h and $ per million tokens; ``None``, with a note, where none meets the target.
+* **Serving jobs** are simulated request by request (:mod:`accelkit.serving`): every
+  iteration of continuous batching priced by the library's prefill and decode rule. A service
+  (``users`` and latency limits) is sized by the SLO capacity plan: ``users`` people each
+  sending a request every ``interval_seconds`` on average (an assumption the scenario names)
+  make ``users / interval_seconds`` Poisson arrivals a second, and ``plan`` is the cheapest
+  fleet of replicas whose 99th-percentile time to first token and time per output token stay
+  within ``ttft_ms`` and ``latency_ms`` (:mod:`accelkit.serving.lab`: one replica's load
+  curve, the fleet it sizes). Its $/h and $ per million output tokens are the fleet's. A bulk
+  job (no users, no limits) is one replica with every request queued at once, at the group
+  size with the lowest cost per token. ``n_chips`` fixes the chips of one replica (one
+  tensor-parallel group, at most the chip's scale-up domain: :class:`ReplicaTooLarge`);
+  ``None`` tries the two smallest groups that hold the weights and one request.
 * **Recommender** training is :func:`accelkit.recommender.train_step` (every operation on the
   roofline, lookups at memory bandwidth, tables in pooled HBM; where the lookups run is named
   in ``gather_unit`` and the note, not priced: see that module).
@@ -77,8 +75,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict, Unpack
 
-from accelkit import (_validate, chips, dtypes, energy, inference, mfu, models, parallel, price,
-                      recommender, training)
+from accelkit import (_validate, chips, dtypes, energy, mfu, models, parallel, price,
+                      recommender, tensor_parallel, training)
+from accelkit.serving import lab as serving_lab
 from accelkit.outcomes import (OUTCOME_TYPES, FleetPlan, Outcome, RecommenderOutcome,
                                ServingOutcome, TrainingOutcome)
 
@@ -119,10 +118,12 @@ class Scenario:
     mfu: float | None = None         # train: None = from the layout model; else assumed
     # train: fraction of peak the matmuls reach, or PREDICTED (the engines', per chip)
     compute_efficiency: float | str = PREDICTED
-    latency_ms: float | None = None  # serve: target per generated token
+    latency_ms: float | None = None  # serve: the TPOT limit at the 99th percentile
     prompt_tokens: int = 0
     output_tokens: int = 0
-    concurrent_users: int | None = None  # serve: users generating at once (sizes the fleet)
+    users: int | None = None         # serve: people using the service (sizes the fleet)
+    interval_seconds: float | None = None  # serve: mean seconds between one user's requests
+    ttft_ms: float | None = None     # serve: the TTFT limit at the 99th percentile
     question: str = ""
 
     def __post_init__(self) -> None:
@@ -154,22 +155,26 @@ SCENARIOS: dict[str, Scenario] = {s.key: s for s in (
         batch_tokens=2**20,
         question="Which chip, given that the numbers do not price engineering time?"),
     Scenario(
-        key="chatbot", title="Low-latency chatbot, batch 1-4", kind="serve",
-        description="Llama-3-70B answering 1,000 users at once, four per replica: "
-                    "1,000-token prompts, 250-token answers, and every token within 50 ms "
-                    "(20 tokens/s per user). Latency is bought with memory bandwidth, not FLOPs.",
-        model="llama-3-70b", work=1e9, work_unit="generated tokens", batch=4,
-        latency_ms=50.0, prompt_tokens=1000, output_tokens=250, concurrent_users=1000,
-        question="How many replicas, what do they rent for per hour, and what does a million "
-                 "tokens cost?"),
+        key="chatbot", title="Interactive chatbot under latency limits", kind="serve",
+        description="Llama-3-70B for 1,000 users, each sending a message every 30 s on "
+                    "average (reading the answer, typing the next: an assumption), so about 33 "
+                    "requests a second: 1,000-token prompts, 250-token answers, the first token "
+                    "within 2 s and every later one within 50 ms (20 tokens/s) for 99% of "
+                    "requests. The fleet is simulated request by request.",
+        model="llama-3-70b", work=1e9, work_unit="generated tokens", batch=0,
+        latency_ms=50.0, ttft_ms=2000.0, prompt_tokens=1000, output_tokens=250, users=1000,
+        interval_seconds=30.0,
+        question="How many replicas meet the limits, what do they rent for per hour, and what "
+                 "does a million tokens cost?"),
     Scenario(
         key="offline", title="Bulk offline batch inference", kind="serve",
         description="Summarise a corpus with Llama-3-70B: 10 billion generated tokens, "
-                    "2,000-token inputs, 500-token outputs, no latency target: batch as large "
-                    "as memory allows and buy the cheapest throughput.",
+                    "2,000-token inputs, 500-token outputs, no latency limits: every request "
+                    "queued at once, as many in flight as memory allows, and buy the cheapest "
+                    "throughput.",
         model="llama-3-70b", work=10e9, work_unit="generated tokens", batch=0,
         prompt_tokens=2000, output_tokens=500,
-        question="Which chip gives the lowest cost per million tokens at full batch?"),
+        question="Which chip gives the lowest cost per million tokens at full load?"),
     Scenario(
         key="recommender", title="Recommender with huge embedding tables", kind="recommender",
         description="Retrain DLRM on Criteo 1TB (4 billion samples) daily for a month: 30 "
@@ -232,15 +237,16 @@ def _money(the_chip: chips.Chip, seconds: float, n: int, usd_per_hour: float | N
 def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int | None = None,
              batch: int | None = None, precision: str | None = None, mfu: float | None = None,
              compute_efficiency: float | str | None = None, latency_ms: float | None = None,
-             price_source: str = "list") -> Outcome:
+             users: int | None = None, prompt_tokens: int | None = None,
+             output_tokens: int | None = None, price_source: str = "list") -> Outcome:
     """Price one scenario on ``n_chips`` of one chip; knobs left as None take its defaults.
 
     Args:
         scenario: a key of :data:`SCENARIOS` or a :class:`Scenario`.
         chip: a chip name or Chip.
-        n_chips: chips per job (None: the scenario's count, or :func:`replica_chips`).
-        batch: serve: sequences per batch (0: largest that fits and meets the latency
-            target); recommender: samples/step.
+        n_chips: chips per job (None: the scenario's count, or :func:`replica_chips`); serve:
+            chips per replica (None: the two smallest groups that fit, module docstring).
+        batch: recommender: samples/step (serving batches itself: continuous batching).
         precision: train: the arithmetic's dtype; serve: the weights' (the KV cache follows
             :func:`accelkit.dtypes.activation_dtype`, as in :mod:`accelkit.inference`: bf16
             for 8-bit weights; math in bf16); recommender: embedding tables'.
@@ -249,7 +255,10 @@ def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int |
             scenario: each chip's kernel efficiency from the engines, :mod:`accelkit.mfu`), or
             an assumed fraction of peak in (0, 1] for the layout model's matmuls (for example
             :data:`COMPUTE_EFFICIENCY`).
-        latency_ms: serve only, target milliseconds per generated token.
+        latency_ms: serve only, the limit on the 99th percentile of time per output token.
+        users: serve only, people using the service (arrivals: users / the scenario's
+            ``interval_seconds``).
+        prompt_tokens, output_tokens: serve only, every request's lengths.
         price_source: "list" (catalog) or "lowest" (cheapest sourced price).
         (:func:`knobs_for` names the knobs a scenario uses; the others are ignored.)
     Returns:
@@ -277,6 +286,11 @@ def evaluate(scenario: str | Scenario, chip: str | chips.Chip, *, n_chips: int |
         knobs["compute_efficiency"] = _efficiency(compute_efficiency)
     if latency_ms is not None:
         knobs["latency_ms"] = _validate.positive_float("latency_ms", latency_ms, maximum=1e6)
+    if users is not None:
+        knobs["users"] = _validate.positive_int("users", users, maximum=10**8)
+    for name, value in (("prompt_tokens", prompt_tokens), ("output_tokens", output_tokens)):
+        if value is not None:
+            knobs[name] = _validate.positive_int(name, value, maximum=100_000)
     s = replace(s, **knobs)
     usd_per_hour = _price(the_chip, which)
     if s.kind == "train":
@@ -471,76 +485,23 @@ class ReplicaTooLarge(ValueError):
 
 
 def _serve(s: Scenario, the_chip: chips.Chip, usd_per_hour: float | None) -> ServingOutcome:
-    weights = s.precision
-    kv = dtypes.activation_dtype(weights)  # the serving model's rule for the cache's format
-    n = s.n_chips or replica_chips(s.model, the_chip, dtype=weights, headroom=1.5)
+    n = s.n_chips
     domain = (the_chip.scaleup_domain_chips if the_chip.kind == "gpu"
               else the_chip.max_slice_chips) or 1
-    if n > 1 and n > domain:
+    if n is not None and n > 1 and n > domain:
         raise ReplicaTooLarge(
             f"n_chips={n} exceeds {the_chip.name}'s {domain}-chip scale-up domain: tensor "
             "parallelism stops there; serve more replicas of at most that size instead")
-    context = s.prompt_tokens + s.output_tokens // 2
-    last = s.prompt_tokens + s.output_tokens - 1  # the longest cache, at the last step
-    target = None if s.latency_ms is None else s.latency_ms / 1e3
-    batch = s.batch
-    if batch == 0:
-        batch = inference.max_batch(s.model, the_chip, n, s.prompt_tokens + s.output_tokens,
-                                    weight_dtype=weights, kv_dtype=kv)
-        if batch >= 1 and target is not None:
-            one = inference.decode_step(s.model, the_chip, n, 1, context, weight_dtype=weights,
-                                        kv_dtype=kv)
-            # Even batch 1 missing the target: price batch 1 and say so (meets_latency False).
-            batch = 1 if one.seconds > target else inference.best_batch(
-                s.model, the_chip, n, context, target, weight_dtype=weights, kv_dtype=kv).batch
-        batch = max(batch, 1)  # does not fit at all: price batch 1 and say so
-    pre = inference.prefill(s.model, the_chip, n, batch, s.prompt_tokens, weight_dtype=weights,
-                            kv_dtype=kv, compute_dtype="bf16")
-    dec = inference.decode_step(s.model, the_chip, n, batch, context, weight_dtype=weights,
-                                kv_dtype=kv)
-    end = inference.decode_step(s.model, the_chip, n, batch, last, weight_dtype=weights,
-                                kv_dtype=kv)
-    batch_seconds = pre.seconds + s.output_tokens * dec.seconds
-    seconds = s.work / (batch * s.output_tokens) * batch_seconds
-    flops = pre.flops + s.output_tokens * dec.flops
-    peak = n * the_chip.peak_flops("bf16")
-    usd, per_million = _money(the_chip, seconds, n, usd_per_hour, s.work)
-    compute_s = pre.compute_seconds + s.output_tokens * dec.compute_seconds
-    memory_s = pre.memory_seconds + s.output_tokens * dec.memory_seconds
-    notes = [f"prefill is {pre.seconds / batch_seconds:.0%} of the time"]
-    comm = float(dec.communication_seconds)
-    if n > 1:
-        notes.append(f"tensor-parallel all-reduces over {n} chips are "
-                     f"{comm / dec.seconds:.0%} of a decode step")
-    if not end.fits:
-        notes.insert(0, end.message)
-    replicas = fleet = None
-    if s.concurrent_users is not None:
-        replicas = -(-s.concurrent_users // batch)
-        fleet = None if usd_per_hour is None else replicas * n * usd_per_hour
-    plan = None
-    if s.concurrent_users is not None and target is not None:
-        try:
-            found = inference.capacity(
-                s.model, the_chip, concurrent_users=s.concurrent_users,
-                max_seconds_per_token=target, context_tokens=last, prompt_tokens=s.prompt_tokens,
-                weight_dtype=weights, kv_dtype=kv, usd_per_hour=usd_per_hour)
-        except (inference.NoCapacityPlan, chips.MissingFigureError) as error:
-            notes.append(f"no capacity plan: {error}")
-        else:
-            plan = FleetPlan.of(found)
-            notes.append(f"cheapest plan for {s.concurrent_users:,} users: {plan.replicas:,} x "
-                         f"{plan.chips_per_replica} chips, batch {plan.batch_per_replica} "
-                         f"({plan.bound}-bound)")
-    return ServingOutcome(
-        scenario=s.key, chip=the_chip.name, n_chips=n, batch=batch, precision=weights,
-        seconds=seconds, usd=usd, usd_per_hour=usd_per_hour,
-        joules=_watts_seconds(the_chip, n, seconds), utilization=flops / (batch_seconds * peak),
-        bound="compute" if compute_s >= memory_s else "memory", fits=end.fits,
-        usd_per_million=per_million, memory_bytes=end.memory_bytes, hbm_bytes=end.hbm_bytes,
-        note="; ".join(notes), latency_seconds=dec.seconds, first_token_seconds=pre.seconds,
-        meets_latency=None if s.latency_ms is None else dec.seconds * 1e3 <= s.latency_ms,
-        communication_seconds=comm, replicas=replicas, fleet_usd_per_hour=fleet, plan=plan)
+    if n is not None:
+        tensor_parallel.check_group(tensor_parallel.transformer(s.model), the_chip, n, "even")
+    service = s.users is not None and s.latency_ms is not None and s.ttft_ms is not None
+    return serving_lab.outcome(
+        s.key, s.model, the_chip, n_chips=n, weights=s.precision,
+        users=s.users if service else None, interval_seconds=s.interval_seconds,
+        prompt=s.prompt_tokens, output=s.output_tokens,
+        ttft_limit=None if not service or s.ttft_ms is None else s.ttft_ms / 1e3,
+        tpot_limit=None if not service or s.latency_ms is None else s.latency_ms / 1e3,
+        work=s.work, usd_per_hour=usd_per_hour)
 
 
 # -- recommender ----------------------------------------------------------------------------------
@@ -592,6 +553,9 @@ class Knobs(TypedDict, total=False):
     mfu: float | None
     compute_efficiency: float | str | None
     latency_ms: float | None
+    users: int | None
+    prompt_tokens: int | None
+    output_tokens: int | None
     price_source: str
 
 
@@ -624,16 +588,17 @@ def compare(scenario: str | Scenario, chip_names: tuple[str, ...] | list[str] | 
 #: The knobs of :func:`evaluate` each kind of job uses; the others are accepted and ignored
 #: (``mfu`` and ``compute_efficiency`` only set a training run's speed, ``batch`` only a serving or recommender step's,
 #: ``latency_ms`` only a serving job's target). A serving scenario that sets no latency target
-#: (bulk offline inference) would gain one if ``latency_ms`` were passed, so :func:`knobs_for`
-#: leaves it out there.
+#: (bulk offline inference) has no users and no limits: :func:`knobs_for` leaves ``latency_ms``
+#: and ``users`` out there (a bulk job stays one, whatever they are).
 KNOBS_BY_KIND: dict[str, tuple[str, ...]] = {
     "train": ("n_chips", "precision", "mfu", "compute_efficiency", "price_source"),
-    "serve": ("n_chips", "batch", "precision", "latency_ms", "price_source"),
+    "serve": ("n_chips", "precision", "latency_ms", "users", "prompt_tokens", "output_tokens",
+              "price_source"),
     "recommender": ("n_chips", "batch", "precision", "price_source"),
 }
 #: Every knob :func:`evaluate` and :func:`compare` accept.
-KNOBS = ("n_chips", "batch", "precision", "mfu", "compute_efficiency", "latency_ms",
-         "price_source")
+KNOBS = ("n_chips", "batch", "precision", "mfu", "compute_efficiency", "latency_ms", "users",
+         "prompt_tokens", "output_tokens", "price_source")
 
 
 def knobs_for(scenario: str | Scenario) -> tuple[str, ...]:
@@ -650,8 +615,8 @@ def knobs_for(scenario: str | Scenario) -> tuple[str, ...]:
     s = get(scenario)
     kind = _validate.choice("scenario.kind", s.kind, KINDS)
     used = KNOBS_BY_KIND[kind]
-    if kind == "serve" and s.latency_ms is None:
-        used = tuple(k for k in used if k != "latency_ms")
+    if kind == "serve" and (s.latency_ms is None or s.users is None or s.ttft_ms is None):
+        used = tuple(k for k in used if k not in ("latency_ms", "users"))
     return used
 
 

@@ -77,8 +77,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-from accelkit import _html, _validate, chips, collectives, dtypes, energy, inference, models, price
+from accelkit import (_html, _validate, activations, chips, collectives, dtypes, energy, models,
+                      price, roofline)
 from accelkit.dtypes import DType
 
 SECONDS_PER_DAY = 86_400.0
@@ -199,18 +201,18 @@ class TrainingEstimate:
         return _html.table(rows)
 
 
-def _attention_flops_per_token(model: models.Model | None, seq_len: int | None,
+def _attention_flops_per_token(model: models.Transformer | None, seq_len: int | None,
                                count: str) -> float:
     """Training attention FLOPs per token (forward + backward) under a model-FLOPs ``count``.
 
     ``"palm"``: 12·L·H·Q·T, all T² (query, key) pairs (PaLM appendix B); ``"causal"``: the
     T(T+1)/2 unmasked pairs, 12·L·H·Q·(T+1)/2; ``"6nd"`` or a non-transformer: 0.
     """
-    if count == "6nd" or seq_len is None or not isinstance(model, models.Transformer):
+    if count == "6nd" or seq_len is None or model is None:
         return 0.0
     # 4·Q per (query, key) pair per head forward (2·qk + 2·v for latent attention), x3 for
     # forward and backward: 12·L·H·Q per key.
-    per_pair = 3.0 * model.layers * model.heads * inference.attention_matmul_flops_per_pair(model)
+    per_pair = 3.0 * model.layers * model.heads * model.attention_matmul_flops_per_pair
     if count == "palm":
         return per_pair * seq_len
     return per_pair * (seq_len + 1) / 2.0
@@ -222,15 +224,202 @@ def _gradient_reduction(chip: chips.Chip, n_chips: int, grad_bytes: float,
 
     DP: one all-reduce; FSDP (``sharded``): a reduce-scatter of the gradients plus an all-gather
     of the weights, the same bytes (as :func:`accelkit.collectives.dp_critical_tokens_per_chip`).
+    A group the collectives cannot lay out is refused naming ``n_chips``.
     """
     try:
         if sharded:
             return [collectives.reduce_scatter(chip, array_bytes=grad_bytes, over=n_chips),
                     collectives.all_gather(chip, array_bytes=grad_bytes, over=n_chips)]
         return [collectives.all_reduce(chip, array_bytes=grad_bytes, over=n_chips)]
-    except ValueError as err:
+    except collectives.GroupLayoutError as err:
         raise ValueError(f"n_chips={n_chips:,} on {chip.name}: {err} (or pass "
                          "interconnect_bytes_per_second for a simple ring)") from None
+
+
+class _Reduction(NamedTuple):
+    """The data-parallel gradient reduction of one optimizer step (module docstring)."""
+
+    allreduce_seconds: float
+    backward_seconds: float
+    critical_tokens_per_chip: float
+    network: str
+    exposed_seconds: float           # what it adds to the step, after hiding behind backward
+
+
+def _reduction(chip: chips.Chip, n_chips: int, n_params: float, active: float,
+               tokens_per_chip: float, peak: float, mfu: float, dtype: DType, sharded: bool,
+               overlap: bool, bandwidth: float | None, notes: list[Note]) -> _Reduction:
+    """Per step: the reduction (a simple ring at ``bandwidth``, or the collectives), the
+    backward pass it hides behind (4 FLOPs per active parameter per token) and what shows."""
+    grad_comm_bytes = dtypes.nbytes(dtype)
+    grad_bytes = n_params * grad_comm_bytes
+    backward = 4.0 * active * tokens_per_chip / (peak * mfu)
+    if bandwidth is not None:
+        ring = 2.0 * (n_chips - 1) / n_chips
+        allreduce = ring * grad_bytes / bandwidth
+        critical = ring * grad_comm_bytes * peak * mfu / (4.0 * bandwidth) * n_params / active
+        network = "override"
+    else:
+        _check_links(chip, n_chips)
+        parts = _gradient_reduction(chip, n_chips, grad_bytes, sharded)
+        allreduce = sum(p.seconds for p in parts)
+        network = "+".join(dict.fromkeys(net for p in parts for net in p.network.split("+")))
+        # dp_critical_tokens_per_chip sets 4·P·t against the gradients of P: an MoE's
+        # backward follows its active parameters, its gradients all of them.
+        critical = mfu * collectives.dp_critical_tokens_per_chip(
+            chip, over=n_chips, dtype=dtype, params=n_params,
+            strategy="fsdp" if sharded else "dp") * n_params / active
+        if "DCN" in network or "scale-out" in network:
+            domain = chip.scaleup_domain_chips or chip.max_slice_chips
+            notes.append(Note("beyond_domain",
+                              f"{n_chips:,} chips exceed {chip.name}'s {domain:,}-chip scale-up "
+                              f"domain: the gradient reduction runs over {network} "
+                              "(hierarchical)"))
+    # overlap=True: the reduction runs behind the backward pass; only the rest shows
+    exposed = float(roofline.times(compute_seconds=backward, communication_seconds=allreduce,
+                                   overlap=overlap).exposed_communication_seconds)
+    return _Reduction(allreduce, backward, critical, network, exposed)
+
+
+def _check_links(chip: chips.Chip, n_chips: int) -> None:
+    """Refuse a reduction the collectives cannot cost: no published link, too many chips."""
+    if chip.kind == "gpu" and chip.scaleup_bytes_per_second is None:
+        raise chips.MissingFigureError(
+            chip.name, "scaleup_bytes_per_second",
+            f"{chip.name} has no NVLink or published multi-GPU bandwidth; "
+            "pass interconnect_bytes_per_second")
+    if chip.kind == "tpu" and chip.link_bytes_per_second is None:
+        raise chips.MissingFigureError(
+            chip.name, "link_bytes_per_second",
+            f"{chip.name} has no published ICI link bandwidth; pass interconnect_bytes_per_second")
+    if n_chips > collectives.MAX_GROUP_CHIPS:
+        raise ValueError(f"n_chips={n_chips:,} exceeds the collectives' "
+                         f"{collectives.MAX_GROUP_CHIPS:,}-chip limit (MAX_GROUP_CHIPS); pass "
+                         "interconnect_bytes_per_second")
+
+
+class _Memory(NamedTuple):
+    """Bytes per chip, their total over the chips, and the fewest chips that fit."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    activations: float
+    per_chip: float
+    total: float
+    hbm: float
+    min_chips: int
+
+
+def _memory(chip: chips.Chip, n_chips: int, n_params: float, per_param: tuple[float, ...],
+            sharded: bool, activation_bytes: float) -> _Memory:
+    """Weights, gradients and optimizer state (sharded over every chip when ``sharded``) plus
+    the activations in flight, per chip; the fewest chips at which this micro-batch fits (the
+    states shard, the activations do not; 0 when none does)."""
+    shards = n_chips if sharded else 1
+    weights, grads, optimizer = (n_params * b / shards for b in per_param)
+    states = n_params * sum(per_param)
+    per_chip = weights + grads + optimizer + activation_bytes
+    hbm = float(chip.hbm_bytes or 0)
+    if not hbm or activation_bytes >= hbm:
+        min_chips = 0
+    elif sharded:
+        min_chips = max(1, math.ceil(states / (hbm - activation_bytes)))
+    else:
+        min_chips = 1 if states + activation_bytes <= hbm else 0
+    return _Memory(weights, grads, optimizer, activation_bytes, per_chip,
+                   states + activation_bytes * n_chips, hbm, min_chips)
+
+
+def _microbatch(transformer: models.Transformer | None, seq_len: int | None,
+                microbatch_tokens: float | None, batch_tokens: float | None,
+                n_chips: int) -> float | None:
+    """Tokens per chip per micro-batch: as given (at most the batch's share per chip), or one
+    sequence capped at that share; None for a model with no sequence."""
+    if microbatch_tokens is not None:
+        mb = _validate.positive_float("microbatch_tokens", microbatch_tokens)
+        if batch_tokens is not None and mb > batch_tokens / n_chips * (1 + 1e-12):
+            raise ValueError(f"microbatch_tokens={mb:,.0f} per chip exceeds the global "
+                             f"batch's share batch_tokens / n_chips = "
+                             f"{batch_tokens / n_chips:,.0f}")
+        return mb
+    if transformer is None or seq_len is None:
+        return None
+    mb = float(seq_len)
+    return mb if batch_tokens is None else min(mb, batch_tokens / n_chips)
+
+
+class _Run(NamedTuple):
+    """:func:`estimate`'s arguments, checked, and what follows from them directly."""
+
+    model: models.Model | None
+    transformer: models.Transformer | None
+    params: float
+    active: float            # a mixture of experts: FLOPs follow these, memory all params
+    tokens: float
+    chip: chips.Chip
+    n_chips: int
+    mfu: float
+    dtype: DType
+    peak: float
+    batch_tokens: float | None
+    per_param: tuple[float, float, float]   # weight, gradient, optimizer bytes per parameter
+    checkpoints: int
+    microbatch: float | None
+    flops_count: str
+    seq_len: int | None
+    recompute: str
+    overlap: bool
+    sharded: bool
+
+
+def _run(model: str | models.Model | None, params: float | None, tokens: float,
+         chip: str | chips.Chip, n_chips: int, mfu: float, dtype: DType,
+         batch_tokens: float | None, per_param: tuple[float, float, float],
+         activation_checkpoints_per_layer: int, microbatch_tokens: float | None,
+         flops_count: str, seq_len: int | None, recompute: str, overlap: object,
+         sharded: object) -> _Run:
+    """Check :func:`estimate`'s arguments (each error names its parameter)."""
+    if (model is None) == (params is None):
+        raise ValueError("give exactly one of model= (a catalog name) or params= (a count)")
+    the_model = models.get(model) if model is not None else None
+    n_params = (float(the_model.params) if the_model is not None else
+                _validate.positive_float("params", params))
+    # A mixture of experts: FLOPs follow the parameters a token uses, memory and gradients all.
+    active = float(the_model.active_params) if the_model is not None else n_params
+    tokens = _validate.positive_float("tokens", tokens)
+    the_chip = chips.get(chip)
+    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**7)
+    mfu = _validate.fraction("mfu", mfu)
+    peak = the_chip.peak_flops(dtype)
+    weight, grad, optimizer = (_validate.real_in_range(name, value, low=0.0, high=64.0)
+                               for name, value in zip(("weight_bytes_per_param",
+                                                       "grad_bytes_per_param",
+                                                       "optimizer_bytes_per_param"), per_param))
+    checkpoints = _validate.nonnegative_int("activation_checkpoints_per_layer",
+                                            activation_checkpoints_per_layer, maximum=1000)
+    count = _validate.choice("flops_count", flops_count, FLOPS_COUNTS)
+    recompute = _validate.choice("recompute", recompute, RECOMPUTE)
+    transformer = the_model if isinstance(the_model, models.Transformer) else None
+    if seq_len is not None:
+        seq_len = _validate.positive_int("seq_len", seq_len, maximum=10**8)
+    elif transformer is not None:
+        seq_len = transformer.seq_len
+    if count != "6nd" and transformer is None:
+        raise ValueError(f"flops_count={count!r} adds attention and needs a catalog transformer "
+                         "(its layers, heads and head_dim); use flops_count='6nd' with params=")
+    if batch_tokens is not None:
+        batch_tokens = _validate.positive_float("batch_tokens", batch_tokens)
+    microbatch = _microbatch(transformer, seq_len, microbatch_tokens, batch_tokens, n_chips)
+    return _Run(the_model, transformer, n_params, active, tokens, the_chip, n_chips, mfu, dtype,
+                peak, batch_tokens, (weight, grad, optimizer), checkpoints, microbatch, count,
+                seq_len, recompute, _bool("overlap", overlap), _bool("sharded", sharded))
+
+
+def _bool(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return value
 
 
 def estimate(model: str | models.Model | None = None, *, params: float | None = None,
@@ -271,170 +460,90 @@ def estimate(model: str | models.Model | None = None, *, params: float | None = 
     Returns:
         A :class:`TrainingEstimate`.
     Raises:
+        TypeError: ``overlap`` or ``sharded`` not a bool.
         ValueError: unknown model or chip, sizes not positive, MFU outside (0, 1], both or
             neither of model and params, a precision the chip lacks, an unknown flops_count, a
             chip count the collectives cannot lay out (named ``n_chips``).
+        MissingFigureError: a gradient reduction on a chip with no published link bandwidth.
     """
     notes: list[Note] = []
-    if (model is None) == (params is None):
-        raise ValueError("give exactly one of model= (a catalog name) or params= (a count)")
-    the_model = models.get(model) if model is not None else None
-    n_params = float(the_model.params) if the_model is not None else \
-        _validate.positive_float("params", params)
-    # A mixture of experts: FLOPs follow the parameters a token uses, memory and gradients all.
-    active = float(getattr(the_model, "active_params", n_params)) if the_model else n_params
-    tokens = _validate.positive_float("tokens", tokens)
-    the_chip = chips.get(chip)
-    n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**7)
-    mfu = _validate.fraction("mfu", mfu)
-    peak = the_chip.peak_flops(dtype)
-    grad_comm_bytes = dtypes.nbytes(dtype)
-    for name, value in (("weight_bytes_per_param", weight_bytes_per_param),
-                        ("grad_bytes_per_param", grad_bytes_per_param),
-                        ("optimizer_bytes_per_param", optimizer_bytes_per_param)):
-        _validate.real_in_range(name, value, low=0.0, high=64.0)
-    checkpoints = _validate.nonnegative_int("activation_checkpoints_per_layer",
-                                            activation_checkpoints_per_layer, maximum=1000)
-    count = _validate.choice("flops_count", flops_count, FLOPS_COUNTS)
-    recompute = _validate.choice("recompute", recompute, RECOMPUTE)
-    transformer = the_model if isinstance(the_model, models.Transformer) else None
-    if seq_len is not None:
-        seq_len = _validate.positive_int("seq_len", seq_len, maximum=10**8)
-    elif transformer is not None:
-        seq_len = transformer.seq_len
-    if count != "6nd" and transformer is None:
-        raise ValueError(f"flops_count={count!r} adds attention and needs a catalog transformer "
-                         "(its layers, heads and head_dim); use flops_count='6nd' with params=")
-    if batch_tokens is not None:
-        batch_tokens = _validate.positive_float("batch_tokens", batch_tokens)
-    if microbatch_tokens is not None:
-        microbatch_tokens = _validate.positive_float("microbatch_tokens", microbatch_tokens)
-        if batch_tokens is not None and microbatch_tokens > batch_tokens / n_chips * (1 + 1e-12):
-            raise ValueError(f"microbatch_tokens={microbatch_tokens:,.0f} per chip exceeds the "
-                             f"global batch's share batch_tokens / n_chips = "
-                             f"{batch_tokens / n_chips:,.0f}")
-    elif transformer is not None and seq_len is not None:
-        microbatch_tokens = float(seq_len)
-        if batch_tokens is not None:
-            microbatch_tokens = min(microbatch_tokens, batch_tokens / n_chips)
-
-    attention_per_token = _attention_flops_per_token(transformer, seq_len, count)
-    attention_flops = attention_per_token * tokens
+    run = _run(model, params, tokens, chip, n_chips, mfu, dtype, batch_tokens,
+               (weight_bytes_per_param, grad_bytes_per_param, optimizer_bytes_per_param),
+               activation_checkpoints_per_layer, microbatch_tokens, flops_count, seq_len,
+               recompute, overlap, sharded)
+    the_model, transformer, the_chip, n_chips = run.model, run.transformer, run.chip, run.n_chips
+    tokens, mfu, peak, active = run.tokens, run.mfu, run.peak, run.active
+    batch_tokens = run.batch_tokens
+    attention_flops = tokens * _attention_flops_per_token(transformer, run.seq_len,
+                                                          run.flops_count)
     flops = 6.0 * active * tokens + attention_flops
     # Full recomputation re-runs the forward pass (2 of the 6, and a third of attention's 3x).
-    hardware_flops = flops * (4.0 / 3.0 if recompute == "full" else 1.0)
+    hardware_flops = flops * (4.0 / 3.0 if run.recompute == "full" else 1.0)
     compute_seconds = flops / (n_chips * peak * mfu)
 
-    # Data-parallel gradient reduction, per optimizer step.
-    allreduce = backward = critical = per_chip = None
-    comm_bound = None
-    network: str | None = None
-    exposed_total = 0.0
-    if batch_tokens is not None:
-        per_chip = batch_tokens / n_chips
-        if n_chips > 1:
-            grad_bytes = n_params * grad_comm_bytes
-            backward = 4.0 * active * per_chip / (peak * mfu)
-            bandwidth = interconnect_bytes_per_second
-            if bandwidth is not None:
-                bandwidth = _validate.positive_float("interconnect_bytes_per_second", bandwidth)
-                ring = 2.0 * (n_chips - 1) / n_chips
-                allreduce = ring * grad_bytes / bandwidth
-                critical = ring * grad_comm_bytes * peak * mfu / (4.0 * bandwidth) \
-                    * n_params / active
-                network = "override"
-            else:
-                if the_chip.kind == "gpu" and the_chip.scaleup_bytes_per_second is None:
-                    raise chips.MissingFigureError(
-                        the_chip.name, "scaleup_bytes_per_second",
-                        f"{the_chip.name} has no NVLink or published multi-GPU bandwidth; "
-                        "pass interconnect_bytes_per_second")
-                if the_chip.kind == "tpu" and the_chip.link_bytes_per_second is None:
-                    raise chips.MissingFigureError(
-                        the_chip.name, "link_bytes_per_second",
-                        f"{the_chip.name} has no published ICI link bandwidth; "
-                        "pass interconnect_bytes_per_second")
-                if n_chips > collectives.MAX_GROUP_CHIPS:
-                    raise ValueError(f"n_chips={n_chips:,} exceeds the collectives' "
-                                     f"{collectives.MAX_GROUP_CHIPS:,}-chip limit "
-                                     "(MAX_GROUP_CHIPS); pass interconnect_bytes_per_second")
-                parts = _gradient_reduction(the_chip, n_chips, grad_bytes, sharded)
-                allreduce = sum(p.seconds for p in parts)
-                network = "+".join(dict.fromkeys(
-                    net for p in parts for net in p.network.split("+")))
-                # dp_critical_tokens_per_chip sets 4·P·t against the gradients of P: an MoE's
-                # backward follows its active parameters, its gradients all of them.
-                critical = mfu * collectives.dp_critical_tokens_per_chip(
-                    the_chip, over=n_chips, dtype=dtype, params=n_params,
-                    strategy="fsdp" if sharded else "dp") * n_params / active
-                if "DCN" in network or "scale-out" in network:
-                    domain = the_chip.scaleup_domain_chips or the_chip.max_slice_chips
-                    notes.append(Note("beyond_domain",
-                                      f"{n_chips:,} chips exceed {the_chip.name}'s {domain:,}-chip "
-                                      "scale-up domain: the gradient reduction runs over "
-                                      f"{network} (hierarchical)"))
-            comm_bound = allreduce > backward
-            exposed = max(0.0, allreduce - backward) if overlap else allreduce
-            exposed_total = exposed * tokens / batch_tokens
-
+    reduction: _Reduction | None = None
+    exposed_total = 0.0  # the reduction's exposed time over the whole run
+    if batch_tokens is not None and n_chips > 1:
+        bandwidth = (None if interconnect_bytes_per_second is None else _validate.positive_float(
+            "interconnect_bytes_per_second", interconnect_bytes_per_second))
+        reduction = _reduction(the_chip, n_chips, run.params, active, batch_tokens / n_chips,
+                               peak, mfu, run.dtype, run.sharded, run.overlap, bandwidth, notes)
+        exposed_total = reduction.exposed_seconds * tokens / batch_tokens
     seconds = compute_seconds + exposed_total
-    chip_hours = seconds * n_chips / 3600.0
-    cost = price.usd_for(the_chip.usd_per_hour, seconds, n_chips)
-    usd = None if cost is None else float(cost)
-    if usd is None:
-        notes.append(Note("no_price", f"{the_chip.name} has no published price; usd is None"))
-    energy_at_tdp = energy.tdp_joules(the_chip.watts, seconds, n_chips)
-    joules = None if energy_at_tdp is None else float(energy_at_tdp)
-    if joules is None:
-        notes.append(Note("no_power", f"{the_chip.name} has no published power; joules is None"))
+    usd, joules = _price_and_energy(the_chip, seconds, n_chips, notes)
 
-    shards = n_chips if sharded else 1
-    weight_b = n_params * weight_bytes_per_param / shards
-    grad_b = n_params * grad_bytes_per_param / shards
-    opt_b = n_params * optimizer_bytes_per_param / shards
-    act_b = 0.0
-    if transformer is not None and microbatch_tokens is not None:
-        act_b = 2.0 * transformer.d_model * transformer.layers * checkpoints * microbatch_tokens
+    activation_bytes = 0.0
+    if transformer is not None and run.microbatch is not None:
+        activation_bytes = activations.checkpoint_bytes(transformer, run.microbatch,
+                                                        run.checkpoints)
     elif the_model is not None:
         notes.append(Note("activations_skipped",
                           "activation memory counted for catalog transformers only"))
-    per_chip_bytes = weight_b + grad_b + opt_b + act_b
-    total = n_params * (weight_bytes_per_param + grad_bytes_per_param
-                        + optimizer_bytes_per_param) + act_b * n_chips  # over all chips
-    hbm = float(the_chip.hbm_bytes or 0)
-    fits = per_chip_bytes <= hbm
-    # Chips at which this per-chip micro-batch fits: the states shard, the activations do not.
-    states = n_params * (weight_bytes_per_param + grad_bytes_per_param
-                         + optimizer_bytes_per_param)
-    if not hbm or act_b >= hbm:
-        min_chips = 0
-    elif sharded:
-        min_chips = max(1, math.ceil(states / (hbm - act_b)))
-    else:
-        min_chips = 1 if states + act_b <= hbm else 0
-    if not fits:
-        notes.append(Note("does_not_fit",
-                          f"needs {per_chip_bytes / 1e9:,.1f} GB per chip but {the_chip.name} "
-                          f"has {hbm / 1e9:,.1f} GB" + ("" if sharded else "; try sharded=True")))
-
+    mem = _memory(the_chip, n_chips, run.params, run.per_param, run.sharded, activation_bytes)
+    if mem.per_chip > mem.hbm:
+        notes.append(Note("does_not_fit", f"needs {mem.per_chip / 1e9:,.1f} GB per chip but "
+                          f"{the_chip.name} has {mem.hbm / 1e9:,.1f} GB"
+                          + ("" if run.sharded else "; try sharded=True")))
     return TrainingEstimate(
-        model=the_model.name if the_model else None, params=n_params, active_params=active,
-        tokens=tokens,
-        chip=the_chip.name, n_chips=n_chips, mfu=mfu, flops=flops, flops_count=count,
-        hardware_flops=hardware_flops, recompute=recompute,
-        attention_flops=attention_flops, seq_len=seq_len if transformer is not None else None,
-        peak_flops_per_chip=peak,
-        compute_seconds=compute_seconds, communication_seconds=exposed_total, seconds=seconds,
-        chip_hours=chip_hours, usd=usd, joules=joules, batch_tokens=batch_tokens,
-        tokens_per_chip=per_chip, allreduce_seconds_per_step=allreduce,
-        backward_seconds_per_step=backward, critical_tokens_per_chip=critical,
-        communication_bound=comm_bound, gradient_network=network,
-        weight_bytes_per_chip=weight_b,
-        gradient_bytes_per_chip=grad_b, optimizer_bytes_per_chip=opt_b,
-        activation_bytes_per_chip=act_b, microbatch_tokens=microbatch_tokens,
-        memory_bytes_per_chip=per_chip_bytes,
-        total_memory_bytes=total, hbm_bytes=hbm, fits=fits, min_chips_to_fit=min_chips,
-        notes=tuple(notes))
+        model=the_model.name if the_model else None, params=run.params, active_params=active,
+        tokens=tokens, chip=the_chip.name, n_chips=n_chips, mfu=mfu, flops=flops,
+        flops_count=run.flops_count, hardware_flops=hardware_flops, recompute=run.recompute,
+        attention_flops=attention_flops,
+        seq_len=run.seq_len if transformer is not None else None,
+        peak_flops_per_chip=peak, compute_seconds=compute_seconds,
+        communication_seconds=exposed_total, seconds=seconds,
+        chip_hours=seconds * n_chips / 3600.0, usd=usd, joules=joules, batch_tokens=batch_tokens,
+        tokens_per_chip=None if batch_tokens is None else batch_tokens / n_chips,
+        **_reduction_fields(reduction), weight_bytes_per_chip=mem.weights,
+        gradient_bytes_per_chip=mem.gradients, optimizer_bytes_per_chip=mem.optimizer,
+        activation_bytes_per_chip=mem.activations, microbatch_tokens=run.microbatch,
+        memory_bytes_per_chip=mem.per_chip, total_memory_bytes=mem.total, hbm_bytes=mem.hbm,
+        fits=mem.per_chip <= mem.hbm, min_chips_to_fit=mem.min_chips, notes=tuple(notes))
+
+
+_REDUCTION_FIELDS = ("allreduce_seconds_per_step", "backward_seconds_per_step",
+                     "critical_tokens_per_chip", "communication_bound", "gradient_network")
+
+
+def _reduction_fields(r: _Reduction | None) -> dict[str, Any]:
+    """A :class:`TrainingEstimate`'s gradient-reduction fields (None without a reduction)."""
+    if r is None:
+        return dict.fromkeys(_REDUCTION_FIELDS, None)
+    values = (r.allreduce_seconds, r.backward_seconds, r.critical_tokens_per_chip,
+              r.allreduce_seconds > r.backward_seconds, r.network)
+    return dict(zip(_REDUCTION_FIELDS, values))
+
+
+def _price_and_energy(chip: chips.Chip, seconds: float, n_chips: int,
+                      notes: list[Note]) -> tuple[float | None, float | None]:
+    """Dollars at the chip's list price and joules at its TDP; a note for each it lacks."""
+    cost = price.usd_for(chip.usd_per_hour, seconds, n_chips)
+    if cost is None:
+        notes.append(Note("no_price", f"{chip.name} has no published price; usd is None"))
+    at_tdp = energy.tdp_joules(chip.watts, seconds, n_chips)
+    if at_tdp is None:
+        notes.append(Note("no_power", f"{chip.name} has no published power; joules is None"))
+    return (None if cost is None else float(cost)), (None if at_tdp is None else float(at_tdp))
 
 
 __all__ = ["FLOPS_COUNTS", "NOTE_KINDS", "Note", "RECOMPUTE", "TrainingEstimate", "estimate"]

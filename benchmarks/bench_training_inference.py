@@ -1,11 +1,15 @@
 """How long the cost models take: one estimate should cost microseconds, a widget's sweep of
-10,000 (chip, batch) points well under a second. Prints figures; asserts nothing about speed.
+10,000 (chip, batch) points well under a second, a capacity plan (which the decision lab asks
+for on each move) well under the widgets' 50 ms. Prints figures; asserts nothing about speed.
+Per-call figures are the best of five runs, wall clock; capacity plans are timed cold (every
+library cache cleared, as bench_widgets does per control) with wall and CPU time.
 
     .venv/bin/python benchmarks/bench_training_inference.py
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 
@@ -23,6 +27,38 @@ def per_call_microseconds(fn: Callable[[], object], repeat: int = 2000) -> float
             fn()
         best = min(best, (time.perf_counter() - start) / repeat)
     return best * 1e6
+
+
+def clear_caches() -> None:
+    """Every ``functools.lru_cache`` in ``accelkit.*``, as bench_widgets clears them."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("accelkit") and module is not None:
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
+CAPACITY_CASES = (  # lesson 08's plans, and the decision lab's chatbot row
+    ("llama-3-8b", "H100", 1000, 0.05, 2048),
+    ("llama-3-8b", "TPU v5e", 1000, 0.05, 2048),
+    ("llama-3-8b", "TPU v5e", 1000, 0.02, 2048),
+    ("llama-3-70b", "H100", 1000, 0.05, 1249),
+    ("llama-3-70b", "TPU v5e", 1000, 0.05, 1249),
+)
+
+
+def capacity_milliseconds(model: str, chip: str, users: int, target: float, context: int
+                          ) -> tuple[float, float]:
+    """(wall, CPU) milliseconds of one cold capacity.plan call, median of five."""
+    walls, cpus = [], []
+    for _ in range(5):
+        clear_caches()
+        wall, cpu = time.perf_counter(), time.process_time()
+        ak.capacity.plan(model, chip, concurrent_users=users, max_seconds_per_token=target,
+                              context_tokens=context)
+        walls.append((time.perf_counter() - wall) * 1e3)
+        cpus.append((time.process_time() - cpu) * 1e3)
+    return sorted(walls)[2], sorted(cpus)[2]
 
 
 def main() -> None:
@@ -75,6 +111,11 @@ def main() -> None:
         print(f"inference.decode_step    {moe:8.1f} us per call (Mixtral 8x7B on 8 H100)")
         print(f"inference.decode_sweep   1,000 Mixtral batches in "
               f"{(time.perf_counter() - start) * 1e3:.0f} ms (one evaluation per batch)")
+
+    for model, chip, users, target, context in CAPACITY_CASES:
+        wall, cpu = capacity_milliseconds(model, chip, users, target, context)
+        print(f"capacity.plan            {wall:8.1f} ms cold ({cpu:.1f} ms cpu): {model}, "
+              f"{users:,} users on {chip} at {target * 1e3:.0f} ms/token, context {context:,}")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ directory.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import statistics
@@ -45,6 +46,16 @@ from accelkit.widgets._base import Explorer  # noqa: E402
 
 TARGET_MS = 50.0
 MAX_SLIDER_STOPS = 12
+
+
+def _published_comparisons() -> tuple[Any, ...]:
+    from validation.totals import PUBLISHED_RUNS, compare_published
+    return ([compare_published(r) for r in PUBLISHED_RUNS],)
+
+
+#: Widgets that take arguments, called as their lessons call them (lesson 07 passes the
+#: repository's published runs to ``published_runs``).
+LESSON_ARGUMENTS: dict[str, Any] = {"published_runs": _published_comparisons}
 
 
 def sweep_values(control: W.Widget) -> list[Any]:
@@ -157,7 +168,10 @@ def widget_factories(filters: list[str]) -> list[tuple[str, Any]]:
         factory = getattr(widgets, name)
         if not inspect.isfunction(factory) or name == "quiz" or name.endswith("_quiz"):
             continue
-        found.append((f"{factory.__module__.rsplit('.', 1)[-1]}.{name}", factory))
+        label = f"{factory.__module__.rsplit('.', 1)[-1]}.{name}"
+        if name in LESSON_ARGUMENTS:
+            factory = functools.partial(factory, *LESSON_ARGUMENTS[name]())
+        found.append((label, factory))
     return [(label, f) for label, f in found
             if not filters or any(s in label for s in filters)]
 

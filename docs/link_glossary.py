@@ -4,8 +4,8 @@ Run: ``python docs/link_glossary.py`` lists, per lesson, the terms used before t
 ``python docs/link_glossary.py --write lessons/05_roofline.ipynb ...`` links them in those notebooks
 (markdown cells only, in place: the term's first use becomes ``[term](../docs/glossary.md#anchor)``,
 or an ``<a href>`` inside an HTML block such as a takeaway box). tests/test_glossary.py fails when a
-lesson uses a term before linking it, links an anchor the glossary lacks, or when a term below has no
-entry.
+lesson uses a term before linking it, links an anchor the glossary lacks, puts a markdown link
+inside an HTML block (it shows as raw text there), or when a term below has no entry.
 
 A *use* is a match of the term's pattern in a markdown cell outside headings, code, maths, HTML tags
 and the text of other links (a term inside "[lesson 05 · roofline](05_roofline.ipynb)" cannot carry a
@@ -85,6 +85,12 @@ TERMS: dict[str, str] = {
     "xla": r"\bXLA\b",
     "pallas": r"\bPallas\b|\bTriton\b",
     "scale-sim": r"\bSCALE-Sim\b",
+    "annealing": r"\b[Aa]nnealing(?: stages?)?\b",
+    "lora": r"\bLoRA\b",
+    "offloading": r"\b[Oo]ffload(?:s|ing|ed)?\b",
+    "maxtext": r"\bMaxText\b",
+    "nemo": r"\bNeMo\b",
+    "mlperf": r"\bMLPerf\b",
     "littles-law": r"\bLittle[’']s law\b",
     "amdahls-law": r"\bAmdahl[’']s law\b",
 }
@@ -164,6 +170,10 @@ def problems(path: Path) -> list[str]:
         source = dict(cells)[index]
         found.append(f"{path.name} cell {index}: {source[start:end]!r} is used before it links #{anchor}")
     for index, source in cells:
+        for match in MD_LINK.finditer(source):
+            if _in_html_block(source, match.start()):
+                found.append(f"{path.name} cell {index}: {match.group(0)!r} is a markdown link "
+                             "inside an HTML block, where it shows as raw text: use <a href>")
         for _, anchor, text in glossary_links(source):
             if anchor not in known:
                 found.append(f"{path.name} cell {index}: link to #{anchor}, which docs/glossary.md lacks")
@@ -173,8 +183,11 @@ def problems(path: Path) -> list[str]:
 
 
 def _in_html_block(source: str, position: int) -> bool:
-    line_start = source.rfind("\n", 0, position) + 1
-    return source[line_start:].lstrip().startswith("<")
+    """Whether ``position`` lies in an HTML block: a paragraph (text between blank lines) whose
+    first line starts with a tag, such as a takeaway box. Markdown is not rendered there, so a
+    ``[term](link)`` would show as raw text: a term inside one is linked with ``<a href>``."""
+    start = max(source.rfind("\n\n", 0, position), source.rfind("\n \n", 0, position))
+    return source[start + 1 if start >= 0 else 0:].lstrip().startswith("<")
 
 
 def link(path: Path) -> list[str]:

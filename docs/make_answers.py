@@ -81,6 +81,8 @@ def render() -> str:
                 answer = answer_line(question)
                 if answer:
                     lines += [answer, ""]
+                for note in getattr(question, "accepted", {}):
+                    lines += [f"Also accepted: {note.strip('()')}", ""]
                 lines += ["```python", question.solution_code, "```", ""]
                 if question.hints:
                     lines.append("Hints: " + " / ".join(question.hints))

@@ -80,7 +80,7 @@ NUMBERS = {
     "09": Number("share of the toy TPU's time spent outside its systolic array on a recommender step",
                  lambda: workloads.compare("recommender_step").tpu_outside_matrix_share, "{:.0%}",
                  'suite["recommender_step"]'),
-    "10": Number("dollars per million tokens for the chatbot scenario on H100s (batch 4, list price)",
+    "10": Number("dollars per million tokens for the chatbot scenario on H100s (its SLO fleet, list price)",
                  lambda: scenarios.evaluate("chatbot", "H100").usd_per_million, "${:.2f}",
                  'scenarios.evaluate("chatbot", chip)'),
 }

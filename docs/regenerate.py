@@ -5,8 +5,8 @@ After editing a lesson or exercise, run from the repository root:
     python docs/regenerate.py
 
 It links glossary terms at their first use, re-measures the notebooks (benchmarks/lesson_timings.py
---write, which executes each one), writes each lesson header's "About N minutes." and lesson 00's
-course-map minutes from those timings, then the plans, the projector pages, the answer key and the
+--write, which executes each one), writes each lesson header's "About N–M minutes." and lesson 00's
+course-map minutes (the same range) from those timings, then the plans, the projector pages, the answer key and the
 MLPerf gap note. Afterwards every generated figure is exact.
 
 Between runs the tests allow the text to move ahead of what was generated, within stated tolerances,
@@ -15,7 +15,7 @@ so that rewording a sentence does not fail the suite:
 * minutes: docs/timings.json's planned minutes for a notebook may differ by one minute
   (``make_plans.MINUTES_TOLERANCE``) from what its current text would get (tests/test_glossary.py
   counts the text without executing it). One minute, because the reading rates are assumptions far
-  coarser than that and a minute is about 150 words, so a one-word edit (1/150 minute) never fails
+  coarser than that and a minute is about 125 words, so a one-word edit (1/125 minute) never fails
   while a new section or widget does. The lesson headers, lesson 00's course map and docs/plans.md
   are written from docs/timings.json and stay exactly equal to it (their own minutes do not change
   word counts), so they drift with it and no further;
@@ -42,8 +42,8 @@ sys.path.insert(0, str(ROOT / "docs"))
 import make_plans  # noqa: E402
 
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
-HEADER_MINUTES = re.compile(r"About \d+ minutes\.")
-MAP_ROW = re.compile(r"^(\| \[(\d\d) ·.*\| )(\d+)( \| [^|]+ \|)$")
+HEADER_MINUTES = re.compile(r"About \d+(?:–\d+)? minutes\.")
+MAP_ROW = re.compile(r"^(\| \[(\d\d) ·.*\| )(\d+(?:–\d+)?)( \| [^|]+ \|)$")
 
 
 def _run(*args: str) -> None:
@@ -68,9 +68,14 @@ def _rewrite_markdown(path: Path, edit) -> bool:
     return changed
 
 
-def _minutes() -> dict[str, int]:
+def _minutes() -> dict[str, str]:
+    """Each lesson's range as its header and the course map show it: "52–84"."""
     rows = make_plans.timings()
-    return {p.name[:2]: make_plans.item_minutes(make_plans.lesson(p.name[:2]), rows) for p in LESSONS}
+    return {p.name[:2]: minutes_range(rows[f"lessons/{p.name}"]) for p in LESSONS}
+
+
+def minutes_range(row: dict) -> str:
+    return f"{row['minutes_low']}–{row['minutes_high']}"
 
 
 def _write_minutes() -> None:

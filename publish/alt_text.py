@@ -89,6 +89,11 @@ ALT_TEXT: dict[str, str] = {
                                "against arithmetic intensity, with the prefill pass and one decode step "
                                "placed on it; prefill sits near the compute roof, decode far down the "
                                "memory slope.",
+    "serving_load_explorer": "Line chart: one replica's latency in seconds against the arrival rate in "
+                             "requests per second: time to first token and time per output token, each "
+                             "at its 50th and 99th percentile, with a dotted vertical line at the "
+                             "scheduler's saturation rate and the chosen load marked; latency stays flat "
+                             "until near saturation, then the time to first token climbs steeply.",
     "kv_cache_explorer": "One horizontal stacked bar in gigabytes: the model's weights plus its KV cache "
                          "at the chosen context length and batch, against a vertical line at the HBM of "
                          "the chosen chips; the title says whether it fits.",

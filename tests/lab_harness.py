@@ -1,7 +1,6 @@
 """A real JupyterLab server on loopback and a headless Chromium driving it (for test_browser.py).
 
-The server runs from the current virtual environment in a temporary copy of ``lessons/`` (and
-of ``validation/``, which two lessons import; so
+The server runs from the current virtual environment in a temporary copy of ``lessons/`` (so
 running cells and autosave never touch the repository), with its own settings, workspace and
 runtime folders (so a developer's JupyterLab state cannot leak in), on a random free port of
 127.0.0.1 with a random token. ``expose_app_in_browser`` puts the JupyterLab application object on
@@ -129,12 +128,11 @@ class LabServer:
 
 
 def copy_lessons(destination: Path) -> None:
-    """The lessons, and the repository's ``validation/`` folder beside them: lessons 05 and 07
-    import the published evidence from it (``sys.path.insert(0, "..")``), as they do in a
-    checkout, on Binder and on a hub."""
-    ignore = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
-    shutil.copytree(ROOT / "lessons", destination / "lessons", ignore=ignore)
-    shutil.copytree(ROOT / "validation", destination / "validation", ignore=ignore)
+    """The lessons and what they read beside them: validation/ (the published runs lessons 05
+    and 07 import from the repository, outside the library)."""
+    for folder in ("lessons", "validation"):
+        shutil.copytree(ROOT / folder, destination / folder,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
 
 
 # --- JavaScript run in the page (through window.jupyterapp) ------------------------------------

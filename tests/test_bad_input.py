@@ -265,14 +265,51 @@ CASES = [
          "n_chips"),
     Case("decode batch NaN", lambda: ak.inference.decode_step(LLAMA, "H100", batch=NAN), "batch"),
     Case("decode non-transformer", lambda: ak.inference.decode_step("resnet-50", "H100"), "model"),
-    Case("capacity users zero", lambda: ak.inference.capacity(
+    Case("capacity users zero", lambda: ak.capacity.plan(
         LLAMA, "H100", concurrent_users=0, max_seconds_per_token=0.05), "concurrent_users"),
-    Case("capacity latency negative", lambda: ak.inference.capacity(
+    Case("capacity latency negative", lambda: ak.capacity.plan(
         LLAMA, "H100", concurrent_users=10, max_seconds_per_token=-0.05), "max_seconds_per_token"),
-    Case("capacity users enormous", lambda: ak.inference.capacity(
+    Case("capacity users enormous", lambda: ak.capacity.plan(
         LLAMA, "H100", concurrent_users=10**12, max_seconds_per_token=0.05), "concurrent_users"),
     Case("decode overhead not a bool", lambda: ak.inference.decode_step(
         LLAMA, "H100", overhead=1), "overhead"),
+    Case("decode group not splitting the heads", lambda: ak.inference.decode_step(
+        "llama-3-70b", "H100", n_chips=7), "n_chips"),
+    Case("prefill group not splitting the heads", lambda: ak.inference.prefill(
+        "llama-3-70b", "H100", n_chips=6), "n_chips"),
+    Case("capacity unknown kv cache split", lambda: ak.capacity.plan(
+        LLAMA, "H100", concurrent_users=10, max_seconds_per_token=0.05, kv_cache_split="rows"),
+         "kv_cache_split"),
+    # -- the serving simulation --------------------------------------------------------------------
+    Case("serving requests enormous", lambda: ak.serving.simulate(
+        LLAMA, "H100", arrival_rate=1.0, requests=10**12, prompt_tokens=10, output_tokens=10),
+         "requests"),
+    Case("serving rate NaN", lambda: ak.serving.simulate(
+        LLAMA, "H100", arrival_rate=NAN, requests=10, prompt_tokens=10, output_tokens=10),
+         "arrival_rate"),
+    Case("serving prompt enormous", lambda: ak.serving.simulate(
+        LLAMA, "H100", arrival_rate=1.0, requests=10, prompt_tokens=10**12, output_tokens=10),
+         "prompt_tokens"),
+    Case("serving outputs wrong length", lambda: ak.serving.simulate(
+        LLAMA, "H100", arrival_rate=1.0, requests=10, prompt_tokens=10, output_tokens=[5, 6]),
+         "output_tokens"),
+    Case("serving group not splitting the heads", lambda: ak.serving.simulate(
+        "llama-3-70b", "H100", n_chips=3, arrival_rate=1.0, requests=10, prompt_tokens=10,
+        output_tokens=10), "n_chips"),
+    Case("serving cache too small for one request", lambda: ak.serving.simulate(
+        LLAMA, "H100", arrival_rate=1.0, requests=10, prompt_tokens=10**7, output_tokens=10),
+         "prompt"),
+    Case("serving capacity limit zero", lambda: ak.serving.capacity(
+        LLAMA, "H100", arrival_rate=1.0, prompt_tokens=10, output_tokens=10,
+        ttft_p99_seconds=0.0, tpot_p99_seconds=0.1), "ttft_p99_seconds"),
+    # -- parallel layouts and the rule that combines times ---------------------------------------
+    Case("layout tp a float", lambda: ak.parallel.Layout(tp=3.0), "tp"),
+    Case("layout interleave a bool", lambda: ak.parallel.Layout(pp=2, interleave=True),
+         "interleave"),
+    Case("times overlap not a bool", lambda: ak.roofline.times(compute_seconds=1.0, overlap=1),
+         "overlap"),
+    Case("times memory negative", lambda: ak.roofline.times(memory_seconds=-1.0, overlap=True),
+         "memory_seconds"),
     # -- widgets (their factories pass arguments on to the library) ------------------------------
     Case("widget first_widget rows zero", lambda: ak.widgets.first_widget(rows=0), "rows"),
     Case("widget first_widget cols fractional", lambda: ak.widgets.first_widget(cols=1.5), "cols"),

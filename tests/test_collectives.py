@@ -557,3 +557,32 @@ def test_latency_raises_the_critical_batch_for_small_models() -> None:
     small = C.dp_critical_tokens_per_chip("H100", over=1024, params=1e7)
     big = C.dp_critical_tokens_per_chip("H100", over=1024, params=1e11)
     assert small > 2 * bw_only and big == pytest.approx(bw_only, rel=0.01)
+
+
+@pytest.mark.parametrize("call, figure", [
+    (lambda: C.all_reduce("L4", array_bytes=1e9, over=2), "scaleup_bytes_per_second"),
+    (lambda: C.all_gather("TPU v2", array_bytes=1e9, over=4), "link_bytes_per_second"),
+    (lambda: C.all_reduce("TPU v3", array_bytes=1e9, over=4096), "scaleout_bytes_per_second"),
+    (lambda: C.point_to_point("L4", array_bytes=1e9), "scaleup_bytes_per_second"),
+    (lambda: C.point_to_point("TPU v3", array_bytes=1e9, network="scale-out"),
+     "scaleout_bytes_per_second"),
+    (lambda: C.group_layout("TPU v2", 4), "link_bytes_per_second"),
+])
+def test_a_missing_figure_is_a_missing_figure_error(call, figure) -> None:
+    # like the rest of the library: a chip that cannot be costed this way, not a bad argument
+    with pytest.raises(ak.chips.MissingFigureError) as info:
+        call()
+    assert info.value.figure == figure
+
+
+@pytest.mark.parametrize("call", [
+    lambda: C.all_reduce("H100", array_bytes=1e9, over=12),
+    lambda: C.all_reduce("H100", array_bytes=1e9, over=64, inner=3),
+    lambda: C.all_reduce("v5p", array_bytes=1e9, over=6143),
+    lambda: C.all_reduce("v5e", array_bytes=1e9, over=(32, 16)),
+])
+def test_a_group_that_cannot_be_placed_is_a_group_layout_error(call) -> None:
+    with pytest.raises(C.GroupLayoutError):
+        call()
+    assert issubclass(C.GroupLayoutError, ValueError)
+    assert not issubclass(C.GroupLayoutError, ak.chips.MissingFigureError)

@@ -1,6 +1,7 @@
 """The decision lab's records: reasons that cite the table, and a JSON file that survives
 versions (tests/data/decisions_v1.json was written by the version-1 library, before the outcome
-split into one type per kind of job)."""
+split into one type per kind of job; version 3 replaced the serving outcome with a simulated
+one, so older serving choices are refused by name, the rest still load)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def test_decision_lab_records_in_memory_and_summarises():
     lab = decisions.DecisionLab()
     assert "no choice yet" in lab.summary()
     h100 = sc.evaluate("chatbot", "H100")
-    lab.record("chatbot", "H100", f"lowest latency, {h100.latency_seconds * 1e3:.1f} ms", h100)
+    lab.record("chatbot", "H100", f"lowest latency, {h100.tpot_p99_seconds * 1e3:.1f} ms", h100)
     b200 = sc.evaluate("chatbot", "B200")
     lab.record("chatbot", "B200", f"cheaper: ${b200.usd_per_million:.2f} per million")  # replaces
     v5p = sc.evaluate("pretrain", "v5p")
@@ -26,6 +27,7 @@ def test_decision_lab_records_in_memory_and_summarises():
     assert [d.scenario for d in lab.decisions] == ["pretrain", "chatbot"]
     text = lab.summary()
     assert "NVIDIA B200 (HGX)" in text and "because cheaper" in text and "H100" not in text
+    assert f"${b200.usd_per_million:,.2f}/M tokens" in text and "days" not in text.split("\n")[2]
     assert lab.decisions[1].cited_column == "USD / M"
     with pytest.raises(ValueError, match="reason"):
         lab.record("chatbot", "H100", "   ")
@@ -45,8 +47,11 @@ def test_a_reason_must_cite_a_number_from_the_table():
     # a figure of another row of the table counts when the table is given
     h100 = sc.evaluate("offline", "H100")
     rows = sc.compare("offline")
-    d = lab.record("offline", "TPU v6e", f"the H100 needs {h100.days:.2f} days", o, table=rows)
-    assert d.cited_column == "days"
+    d = lab.record("offline", "TPU v6e", f"the H100 makes "
+                   f"{h100.tokens_per_second_per_replica:,.0f} tokens a second", o, table=rows)
+    assert d.cited_column == "tokens/s / replica"
+    # a service's days are set by demand, not by the chip: not a figure of the table
+    assert "days" not in decisions.table_figures(o)
     # rounded as the table shows it: utilization to one decimal, as a percentage
     d = lab.record("offline", "TPU v6e", f"{100 * o.utilization:.1f}% of peak", o)
     assert d.cited_column == "utilization %"
@@ -70,7 +75,7 @@ def _lab_with_choices() -> decisions.DecisionLab:
     lab = decisions.DecisionLab()
     for key, chip in (("pretrain", "TPU v6e"), ("chatbot", "H100"), ("recommender", "v5e")):
         o = sc.evaluate(key, chip)
-        lab.record(key, chip, f"{o.days:,.2f} days and {o.n_chips} chips", o)
+        lab.record(key, chip, f"{o.n_chips} chips and {100 * o.utilization:.1f}% of peak", o)
     return lab
 
 
@@ -89,7 +94,7 @@ def test_decisions_round_trip_through_a_json_file(tmp_path):
     (lambda d: "not json {", "not a decision file"),
     (lambda d: [1, 2], "format"),
     (lambda d: {**d, "format": "pickle"}, "format"),
-    (lambda d: {**d, "version": 3}, "version"),
+    (lambda d: {**d, "version": 4}, "version"),
     (lambda d: {**d, "version": True}, "version"),
     (lambda d: {**d, "decisions": {}}, "decisions must be a list"),
     (lambda d: {**d, "decisions": [{"scenario": "chatbot"}]}, "exactly"),
@@ -132,55 +137,64 @@ def test_non_finite_numbers_and_huge_files_are_refused(tmp_path):
 def test_chatbot_plan_survives_a_saved_lab() -> None:
     o = sc.evaluate("chatbot", "B200")
     lab = decisions.DecisionLab()
-    decision = lab.record("chatbot", "B200", f"the plan rents for ${o.plan.usd_per_hour:,.2f} "
+    decision = lab.record("chatbot", "B200", f"the fleet rents for ${o.plan.usd_per_hour:,.2f} "
                           "an hour", o)
-    assert decision.cited_column == "plan USD / h"
+    assert decision.cited_column == "fleet USD / h"
     back = decisions.DecisionLab.from_json(lab.to_json())
     again = next(d for d in back.decisions if d.scenario == "chatbot").outcome
     assert again == o
-
-
 
 
 def test_the_chatbot_plan_is_a_citable_figure() -> None:
     o = sc.evaluate("chatbot", "H100")
     figures = decisions.table_figures(o)
     assert figures["plan replicas"] == o.plan.replicas
-    assert figures["plan USD / h"] == pytest.approx(o.plan.usd_per_hour)
-    assert figures["plan USD / M"] == pytest.approx(o.plan.usd_per_million_tokens)
-    assert "plan replicas" not in decisions.table_figures(sc.evaluate("offline", "H100"))
+    assert figures["fleet USD / h"] == pytest.approx(o.plan.usd_per_hour)
+    assert figures["USD / M"] == pytest.approx(o.plan.usd_per_million_tokens)
+    assert figures["TTFT p99 (ms)"] == pytest.approx(o.ttft_p99_seconds * 1e3)
+    assert figures["TPOT p99 (ms)"] == pytest.approx(o.tpot_p99_seconds * 1e3)
+    assert "plan replicas" not in decisions.table_figures(sc.evaluate("offline", "H100")) or \
+        sc.evaluate("offline", "H100").plan.replicas == 1
     rec = decisions.table_figures(sc.evaluate("recommender", "v6e"))
-    assert rec["SparseCores"] == 2 and "ms / token" not in rec and "kernels %" not in rec
+    assert rec["SparseCores"] == 2 and "TPOT p99 (ms)" not in rec and "kernels %" not in rec
 
 
-def test_a_version_1_file_still_loads_into_the_new_outcome_types() -> None:
-    """A learner's file from before the split keeps its choices, reasons and figures."""
+def test_a_version_1_file_still_loads_its_training_and_recommender_choices() -> None:
+    """A learner's file from before the split keeps its training and recommender choices,
+    reasons and figures; its serving choices, priced by the static-batch model version 3
+    replaced, are refused with a message that says so and names the entry."""
     raw = json.loads(V1_FILE.read_text())
     assert raw["version"] == 1 and len(raw["decisions"]) == 5
-    lab = decisions.DecisionLab.load(V1_FILE)
-    assert [d.scenario for d in lab.decisions] == list(sc.SCENARIOS)
-    for d, saved in zip(lab.decisions, raw["decisions"]):
+    with pytest.raises(ValueError, match=r"decisions\[2\] is a serving choice \('chatbot'\) "
+                                         r"saved by decision file version 1.*record that"):
+        decisions.DecisionLab.load(V1_FILE)
+    kept = dict(raw, decisions=[d for d in raw["decisions"]
+                                if sc.get(d["scenario"]).kind != "serve"])
+    lab = decisions.DecisionLab.from_json(json.dumps(kept))
+    assert [d.scenario for d in lab.decisions] == ["pretrain", "finetune", "recommender"]
+    for d, saved in zip(lab.decisions, kept["decisions"]):
         flat = saved["outcome"]
         assert d.reason == saved["reason"] and d.chip == saved["chip"]
         assert type(d.outcome) is sc.OUTCOME_TYPES[sc.get(d.scenario).kind]
         for name in ("seconds", "usd", "utilization", "bound", "fits", "memory_bytes", "note"):
             assert getattr(d.outcome, name) == flat[name], (d.scenario, name)
-    chatbot = next(d for d in lab.decisions if d.scenario == "chatbot")
-    saved = next(s["outcome"] for s in raw["decisions"] if s["scenario"] == "chatbot")
-    assert chatbot.cited_column == "plan USD / h"
-    assert chatbot.outcome.plan == sc.FleetPlan(
-        replicas=saved["plan_replicas"], chips_per_replica=saved["plan_chips_per_replica"],
-        batch_per_replica=saved["plan_batch_per_replica"], n_chips=saved["plan_n_chips"],
-        seconds_per_token=saved["plan_seconds_per_token"],
-        usd_per_hour=saved["plan_usd_per_hour"],
-        usd_per_million_tokens=saved["plan_usd_per_million"], bound=saved["plan_bound"])
     pretrain = lab.decisions[0].outcome
     assert pretrain.layout == raw["decisions"][0]["outcome"]["layout"]
     assert not hasattr(pretrain, "latency_seconds")
-    # saved again, it is a version-2 file that reads back the same
+    # saved again, it is a version-3 file that reads back the same
     again = decisions.DecisionLab.from_json(lab.to_json())
-    assert json.loads(lab.to_json())["version"] == decisions.FILE_VERSION == 2
+    assert json.loads(lab.to_json())["version"] == decisions.FILE_VERSION == 3
     assert again.decisions == lab.decisions
+
+
+def test_a_version_2_serving_choice_is_refused_by_name() -> None:
+    lab = _lab_with_choices()
+    data = json.loads(lab.to_json())
+    data["version"] = 2
+    with pytest.raises(ValueError, match=r"decisions\[1\] is a serving choice .*version 2"):
+        decisions.DecisionLab.from_json(json.dumps(data))
+    data["decisions"] = [d for d in data["decisions"] if d["scenario"] != "chatbot"]
+    assert len(decisions.DecisionLab.from_json(json.dumps(data)).decisions) == 2
 
 
 def _v1(mangle) -> str:
@@ -191,7 +205,6 @@ def _v1(mangle) -> str:
 
 @pytest.mark.parametrize("mangle, match", [
     (lambda o: o.update(gather_unit="SMs"), r"sets \['gather_unit'\]"),
-    (lambda o: o.update(plan_replicas=3), "plan_replicas"),
     (lambda o: o.update(latency_seconds=0.01), "latency_seconds"),
     (lambda o: o.update(evil=1), "unknown fields"),
     (lambda o: o.pop("seconds"), "lacks"),
@@ -203,18 +216,10 @@ def test_a_version_1_file_with_fields_that_cannot_belong_is_refused(mangle, matc
         decisions.DecisionLab.from_json(_v1(mangle))
 
 
-def test_a_version_1_serving_outcome_with_half_a_plan_is_refused() -> None:
-    data = json.loads(V1_FILE.read_text())
-    chatbot = next(d for d in data["decisions"] if d["scenario"] == "chatbot")
-    chatbot["outcome"]["plan_replicas"] = None
-    with pytest.raises(ValueError, match="but no plan_replicas"):
-        decisions.DecisionLab.from_json(json.dumps(data))
-
-
-def test_a_version_2_outcome_names_its_kind_and_nests_its_plan() -> None:
+def test_a_version_3_outcome_names_its_kind_and_nests_its_plan() -> None:
     lab = _lab_with_choices()
     o = sc.evaluate("chatbot", "H100")
-    lab.record("chatbot", "H100", f"{o.latency_seconds * 1e3:.1f} ms per token", o)
+    lab.record("chatbot", "H100", f"{o.tpot_p99_seconds * 1e3:.1f} ms per token", o)
     data = json.loads(lab.to_json())
     kinds = [d["outcome"]["kind"] for d in data["decisions"]]
     assert kinds == ["train", "serve", "recommender"]

@@ -57,18 +57,18 @@ def test_one_activation_rule_in_models_prefill_and_decode(weights, activations):
 
 def test_roofline_times_is_max_of_compute_and_memory():
     # 1e12 FLOPs at 1e14 FLOP/s = 10 ms; 1e9 bytes at 1e12 B/s = 1 ms: compute-bound, 10 ms.
-    t = roofline.times(1e12, 1e9, 1e14, 1e12)
+    t = roofline.times_from_counts(1e12, 1e9, 1e14, 1e12)
     assert t == (pytest.approx(0.01), pytest.approx(0.001), pytest.approx(0.01))
     assert all(type(v) is float for v in t)
     flops = np.array([[1e12, 0.0], [1e9, 4e12]])
     moved = np.array([[1e9, 5e9], [2e9, 1e9]])
-    swept = roofline.times(flops, moved, np.array([[1e14], [2e14]]), 1e12)
+    swept = roofline.times_from_counts(flops, moved, np.array([[1e14], [2e14]]), 1e12)
     np.testing.assert_allclose(swept.seconds, [[0.01, 0.005], [0.002, 0.02]])
     for bad in (dict(flops=-1.0), dict(bytes=float("nan")), dict(bytes_per_second=0.0)):
         args = {"flops": 1.0, "bytes": 1.0, "peak_flops_per_second": 1.0,
                 "bytes_per_second": 1.0, **bad}
         with pytest.raises(ValueError, match=next(iter(bad))):
-            roofline.times(**args)
+            roofline.times_from_counts(**args)
 
 
 def test_usd_for_and_tdp_joules_are_rate_times_chips_times_time():

@@ -12,7 +12,7 @@ from accelkit.exercises import CORRECT, INCORRECT, NOT_ATTEMPTED, ex01, ex05
 def test_ex01_numbers(capsys):
     assert ex01.q1.check(2 * 2048 * 11008 * 4096) == CORRECT
     assert ex01.q1.check(32 * 2 * 2048 * 11008 * 4096) == INCORRECT  # all layers
-    assert "one layer" in capsys.readouterr().out
+    assert "all 32 layers" in capsys.readouterr().out
     dlrm = ak.models.get("dlrm")
     assert ex01.q2.check(dlrm.embedding_params / dlrm.params) == CORRECT
     assert ex01.q2.check(100 * dlrm.embedding_params / dlrm.params) == INCORRECT

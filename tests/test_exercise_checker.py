@@ -103,3 +103,36 @@ def test_hints_are_progressive_and_solution_only_on_request(capsys):
     assert q.hint().startswith("Hint 2/2")  # stays on the last one
     assert q.solution() == "answer = 4096"
     assert "Solution to q1" in capsys.readouterr().out
+
+
+def test_other_right_functions_are_accepted_whole_not_mixed(capsys):
+    def reference(n):
+        return n / 4
+
+    q = FunctionQuestion("q5", "quarters", reference=reference,
+                         cases=lambda rng: [{"n": int(x)} for x in rng.integers(1, 100, 6)],
+                         rel_tol=1e-9, hints=[], teaching_case={"n": 8}, solution="",
+                         accepted={"(rounded up: also right)": lambda n: -(-n // 4)})
+    assert q.check(lambda n: n / 4) == CORRECT
+    assert q.check(lambda n: -(-n // 4)) == CORRECT
+    assert "rounded up: also right" in capsys.readouterr().out
+    # right one way on some inputs and the other way on others is neither
+    assert q.check(lambda n: n / 4 if n % 2 else -(-n // 4)) == INCORRECT
+
+
+def test_choices_accept_numerals_and_resolved_names(capsys):
+    from accelkit.exercises._core import chip_resolver
+
+    degree = ChoiceQuestion("q6", "degree?", options=["1", "2", "none"], expected=lambda: "2",
+                            hints=[], solution="")
+    assert degree.check(2) == CORRECT and degree.check(2.0) == CORRECT
+    assert degree.check(np.int64(2)) == CORRECT and degree.check(" 2") == CORRECT
+    assert degree.check(1) == INCORRECT and degree.check(True) == INCORRECT
+    assert degree.check(2.5) == INCORRECT
+    assert "not one of the options" in capsys.readouterr().out
+    chip = ChoiceQuestion("q4", "chip?", options=["TPU v6e", "H100"], expected=lambda: "H100",
+                          hints=[], solution="", resolve=chip_resolver(["TPU v6e", "H100"]))
+    for name in ("H100", "NVIDIA H100 (SXM)", "h100 ", "nvidia h100"):
+        assert chip.check(name) == CORRECT, name
+    assert chip.check("TPU v6e (Trillium)") == INCORRECT
+    assert chip.check("B200") == INCORRECT and chip.check("no such chip") == INCORRECT

@@ -97,17 +97,42 @@ def _number(expected=100.5, rel_tol=0.01, **kw):
                           solution="", **nudges)
 
 
-@pytest.mark.parametrize("factor, needle", [
-    (86_400, "86,400"), (1 / 86_400, "86,400"), (3_600, "3,600"), (1 / 3_600, "3,600"),
-    (24, "hours where days"), (1 / 24, "hours where days"), (1e6, "million"),
-    (1e-6, "million"), (1.024, "1,024 where 1,000"), (1 / 1.024 ** 3, "GiB vs GB"),
-    (2, "factor of 2"), (0.5, "factor of 2"), (1e3, "power of ten"), (1e-9, "power of ten"),
+@pytest.mark.parametrize("factor, needle, quantity", [
+    (86_400, "86,400", None), (1 / 86_400, "86,400", None), (3_600, "3,600", None),
+    (1 / 3_600, "3,600", None), (24, "hours where days", None), (1 / 24, "hours where days", None),
+    (1e6, "million", None), (1e-6, "million", None), (1.024, "1,024 where 1,000", "bytes"),
+    (1 / 1.024 ** 3, "GiB vs GB", "bytes"), (1 / 1024, "KiB where bytes", "bytes"),
+    (1024 ** 2, "MiB where bytes", "bytes"), (2, "factor of 2", None), (0.5, "factor of 2", None),
+    (1e3, "power of ten", None), (1e-9, "power of ten", None),
 ])
-def test_a_slip_is_named(factor, needle, capsys):
-    outcome, out = _said(_number(), 100.5 * factor, capsys)
+def test_a_slip_is_named(factor, needle, quantity, capsys):
+    outcome, out = _said(_number(quantity=quantity), 100.5 * factor, capsys)
     assert outcome == INCORRECT and needle in out and "TOO" not in out, out
     direction = "large" if factor > 1 else "small"
     assert f"too {direction}" in out
+
+
+def test_binary_prefixes_are_named_only_for_bytes(capsys):
+    """A FLOP count 5% off is not "MiB vs MB" (issue 24): binary prefixes are for bytes."""
+    for factor in (1.024, 1.024 ** 2, 1.024 ** 3, 1 / 1.024 ** 2):
+        out = _said(_number(), 100.5 * factor, capsys)[1]
+        assert "iB" not in out and "TOO" in out, out
+    # 320 for 327,680 bytes is KiB, not "a power of ten"
+    out = _said(_number(expected=327_680.0, quantity="bytes"), 320, capsys)[1]
+    assert "KiB where bytes" in out and "power of ten" not in out, out
+
+
+def test_other_right_answers_are_accepted_with_a_note(capsys):
+    q = _number(accepted={"(You counted attention too.)": lambda: 105.0})
+    outcome, out = _said(q, 105.2, capsys)
+    assert outcome == CORRECT and "counted attention" in out
+    assert _said(q, 120.0, capsys)[0] == INCORRECT
+
+
+def test_a_small_count_still_gets_its_own_slips(capsys):
+    q = _number(expected=10.0, rel_tol=0.0, slips={"That is the ws count.": lambda: 14.0})
+    assert "ws count" in _said(q, 14, capsys)[1]
+    assert "TOO LOW" in _said(q, 5, capsys)[1]  # not "2× too small": that would give it away
 
 
 def test_no_slip_named_for_an_ordinary_miss(capsys):

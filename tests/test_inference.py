@@ -185,7 +185,8 @@ def test_bad_sweep_inputs() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(batch=st.integers(1, 2000), context=st.integers(0, 100_000), n=st.integers(1, 8))
+@given(batch=st.integers(1, 2000), context=st.integers(0, 100_000),
+       n=st.sampled_from([1, 2, 4, 8]))  # the groups that split the 64 heads (others: refused)
 def test_decode_step_invariants(batch: int, context: int, n: int) -> None:
     d = inference.decode_step(MODEL, "H100", n_chips=n, batch=batch, context_tokens=context)
     roofline = d.seconds - d.communication_seconds
@@ -246,7 +247,10 @@ def test_tensor_parallelism_stops_at_the_scale_up_domain() -> None:
         inference.decode_step(MODEL, "H100", n_chips=16, batch=1)
     with pytest.raises(ValueError, match="n_chips=512"):
         inference.prefill(MODEL, "v5e", n_chips=512)
-    assert inference.decode_step(MODEL, "v5e", n_chips=256, batch=1).fits
+    # the whole 256-chip slice is inside the domain, but it cannot split 64 heads; 64 can
+    with pytest.raises(ValueError, match="n_chips=256 does not divide .* 64 attention heads"):
+        inference.decode_step(MODEL, "v5e", n_chips=256, batch=1)
+    assert inference.decode_step(MODEL, "v5e", n_chips=64, batch=1).fits
     with pytest.raises(ak.chips.MissingFigureError, match="NVLink"):
         inference.decode_step("llama-3-8b", "L4", n_chips=2)
     with pytest.raises(ValueError, match="n_chips=16"):
@@ -402,7 +406,7 @@ def _brute_force_plan(model: str, chip: str, users: int, target: float, context:
 ])
 def test_capacity_matches_a_brute_force_search_over_decode_steps(model, chip, groups) -> None:
     users, target, context = 1000, 0.05, 2048
-    plan = inference.capacity(model, chip, concurrent_users=users, max_seconds_per_token=target,
+    plan = ak.capacity.plan(model, chip, concurrent_users=users, max_seconds_per_token=target,
                               context_tokens=context)
     n, tp, batch = _brute_force_plan(model, chip, users, target, context, groups)
     assert (plan.n_chips, plan.chips_per_replica, plan.batch_per_replica) == (n, tp, batch)
@@ -429,37 +433,42 @@ def test_capacity_matches_a_brute_force_search_over_decode_steps(model, chip, gr
         assert plan.bound == "latency" and over.fits and over.seconds > target
 
 
-@pytest.mark.parametrize("model, chip, tp, weight, overhead", [
-    ("llama-3-8b", "TPU v5e", 4, "bf16", 0.0),
-    ("llama-3-70b", "H100", 8, "fp8", 0.0),
-    ("llama-2-7b", "L4", 1, "int8", 7e-6),
-    ("mixtral-8x7b", "H100", 2, "bf16", 7e-6),        # MoE: not affine in the batch
+@pytest.mark.parametrize("model, chip, weight, overhead", [
+    ("llama-3-8b", "TPU v5e", "bf16", 0.0),
+    ("llama-3-70b", "H100", "fp8", 0.0),
+    ("llama-2-7b", "L4", "int8", 7e-6),
+    ("mixtral-8x7b", "H100", "bf16", 7e-6),        # MoE: not affine in the batch
 ])
-def test_capacity_step_time_is_decode_step_seconds_exactly(model, chip, tp, weight,
-                                                           overhead) -> None:
-    # capacity's search asks for many batches through a shortcut that builds no result; it
-    # must give decode_step's float bit for bit (plans are compared exactly, ties included)
-    m, c = ak.models.get(model), ak.chips.get(chip)
+def test_capacity_plan_is_priced_by_decode_step_exactly(model, chip, weight, overhead) -> None:
+    # the plan's step is decode_step's own float (plans are compared exactly, ties included),
+    # and its batch limit is exact under the same rule, per-operation overhead included
     kv = ak.dtypes.activation_dtype(weight)
-    seconds = inference._step_seconds(m, c, tp, 1500, weight, kv, "bf16", overhead)
-    for b in (1, 2, 3, 17, 64, 255, 1000, 4097, 65536):
-        want = inference.decode_step(m, c, tp, b, 1500, weight, kv, "bf16",
-                                     overhead_seconds=overhead or None).seconds
-        assert seconds(b) == want, b
-        assert seconds(b) == want  # remembered, unchanged
+    plan = ak.capacity.plan(model, chip, concurrent_users=100_000, max_seconds_per_token=0.03,
+                              context_tokens=1500, weight_dtype=weight,
+                              overhead_seconds=overhead or None)
+    tp = plan.chips_per_replica
+    step = inference.decode_step(model, chip, tp, plan.batch_per_replica, 1500, weight, kv,
+                                 "bf16", overhead_seconds=overhead or None)
+    assert plan.seconds_per_token == step.seconds
+    limit = inference.decode_step(model, chip, tp, plan.max_batch_per_replica, 1500, weight, kv,
+                                  "bf16", overhead_seconds=overhead or None)
+    over = inference.decode_step(model, chip, tp, plan.max_batch_per_replica + 1, 1500, weight,
+                                 kv, "bf16", overhead_seconds=overhead or None)
+    assert limit.fits and limit.seconds <= 0.03
+    assert not over.fits or over.seconds > 0.03
 
 
 def test_capacity_bounds_users_memory_and_latency() -> None:
-    few = inference.capacity("llama-3-8b", "H100", concurrent_users=3, max_seconds_per_token=0.05)
+    few = ak.capacity.plan("llama-3-8b", "H100", concurrent_users=3, max_seconds_per_token=0.05)
     assert (few.replicas, few.chips_per_replica, few.batch_per_replica, few.bound) == (1, 1, 3,
                                                                                         "users")
     # a loose target leaves HBM to bind; a tight one, latency
-    loose = inference.capacity("llama-3-8b", "H100", concurrent_users=10_000,
+    loose = ak.capacity.plan("llama-3-8b", "H100", concurrent_users=10_000,
                                max_seconds_per_token=1.0, context_tokens=8192)
     assert loose.bound == "memory"
     assert loose.max_batch_per_replica == inference.max_batch("llama-3-8b", "H100",
                                                               loose.chips_per_replica, 8192)
-    tight = inference.capacity("llama-3-8b", "H100", concurrent_users=10_000,
+    tight = ak.capacity.plan("llama-3-8b", "H100", concurrent_users=10_000,
                                max_seconds_per_token=0.008, context_tokens=512)
     assert tight.bound == "latency"
     assert tight.max_batch_per_replica == inference.best_batch(
@@ -467,11 +476,11 @@ def test_capacity_bounds_users_memory_and_latency() -> None:
 
 
 def test_capacity_without_a_price_and_with_one_given() -> None:
-    plan = inference.capacity("llama-3-8b", "H100", concurrent_users=100,
+    plan = ak.capacity.plan("llama-3-8b", "H100", concurrent_users=100,
                               max_seconds_per_token=0.05, usd_per_hour=2.0)
     assert plan.usd_per_hour == pytest.approx(2.0 * plan.n_chips)
     unpriced = dataclasses.replace(ak.chips.get("H100"), usd_per_hour=None)
-    p = inference.capacity("llama-3-8b", unpriced, concurrent_users=100,
+    p = ak.capacity.plan("llama-3-8b", unpriced, concurrent_users=100,
                            max_seconds_per_token=0.05)
     assert p.usd_per_hour is None and p.usd_per_million_tokens is None
     assert p.n_chips == plan.n_chips  # fewest chips still decides
@@ -486,9 +495,9 @@ def test_tensor_parallel_sizes_stop_at_the_domain_and_the_heads() -> None:
 
 def test_capacity_refuses_what_cannot_be_served() -> None:
     with pytest.raises(ValueError, match=r"llama-3-70b.*L4"):
-        inference.capacity("llama-3-70b", "L4", concurrent_users=10, max_seconds_per_token=0.05)
+        ak.capacity.plan("llama-3-70b", "L4", concurrent_users=10, max_seconds_per_token=0.05)
     with pytest.raises(ValueError, match="max_seconds_per_token"):
-        inference.capacity("llama-3-8b", "H100", concurrent_users=10,
+        ak.capacity.plan("llama-3-8b", "H100", concurrent_users=10,
                            max_seconds_per_token=1e-4)
 
 
@@ -505,11 +514,11 @@ def test_capacity_refuses_what_cannot_be_served() -> None:
 def test_capacity_bad_input_names_the_argument(kwargs, name) -> None:
     args = {"concurrent_users": 100, "max_seconds_per_token": 0.05} | kwargs
     with pytest.raises((ValueError, TypeError), match=name):
-        inference.capacity("llama-3-8b", "H100", **args)
+        ak.capacity.plan("llama-3-8b", "H100", **args)
 
 
 def test_capacity_plan_is_frozen() -> None:
-    plan = inference.capacity("llama-3-8b", "TPU v5e", concurrent_users=10,
+    plan = ak.capacity.plan("llama-3-8b", "TPU v5e", concurrent_users=10,
                               max_seconds_per_token=0.05)
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.replicas = 1  # type: ignore[misc]
@@ -557,7 +566,71 @@ def test_prefill_overhead_and_its_override() -> None:
 
 def test_capacity_with_overhead_reports_it_and_never_needs_fewer_chips() -> None:
     args = {"concurrent_users": 1000, "max_seconds_per_token": 0.05}
-    plain = inference.capacity("llama-3-8b", "H100", **args)
-    timed = inference.capacity("llama-3-8b", "H100", overhead=True, **args)
+    plain = ak.capacity.plan("llama-3-8b", "H100", **args)
+    timed = ak.capacity.plan("llama-3-8b", "H100", overhead=True, **args)
     assert timed.overhead_seconds > 0 and plain.overhead_seconds == 0
     assert timed.n_chips >= plain.n_chips
+
+
+# -- groups the model cannot split, and the KV cache beyond its KV heads ------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda **kw: inference.decode_step("llama-3-70b", "H100", n_chips=7, **kw),
+    lambda **kw: inference.prefill("llama-3-70b", "H100", n_chips=7, **kw),
+    lambda **kw: inference.max_batch("llama-3-70b", "H100", n_chips=7, **kw),
+    lambda **kw: inference.best_batch("llama-3-70b", "H100", n_chips=7, **kw),
+    lambda **kw: inference.compute_bound_batch("llama-3-70b", "H100", n_chips=7, **kw),
+    lambda **kw: inference.decode_sweep("llama-3-70b", ["H100"], [1, 2], n_chips=7, **kw),
+])
+@pytest.mark.parametrize("split", inference.KV_CACHE_SPLITS)
+def test_a_group_that_cannot_split_the_heads_is_refused_everywhere(call, split) -> None:
+    # 7 H100s cannot split Llama 3 70B's 64 attention heads, under either cache split
+    with pytest.raises(ValueError, match="n_chips=7 does not divide llama-3-70b's 64"):
+        call(kv_cache_split=split)
+
+
+def test_capacity_only_considers_groups_the_model_can_split() -> None:
+    m = ak.models.get("llama-3-70b")
+    for split in inference.KV_CACHE_SPLITS:
+        sizes = inference.tensor_parallel_sizes(m, "TPU v5e", kv_cache_split=split)
+        assert sizes == (1, 2, 4, 8, 16, 32, 64)  # 128 cannot split 64 heads
+        plan = ak.capacity.plan(m, "TPU v5e", concurrent_users=100, max_seconds_per_token=0.1,
+                                kv_cache_split=split)
+        assert m.heads % plan.chips_per_replica == 0
+        assert {tp for tp, _, _ in plan.candidates} <= set(sizes)
+
+
+def test_heads_split_replicates_each_kv_head_beyond_the_kv_heads() -> None:
+    m = ak.models.get("llama-3-70b")  # 8 KV heads
+    assert [inference.kv_cache_copies(m, n, "heads") for n in (1, 4, 8, 16, 64)] == [1, 1, 1, 2, 8]
+    assert [inference.kv_cache_copies(m, n, "even") for n in (1, 8, 16, 64)] == [1, 1, 1, 1]
+    even = inference.decode_step(m, "TPU v5e", 16, 32, 8192)
+    heads = inference.decode_step(m, "TPU v5e", 16, 32, 8192, kv_cache_split="heads")
+    assert (even.kv_cache_copies, heads.kv_cache_copies) == (1, 2)
+    assert heads.kv_cache_bytes == 2 * even.kv_cache_bytes
+    # the second copy is read (all 8,193 tokens) and written (the new one) too, nothing else
+    cache = 32 * (8193 + 1) * m.kv_cache_bytes_per_token("bf16")
+    assert heads.bytes - even.bytes == pytest.approx(cache)
+    assert heads.flops == even.flops and heads.seconds > even.seconds
+    # up to the KV heads the two agree
+    assert inference.decode_step(m, "H100", 8, 32, 8192, kv_cache_split="heads") == \
+        inference.decode_step(m, "H100", 8, 32, 8192)
+    # and memory counts every copy, in max_batch and in capacity's plans alike
+    limit = inference.max_batch(m, "TPU v5e", 16, 8192, kv_cache_split="heads")
+    assert inference.decode_step(m, "TPU v5e", 16, limit, 8192, kv_cache_split="heads").fits
+    assert not inference.decode_step(m, "TPU v5e", 16, limit + 1, 8192,
+                                     kv_cache_split="heads").fits
+    assert limit < inference.max_batch(m, "TPU v5e", 16, 8192)
+
+
+def test_heads_split_refuses_a_group_neither_dividing_nor_a_multiple_of_the_kv_heads() -> None:
+    # DeepSeek-V3's latent is one cache shared by every head: each chip holds all of it
+    assert inference.kv_cache_copies("deepseek-v3", 8, "heads") == 8
+    with pytest.raises(ValueError, match="kv_cache_split"):
+        inference.kv_cache_copies("llama-3-70b", 16, "rows")
+    toy = dataclasses.replace(ak.models.get("llama-3-8b"), name="toy", heads=24, kv_heads=8)
+    assert inference.kv_cache_copies(toy, 12, "even") == 1  # 12 divides its 24 heads
+    with pytest.raises(ValueError, match="n_chips=12 can neither split toy's 8 KV heads"):
+        inference.kv_cache_copies(toy, 12, "heads")
+    with pytest.raises(ValueError, match="n_chips=12 can neither"):
+        inference.decode_step(toy, "TPU v5e", 12, kv_cache_split="heads")

@@ -89,3 +89,66 @@ def test_every_worked_problem_is_a_worked_problem():
     assert len(factories) == 10
     for name in factories:
         assert isinstance(getattr(widgets_package, name)(), WorkedProblem), name
+
+
+# -- the library's own modules: imports flow one way, and only public names cross -----------
+
+PACKAGE = ROOT / "accelkit"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _library_imports(path: Path):
+    """(module imported, name or None) for every accelkit import anywhere in the file,
+    function-level imports included."""
+    for module, name in _imports(path.read_text(encoding="utf-8")):
+        if not module.startswith("accelkit"):
+            continue
+        if name is not None and f"{module}.{name}" in MODULES:
+            yield f"{module}.{name}", None
+        else:
+            yield module, name
+
+
+def test_no_import_circle_between_library_modules():
+    graph = {m: {dep for dep, _ in _library_imports(p) if dep in MODULES and dep != "accelkit"}
+             for m, p in MODULES.items()}
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for dep in sorted(graph[node]):
+            assert state.get(dep) != 1, "import circle: " + " -> ".join(
+                path[path.index(dep):] + [node, dep] if dep in path else [node, dep])
+            if dep not in state:
+                visit(dep, path + [node])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [])
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_uses_a_private_name_of_another(name):
+    # Neither an imported private name nor a private attribute of anything but the object's
+    # own class (self, cls): what one module needs of another (a model's widths, a chip's
+    # peaks) is public. Private *modules* (_validate, _html, widgets._base) are shared on
+    # purpose; their names are public to the package.
+    path = MODULES[name]
+    for module, imported in _library_imports(path):
+        assert not (imported or "").startswith("_"), f"{name} imports {module}.{imported}"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") \
+                and not node.attr.startswith("__"):
+            value = node.value
+            owner = value.id if isinstance(value, ast.Name) else None
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                owner = value.func.id + "()"   # super()._x: the class's own hierarchy
+            assert owner in ("self", "cls", "super()"), f"{name} reads {ast.unparse(node)}"

@@ -83,6 +83,22 @@ def test_rare_branch_still_diverges_many_warps():
     assert rare.cycles / Branchy(4096, 0.0).run(SIMDMachine()).cycles > 1.3
 
 
+def test_unticking_the_skip_box_models_predication():
+    """"Untick it to model a machine with no per-warp branches, which runs both sides under a mask
+    in every warp ...: the slowdown then stays at 1.00× whatever the lanes do, because a branch
+    every lane agrees on costs both sides too" (issue 24: the box did not say what unticking it
+    models)."""
+    (stays,) = prose.shown("02", "the slowdown then stays at {}× whatever the lanes do")
+    both = SIMDMachine(skip_uniform_branches=False)
+    for side in (4, 64, 256):
+        uniform = Branchy(4096, 0.0, side).run(both)
+        assert uniform.instructions / uniform.warps == 3 + 2 * side  # both sides, every warp
+        for share in (0.02, 0.5, 1.0):
+            assert Branchy(4096, share, side).run(both).cycles / uniform.cycles == stays.value
+    skip = SIMDMachine(skip_uniform_branches=True)
+    assert Branchy(4096, 0.0, 64).run(skip).cycles < Branchy(4096, 0.0, 64).run(both).cycles
+
+
 def test_tiled_kernel_reads_global_memory_far_less():
     """'each element fetched from global memory is used T times' (naive vs tiled, 256³)."""
     naive = SIMDMachine(shared_memory=False).estimate(M=256, N=256, K=256)

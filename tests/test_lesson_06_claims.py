@@ -166,3 +166,28 @@ def test_price_bases_named_in_the_lesson():
     spot = [p for p in ak.price.alternatives("v6e") if p.terms == "spot"]
     assert len(spot) == 1 and not spot[0].list_price
     assert spot[0].usd_per_hour < ak.chips.get("v6e").usd_per_hour
+
+
+def test_the_mi300x_tops_flops_per_dollar_at_its_one_sourced_price():
+    """"The top bar at the widget's defaults (catalog prices, 40% MFU, bf16) is ... AMD's MI300X"
+    and "A bf16 peak about a third above an H100's, at a price below a TPU v6e's, buys about twice
+    the FLOPs per dollar of the next chip ... one GPU cloud's on-demand price, found in a third
+    party's note with no basis stated; at the dearest sourced price, $6.00 an hour, the MI300X falls
+    behind the TPU v6e" (issue 24: the widget showed it and the prose said nothing)."""
+    listed = {c.name: ak.price.flops_per_dollar(c, "bf16", 0.4) for c in ak.chips.all()
+              if c.usd_per_hour is not None and "bf16" in c.dtypes}
+    top, second = sorted(listed, key=listed.get, reverse=True)[:2]
+    mi300x, h100, v6e = (ak.chips.get(n) for n in ("MI300X", "H100", "v6e"))
+    assert top == mi300x.name and prose.says("06", "AMD's MI300X")
+    assert 1.25 < mi300x.peak_flops("bf16") / h100.peak_flops("bf16") < 1.4  # about a third above
+    assert mi300x.usd_per_hour < v6e.usd_per_hour
+    assert 1.8 < listed[top] / listed[second] < 2.3  # about twice
+    point = ak.price.price_points(mi300x)[0]
+    assert point.basis_note == "basis not stated" and "research note" in point.provider
+    dearest = max((p for p in ak.price.price_points(mi300x) if p.list_price),
+                  key=lambda p: p.usd_per_hour)
+    prose.check("06", "at the dearest sourced price, ${} an hour", dearest.usd_per_hour)
+    v6e_dearest = max(p.usd_per_hour for p in ak.price.price_points(v6e) if p.list_price)
+    # behind the v6e in the widget's 'dearest sourced price' view too (each chip at its dearest)
+    assert ak.price.flops_per_dollar(mi300x, "bf16", 0.4, usd_per_hour=dearest.usd_per_hour) < \
+        ak.price.flops_per_dollar(v6e, "bf16", 0.4, usd_per_hour=v6e_dearest) <= listed[v6e.name]

@@ -113,6 +113,22 @@ def test_gather_is_memory_bound_on_every_chip_and_the_matrix_units_idle():
         assert g.bound == "memory" and g.fraction_of_peak < 0.01
 
 
+def test_the_dense_layer_is_compute_bound_at_the_lessons_batch_and_not_at_256():
+    """"The dense layer at a batch of 1,024 reuses each weight often enough to be compute-bound on
+    both chips; at a batch of 256 it would still be memory-bound on both" (issue 24: the lesson ran
+    it at 256, where it was memory-bound like the gather, so the contrast did not show)."""
+    from accelkit.labs.flexibility import DENSE_LAYER_BATCH
+
+    (big,) = prose.shown("09", "The dense layer at a batch of {} reuses each weight")
+    (small,) = prose.shown("09", "at a batch of {} it would still be memory-bound")
+    assert big.value == DENSE_LAYER_BATCH
+    for chip in ("TPU v5e", "NVIDIA H100 (SXM)"):
+        gather, dense = roofline_pair(chip)  # the library's default is the lesson's batch
+        assert gather.bound == "memory" and dense.bound == "compute"
+        assert dense.flops == 2 * DENSE_LAYER_BATCH * 4096 * 4096
+        assert roofline_pair(chip, batch=int(small.value))[1].bound == "memory"
+
+
 def test_amdahl_bounds_of_the_worked_problem():
     """Worked problem: recommender at most ~1.03× from an infinitely fast array; transformer ~5×."""
     rec, tfm = wl.compare("recommender_step"), wl.compare("transformer_layer")

@@ -1,7 +1,7 @@
 """Every quantitative claim in lessons/10_decision_lab.ipynb, recomputed with the library.
 
 The lab's outcomes are printed by the lesson's cells. The numbers its prose states (the chatbot's
-1,000 users four to a replica, the book's 8,960 chips at 40%, the range of published-over-predicted
+1,000 users and their limits, the book's 8,960 chips at 40%, the range of published-over-predicted
 ratios, the fine-tuning memory and chip counts) are read out of its markdown (tests/prose.py) and
 compared with the scenarios, the library and the docs the prose cites.
 """
@@ -22,18 +22,34 @@ def _ok(rows):
 
 
 def test_chatbot_fleet_for_a_thousand_users():
-    """The scenario serves 1,000 users at once, four per replica, so it needs replicas of
-    n_chips each, rented at fleet_usd_per_hour, and each million tokens costs usd_per_million."""
+    """The scenario serves 1,000 users, each sending a message every 30 s on average, so about
+    33 requests a second arrive; the plan is the cheapest fleet whose 99th-percentile TTFT stays
+    within 2 s and TPOT within 50 ms; one replica simulated at five loads, from a fifth to nine
+    tenths of the most it can take, 200 requests each."""
     s = scenarios.get("chatbot")
-    prose.check("10", "the scenario serves {} users at once, {} per replica", s.concurrent_users, s.batch)
-    prose.check("10", "at batch {} you are renting bandwidth and memory", s.batch)
+    prose.check("10", "The scenario serves {} users, each sending a message every {} s", s.users,
+                s.interval_seconds)
+    prose.check("10", "so about {} requests a second arrive", s.users / s.interval_seconds)
+    prose.check("10", "whose 99th-percentile time to first token stays within {} s", s.ttft_ms / 1e3)
+    prose.check("10", "time per output token stays within {} ms", s.latency_ms)
+    assert ak.serving.lab.FRACTIONS[0] == 0.2 and ak.serving.lab.FRACTIONS[-1] == 0.9
+    assert len(ak.serving.lab.FRACTIONS) == 5
+    prose.check("10", "one replica is simulated at {} loads", len(ak.serving.lab.FRACTIONS))
+    prose.check("10", "nine tenths of it, {} requests each", ak.serving.lab.REQUESTS)
     for chip in ("TPU v5e", "H100", "B200"):
         o = scenarios.evaluate("chatbot", chip)
-        assert o.replicas == s.concurrent_users / s.batch
-        assert o.fleet_usd_per_hour == pytest.approx(250 * o.n_chips * o.usd_per_hour)
-        per_replica_tokens_per_hour = s.work / o.seconds * 3600
+        assert o.plan.usd_per_hour == pytest.approx(o.plan.n_chips * o.usd_per_hour)
         assert o.usd_per_million == pytest.approx(
-            o.n_chips * o.usd_per_hour / per_replica_tokens_per_hour * 1e6)
+            o.plan.usd_per_hour / (s.users / s.interval_seconds * s.output_tokens * 3600) * 1e6)
+        assert o.ttft_p99_seconds <= s.ttft_ms / 1e3 and o.tpot_p99_seconds <= s.latency_ms / 1e3
+
+
+def test_a_99th_percentile_of_200_requests_is_uncertain_by_about_a_percentile():
+    """With 200 requests a 99th percentile is itself uncertain, by about a percentile either
+    way: the rank's standard error sqrt(n p (1 - p)) is 1.4 requests of 200, 0.7 percentile."""
+    n = ak.serving.lab.REQUESTS
+    rank_error = (n * 0.01 * 0.99) ** 0.5
+    assert 0.5 <= 100 * rank_error / n <= 1.0
 
 
 def test_modelled_mfu_differs_by_chip_and_comes_from_best_layouts():
@@ -86,9 +102,9 @@ def test_assumed_kernels_slow_every_chip_each_by_its_own_factor():
 
 
 def test_the_assumed_kernel_override_sits_in_the_published_range():
-    """The lab's old default, scenarios.COMPUTE_EFFICIENCY, sits inside the range fully
-    specified published runs reach of what the layout model predicts at peak, 0.42 to 0.95 in
-    docs/parallel.md (now an override, not the default)."""
+    """The kernels menu's assumed value, scenarios.COMPUTE_EFFICIENCY, 60%, sits inside the range
+    fully specified published runs reach of what the layout model predicts at peak, 0.42 to 0.95
+    in docs/parallel.md (an override, not the default)."""
     import pathlib
     import re
 
@@ -99,6 +115,27 @@ def test_the_assumed_kernel_override_sits_in_the_published_range():
     prose.check("10", "predicts at peak, {} to {} in docs/parallel.md", min(ratios), max(ratios))
     assert min(ratios) <= scenarios.COMPUTE_EFFICIENCY <= max(ratios)
     assert scenarios.get("pretrain").compute_efficiency == scenarios.PREDICTED
+    prose.check("10", "scenarios.COMPUTE_EFFICIENCY, {}%", 100 * scenarios.COMPUTE_EFFICIENCY)
+    assert not prose.says("10", "old default")  # a learner never saw another default
+
+
+def test_an_assumed_mfu_keeps_the_all_reduce_it_cannot_hide():
+    """"the time is then the classic 6·N·D / (chips × peak × MFU), plus whatever part of the
+    data-parallel gradient all-reduce each step's backward pass cannot hide ... 12,288 B200s at an
+    assumed 40% take longer than the formula alone says" (issue 24: the lab applied this floor and
+    the text did not say so)."""
+    n, mfu = (x.value for x in prose.shown("10", "{} B200s at an assumed {}% take longer"))
+    job = scenarios.get("pretrain")
+    lab = scenarios.evaluate("pretrain", "B200", n_chips=int(n), mfu=mfu / 100)
+    formula = ak.training.estimate(model=job.model, tokens=job.work, chip="B200", n_chips=int(n),
+                                   mfu=mfu / 100)
+    assert lab.days > 1.3 * formula.days and lab.bound == "communication"
+    # without a batch, no all-reduce is priced: the formula alone, which the lab reproduces where
+    # the reduction hides (the scaling book's 8,960 v5p)
+    book = scenarios.evaluate("pretrain", "TPU v5p", n_chips=8960, mfu=0.40)
+    alone = ak.training.estimate(model=job.model, tokens=job.work, chip="TPU v5p", n_chips=8960,
+                                 mfu=0.40)
+    assert book.days == pytest.approx(alone.days, rel=1e-9)
 
 
 def test_layout_model_at_8960_v5p_is_slower_than_the_books_assumed_mfu():
@@ -116,13 +153,12 @@ def test_layout_model_at_8960_v5p_is_slower_than_the_books_assumed_mfu():
     assert scenarios.layout_step("pretrain", "TPU v5p", n_chips=8960).layout.pp > 1
 
 
-def test_chatbot_meets_target_and_leaves_flops_idle():
-    """All three meet the 50 ms target with room to spare, and all three leave most of their FLOPs idle."""
-    target = scenarios.get("chatbot").latency_ms / 1e3
+def test_chatbot_meets_both_limits_with_a_few_dozen_in_flight_memory_bound():
+    """All three chatbot fleets meet both limits, and each replica holds only a few dozen
+    sequences: its decode steps are memory-bound."""
     for chip in ("TPU v5e", "H100", "B200"):
         o = scenarios.evaluate("chatbot", chip)
-        assert o.meets_latency and o.latency_seconds < 0.5 * target
-        assert o.utilization < 0.2 and o.bound == "memory"
+        assert o.meets_latency and 12 <= o.batch < 100 and o.bound == "memory"
 
 
 def test_halving_mfu_doubles_days_and_dollars():
@@ -133,11 +169,12 @@ def test_halving_mfu_doubles_days_and_dollars():
         assert b.usd == pytest.approx(2 * a.usd, rel=0.01)
 
 
-def test_chatbot_batch_64_cheaper_and_still_under_target():
-    """For the chatbot, set batch 1 and then 64 and watch the cost per token fall while latency stays under target."""
-    for one, many in zip(scenarios.compare("chatbot", batch=1), scenarios.compare("chatbot", batch=64)):
-        assert many.usd_per_million < one.usd_per_million / 10
-        assert many.meets_latency
+def test_three_times_the_users_almost_triples_the_fleet_not_the_cost_per_token():
+    """For the chatbot, raise the users from 1,000 to 3,000 and watch the fleet almost triple
+    while the cost per token falls a little at most."""
+    for one, three in zip(scenarios.compare("chatbot"), scenarios.compare("chatbot", users=3000)):
+        assert 2.3 <= three.plan.n_chips / one.plan.n_chips <= 3.0, one.chip
+        assert 0.8 <= three.usd_per_million / one.usd_per_million <= 1.0 + 1e-9, one.chip
 
 
 def test_lowest_price_h100_overtakes_every_tpu_offline():
@@ -198,13 +235,18 @@ def test_b200_cheapest_for_every_job():
     assert ak.chips.get("TPU7x").usd_per_hour is None  # cannot be ranked
 
 
-def test_same_cloud_a_tpu_is_cheapest_for_every_scenario():
-    """On one cloud's list, a TPU is the cheaper way to do every one of the five jobs (every ratio above one)."""
+def test_same_cloud_a_tpu_is_cheapest_for_four_jobs_and_ties_the_fifth():
+    """On one cloud's list, a TPU is the cheaper way to do four of the five jobs, and ties the
+    fifth: for bulk inference the cheapest TPU and GPU cost the same to the figures shown (the
+    ratio of 1.00)."""
+    ratios = {}
     for key in scenarios.SCENARIOS:
         rows = [o for o in scenarios.compare(key, SAME_CLOUD) if o.fits]
         tpu = min(o.usd for o in rows if o.chip.startswith("TPU"))
         gpu = min(o.usd for o in rows if o.chip.startswith("NVIDIA"))
-        assert gpu / tpu > 1, key
+        ratios[key] = gpu / tpu
+    prose.check("10", "cost the same to the figures shown (the ratio of {})", ratios["offline"])
+    assert all(r > 1.05 for k, r in ratios.items() if k != "offline"), ratios
     # 'The catalog's TPU prices and its H100 price all come from Google Cloud's list (the v5e, v5p and
     # H100 figures from the scaling book's February 2025 table, the v6e's from January 2025; ...)'
     for name in SAME_CLOUD:
@@ -229,15 +271,6 @@ def test_dlrm_is_almost_all_embeddings_and_toy_tpu_loses_per_area():
     c = workloads.compare("recommender_step")
     assert c.tpu_outside_matrix_share > 0.9 and c.winner_per_area == "GPU"
     assert c.tpu_outside_matrix_share > c.gpu_outside_matrix_share
-
-
-def test_worked_problem_batch_beats_chip_choice():
-    """Raising the batch within the latency target is worth more than the choice of chip (v5e vs H100)."""
-    v5e, h100 = scenarios.evaluate("chatbot", "v5e"), scenarios.evaluate("chatbot", "H100")
-    chip_gain = h100.usd_per_million / v5e.usd_per_million
-    bigger = scenarios.evaluate("chatbot", "H100", batch=32)
-    assert bigger.meets_latency
-    assert h100.usd_per_million / bigger.usd_per_million > chip_gain
 
 
 def test_sparsecores_v5e_has_none_and_is_the_cheapest_tpu_for_the_recommender():

@@ -156,7 +156,7 @@ def test_predicted_is_below_peak_and_matches_train_step() -> None:
     layout = Layout(dp=128, tp=8, pp=16, microbatch_tokens=8192, recompute="full",
                     interleave=4)
     peak = train_step("llama-3.1-405b", "H100", layout, 16 * M)
-    pred = mfu.predicted_mfu("llama-3.1-405b", "H100", layout, 16 * M)
+    pred = ak.parallel.predicted_mfu("llama-3.1-405b", "H100", layout, 16 * M)
     assert pred.mfu < peak.mfu
     assert pred.step.mfu == pred.mfu
     # the compute alone scales by the efficiency

@@ -389,3 +389,29 @@ def test_state_splits_into_weights_gradients_and_optimizer() -> None:
     assert step.optimizer_bytes_per_chip == pytest.approx(12 * n / 8)
     gathered = 2 * ak.models.get("llama-3-8b").layer_params * 2
     assert step.weight_bytes_per_chip == pytest.approx(2 * n / 4 + gathered)
+
+
+@pytest.mark.parametrize("name", ["dp", "fsdp", "tp", "pp", "ep", "interleave",
+                                  "microbatch_tokens"])
+def test_layout_refuses_a_float_even_a_whole_one(name) -> None:
+    with pytest.raises(TypeError, match=name):
+        Layout(**{name: 4.0})
+    with pytest.raises(TypeError, match=name):
+        Layout(**{name: True})
+    assert getattr(Layout(**{name: 4}), name) == 4
+
+
+def test_predicted_efficiency_is_a_named_choice_not_a_marker() -> None:
+    # "predicted" prices each layout's kernels with accelkit.mfu; a fraction is used as given
+    assert ak.parallel.PREDICTED == "predicted"
+    layout = Layout(fsdp=8)
+    predicted = train_step("llama-3-8b", "H100", layout, 8 * 8192,
+                           compute_efficiency=ak.parallel.PREDICTED)
+    eff = ak.mfu.step_efficiency("llama-3-8b", "H100", layout, 8 * 8192).efficiency
+    fixed = train_step("llama-3-8b", "H100", layout, 8 * 8192, compute_efficiency=eff)
+    assert predicted.seconds == pytest.approx(fixed.seconds, rel=1e-12)
+    for bad in ("Predicted", "nan"):
+        with pytest.raises(ValueError, match="compute_efficiency"):
+            train_step("llama-3-8b", "H100", layout, 8 * 8192, compute_efficiency=bad)
+    with pytest.raises(ValueError, match="compute_efficiency"):
+        train_step("llama-3-8b", "H100", layout, 8 * 8192, compute_efficiency=float("nan"))

@@ -93,3 +93,27 @@ def test_prework_counts_for_prerequisites_and_memory_but_not_minutes():
             minutes = sum(rows[f"lessons/{make_plans._notebook('lesson', n)[8:]}"]["planned_minutes"]
                           for n in plan.prework)
             assert f"alone ({minutes} minutes)" in page
+
+
+def test_the_minutes_land_near_what_a_learner_took():
+    rows = make_plans.timings()
+    lessons = [r for name, r in rows.items() if name.startswith("lessons/")]
+    low = sum(r["minutes_low"] for r in lessons)
+    high = sum(r["minutes_high"] for r in lessons)
+    planned = sum(r["planned_minutes"] for r in lessons)
+    learner = make_plans.LEARNER_LESSON_HOURS * 60
+    assert low < learner < high and abs(planned - learner) < 0.1 * learner, (low, planned, high)
+    for number, took in make_plans.LEARNER_LESSON_MINUTES.items():
+        row = next(r for name, r in rows.items() if name.startswith(f"lessons/{number}_"))
+        # inside the range, or within a tenth above its careful end (lesson 07: 90 against 84)
+        assert row["minutes_low"] < took <= 1.1 * row["minutes_high"], (number, took, row)
+
+
+def test_no_plan_pretends_to_hold_the_whole_course():
+    rows = make_plans.timings()
+    whole = sum(r["planned_minutes"] for name, r in rows.items() if name.startswith("lessons/"))
+    for plan in make_plans.PLANS:
+        assert plan.slot_minutes < whole
+        taught = {i.lesson for i in plan.items if i.kind == "lesson"} | set(plan.prework)
+        missing = {p.name[:2] for p in (ROOT / "lessons").glob("[0-9][0-9]_*.ipynb")} - taught
+        assert all(f"{n}" in plan.homework for n in missing - {"00"}), (plan.key, missing, plan.homework)

@@ -362,3 +362,52 @@ def test_batch_one_decode_of_an_8b_model_is_mostly_overhead_bound_operations() -
     assert t.n_operations == sum(o.count for o in ops) == 355
     assert t.count("overhead") == 226 and t.count("compute") == 0
     assert t.seconds / t.device_seconds == pytest.approx(1.34, abs=0.01)
+
+
+def test_times_overlapped_is_the_longest_part_and_not_overlapped_the_sum():
+    parts = dict(compute_seconds=3e-3, memory_seconds=2e-3, communication_seconds=4e-3,
+                 overhead_seconds=1e-3)
+    together = roofline.times(**parts, overlap=True)
+    assert together.seconds == 4e-3
+    assert together.exposed_communication_seconds == pytest.approx(1e-3)
+    assert (together.compute_seconds, together.memory_seconds, together.overhead_seconds) == (
+        3e-3, 2e-3, 1e-3)
+    apart = roofline.times(**parts, overlap=False)
+    assert apart.seconds == pytest.approx(10e-3)
+    assert apart.exposed_communication_seconds == 4e-3
+    hidden = roofline.times(compute_seconds=5.0, communication_seconds=2.0, overlap=True)
+    assert hidden.seconds == 5.0 and hidden.exposed_communication_seconds == 0.0
+    assert all(type(v) is float for v in together[:6])
+
+
+def test_times_broadcast_arrays_as_a_layout_search_needs():
+    compute = np.array([1.0, 2.0, 3.0])
+    t = roofline.times(compute_seconds=compute, communication_seconds=np.array([[0.5], [2.5]]),
+                       overlap=True)
+    np.testing.assert_array_equal(t.seconds, [[1.0, 2.0, 3.0], [2.5, 2.5, 3.0]])
+    np.testing.assert_array_equal(t.exposed_communication_seconds, [[0, 0, 0], [1.5, 0.5, 0]])
+    s = roofline.times(compute_seconds=compute, memory_seconds=1.0, overlap=False)
+    np.testing.assert_array_equal(s.seconds, [2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(s.exposed_communication_seconds, [0.0, 0.0, 0.0])
+
+
+def test_times_refuses_a_missing_or_non_bool_overlap_and_bad_times():
+    with pytest.raises(TypeError):
+        roofline.times(compute_seconds=1.0)  # the call must say which
+    with pytest.raises(TypeError, match="overlap must be True"):
+        roofline.times(compute_seconds=1.0, overlap=1)
+    with pytest.raises(ValueError, match="memory_seconds"):
+        roofline.times(memory_seconds=-1.0, overlap=True)
+    with pytest.raises(ValueError, match="communication_seconds"):
+        roofline.times(communication_seconds=np.array([1.0, np.nan]), overlap=False)
+    with pytest.raises(TypeError, match="compute_seconds"):
+        roofline.times(compute_seconds="1", overlap=True)
+
+
+def test_bound_names_the_regime_as_roofline_results_do():
+    assert roofline.bound(2.0, 1.0) == "compute"
+    assert roofline.bound(1.0, 1.0) == "compute"
+    assert roofline.bound(1.0, 2.0) == "memory"
+    assert roofline.bound(1.0, 2.0, overhead_seconds=3.0) == "overhead"
+    r = roofline.matmul("H100", M=1, N=256, K=256, overhead=True)
+    assert roofline.bound(r.compute_seconds, r.memory_seconds, r.overhead_seconds) == r.bound

@@ -29,8 +29,16 @@ def rows() -> list[dict]:
     return table
 
 
+def _training(rows: list[dict]) -> list[dict]:
+    return [r for r in rows if r.get("table") != "serving"]
+
+
 def test_the_json_contract(rows: list[dict]) -> None:
     """Rows {"name", "measured", "predicted", "unit"}, named by family, all finite."""
+    for r in rows:
+        assert {"name", "measured", "predicted", "unit", "error"} <= set(r)
+        assert math.isfinite(r["predicted"]) and r["predicted"] > 0, r["name"]
+    rows = _training(rows)
     for r in rows:
         assert {"name", "measured", "predicted", "unit"} <= set(r)
         assert isinstance(r["name"], str) and isinstance(r["unit"], str) and r["unit"]
@@ -47,6 +55,9 @@ def test_the_json_contract(rows: list[dict]) -> None:
 def test_every_row_has_a_source_and_what_it_rests_on(rows: list[dict]) -> None:
     for r in rows:
         assert r["source"].strip() and r["calibration"].strip(), r["name"]
+    rows = _training(rows)
+    for r in rows:
+        assert r["source"].strip() and r["calibration"].strip(), r["name"]
     sources = {r["source"] for r in rows if "Megatron" in r["name"]}
     assert sources == {validation_run.published.SOURCES["Megatron"]}
     for r in rows:
@@ -55,12 +66,13 @@ def test_every_row_has_a_source_and_what_it_rests_on(rows: list[dict]) -> None:
 
 
 def test_a_row_off_by_more_than_ten_percent_says_why(rows: list[dict]) -> None:
-    for r in rows:
+    for r in _training(rows):
         assert ("why" in r) == (abs(r["error"]) > validation_run.EXPLAIN_ABOVE), r["name"]
 
 
 def test_the_measured_figures_are_the_published_ones(rows: list[dict]) -> None:
     """The measured column is the evidence as published, not recomputed from the model."""
+    rows = _training(rows)
     by_name = {r["name"]: r for r in rows}
     megatron = validation_run.published.MEGATRON_SC21
     assert [r["measured"] for r in rows if "Megatron" in r["name"]] == \
@@ -80,7 +92,45 @@ def test_the_page_is_up_to_date(rows: list[dict]) -> None:
     assert validation_run.summary(rows) in committed
 
 
-@pytest.mark.parametrize("name", ["mlperf", "totals"])
+def test_the_serving_rows(rows: list[dict]) -> None:
+    """MLPerf Inference Llama-2-70B v4.0 and v4.1 and Mixtral-8x7B v4.1 on 8 H100 and 8 H200:
+    Offline and Server tokens/s per GPU and the p99 TTFT and TPOT, each as published; a row
+    outside its target (throughput 20%, latency 30%) says why."""
+    from validation import serving
+
+    served = [r for r in rows if r.get("table") == "serving"]
+    assert len(served) == 4 * len(serving.runs()) == 24
+    for run in serving.runs():
+        mine = [r for r in served if r["name"].startswith(serving._label(run))]
+        assert [r["measured"] for r in mine] == [
+            run["offline"]["tokens_per_second"] / 8,
+            run["server"]["completed_tokens_per_second"] / 8, run["server"]["ttft_p99_ms"],
+            run["server"]["tpot_p99_ms"]]
+        assert "mlperf_log_summary.txt" in mine[0]["source"]
+    for r in served:
+        assert r["within_target"] == (abs(r["error"]) <= r["target"])
+        assert ("why" in r) == (not r["within_target"]), r["name"]
+        assert "prompts drawn" in r["assumptions"]
+    assert serving.summary(served) in (ROOT / "docs" / "validation.md").read_text()
+
+
+def test_the_serving_workload_is_the_benchmarks() -> None:
+    """24,576 OpenOrca prompts under 1,024 tokens; outputs at the run's own mean."""
+    from validation import serving
+
+    w = serving.data()["workloads"]["llama-2-70b"]
+    assert sum(w["input_length_counts"].values()) == 24576
+    assert max(int(k) for k in w["input_length_counts"]) < 1024
+    run = serving.runs()[0]
+    prompts, outputs = serving.workload(run, 20000)
+    assert prompts.mean() == pytest.approx(222.3, rel=0.02)
+    assert outputs.mean() == pytest.approx(serving.tokens_per_sample(run), rel=0.02)
+    mixtral = serving.data()["workloads"]["mixtral-8x7b"]["reference_output_length_counts"]
+    mean = sum(int(k) * v for k, v in mixtral.items()) / sum(mixtral.values())
+    assert mean == pytest.approx(144.84, abs=0.01)   # the reference's tokens per sample
+
+
+@pytest.mark.parametrize("name", ["mlperf", "totals", "serving"])
 def test_the_validation_modules_examples_run(name: str) -> None:
     """The README's doctest pass covers accelkit/ only; validation/'s examples run here."""
     import doctest

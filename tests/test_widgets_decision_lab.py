@@ -10,14 +10,15 @@ from accelkit.widgets import decision_explorer, decision_quiz
 
 def test_lab_shows_the_library_comparison_for_the_knobs():
     w = decision_explorer()
-    assert w.view.result == scenarios.compare("chatbot", n_chips=None, batch=4,
-                                              precision="bf16", latency_ms=50.0,
-                                              price_source="list")
-    w.controls["batch"].value = 1
+    assert w.view.result == scenarios.compare("chatbot", n_chips=None, precision="bf16",
+                                              latency_ms=50.0, users=1000, prompt_tokens=1000,
+                                              output_tokens=250, price_source="list")
+    w.controls["users"].value = 3000
     rows = w.view.result
-    assert all(r.batch == 1 for r in rows)
+    assert rows == scenarios.compare("chatbot", users=3000)
     h100 = next(r for r in rows if "H100" in r.chip)
-    assert f"{h100.latency_seconds * 1e3:,.1f}" in w.html.value
+    assert f"{h100.tpot_p99_seconds * 1e3:,.1f}" in w.html.value
+    assert f"{h100.plan.usd_per_hour:,.0f}" in w.html.value
 
 
 def test_changing_scenario_loads_its_knobs_with_one_render():
@@ -86,37 +87,33 @@ def test_table_columns_line_up():
         assert 1 + int(re.search(r"colspan='(\d+)'", row).group(1)) == len(head)
 
 
-def test_chatbot_table_shows_the_cheapest_plan_not_days():
-    """A chatbot buyer reads the plan (replicas, $/h, $ per million tokens), the library's."""
+def test_chatbot_table_shows_the_slo_plan_not_days():
+    """A chatbot buyer reads the SLO plan (replicas, $/h, $ per million tokens) and the p99s,
+    the library's; never days, and no "largest batch that fits"."""
     import re
 
     w = decision_explorer("chatbot")
     head = w.view.extras["head"]
-    assert head[1:7] == ["plan: replicas × chips", "plan batch", "plan ms/token",
-                         "plan USD/h", "plan USD/M tokens", "bound"]
-    assert "days" not in head and "USD" not in head
-    o = scenarios.evaluate("chatbot", "H100", n_chips=None, batch=4, precision="bf16",
-                           latency_ms=50.0, price_source="list")
+    assert head[1:7] == ["plan: replicas × chips", "fleet chips", "fleet USD/h",
+                         "USD/M tokens", "TTFT p99 (ms)", "TPOT p99 (ms)"]
+    assert "days" not in head and "USD" not in head and "batch" not in head
+    o = scenarios.evaluate("chatbot", "H100")
     plan = o.plan
-    assert plan is not None and plan.usd_per_hour is not None
     rows = [re.findall(r"<td [^>]*>(.*?)</td>", row)
             for row in re.findall(r"<tr>(.*?)</tr>", w.html.value)[1:]]
     cells = dict(zip(head, next(r for r in rows if r[0] == "H100")))
     assert cells["plan: replicas × chips"] == f"{plan.replicas:,} × {plan.chips_per_replica}"
-    assert cells["plan USD/h"] == f"{plan.usd_per_hour:,.0f}"
-    assert cells["plan USD/M tokens"] == f"{plan.usd_per_million_tokens:,.2f}"
-    assert cells["plan ms/token"] == f"{plan.seconds_per_token * 1e3:,.1f}"
-    assert cells["bound"] == plan.bound and cells["plan batch"] == f"{plan.batch_per_replica:,}"
-    # the knobs' replica stays beside it: its batch and cost per token move with the batch knob
-    assert cells["batch"] == "4" and cells["USD/M tokens"] == f"{o.usd_per_million:,.2f}"
-    w.controls["latency_ms"].value = 20  # a tighter target changes the plan, from the library
-    tight = scenarios.evaluate("chatbot", "H100", batch=4, latency_ms=20.0)
-    assert tight.plan.replicas != plan.replicas
+    assert cells["fleet USD/h"] == f"{plan.usd_per_hour:,.0f}"
+    assert cells["USD/M tokens"] == f"{plan.usd_per_million_tokens:,.2f}"
+    assert cells["TTFT p99 (ms)"] == f"{o.ttft_p99_seconds * 1e3:,.0f}"
+    assert cells["in flight / replica"] == f"{o.batch:,}"
+    w.controls["latency_ms"].value = 20  # a tighter limit changes the plan, from the library
+    tight = scenarios.evaluate("chatbot", "H100", latency_ms=20.0)
     h100 = next(r for r in w.view.result if "H100" in r.chip)
-    assert f"{tight.plan.usd_per_hour:,.0f}" in w.html.value
     assert h100.plan == tight.plan
-    # a bulk job without users keeps its days and total cost
-    assert "days" in decision_explorer("offline").view.extras["head"]
+    # a bulk job shows its throughput and cost, no days either
+    offline = decision_explorer("offline").view.extras["head"]
+    assert "days" not in offline and "tokens/s / replica" in offline
 
 
 def test_chart_metric_and_precision_without_support():
@@ -151,7 +148,7 @@ def test_save_and_load_buttons_round_trip(tmp_path):
     w = decision_explorer("offline")
     v6e = next(r for r in w.view.result if "v6e" in r.chip)
     w.choice.value = "v6e"
-    w.reason.value = f"{v6e.days:,.2f} days"
+    w.reason.value = f"{v6e.tokens_per_second_per_replica:,.0f} tokens a second"
     w.record()
     w.path.value = str(tmp_path / "mine.json")
     assert "Saved 1 choices" in w.save()
@@ -181,10 +178,11 @@ def test_worked_problem_reveals_replicas_and_daily_cost():
     assert not w.revealed
     text = w.reveal()
     o = scenarios.evaluate("chatbot", "H100")
-    assert f"${o.usd_per_million * 2e9 / 1e6:,.0f} per day" in text
-    per_replica = scenarios.get("chatbot").work / o.seconds
-    replicas = -(-2e9 / 86_400 // per_replica)
-    assert f"<b>{int(replicas)} replicas</b>" in text
+    assert f"<b>{o.plan.replicas} replicas of {o.plan.chips_per_replica} chips</b>" in text
+    assert f"<b>${o.plan.usd_per_hour:,.0f}/h</b>" in text
+    assert f"${o.plan.usd_per_hour * 24:,.0f} a day" in text
+    more = scenarios.evaluate("chatbot", "H100", users=2000)
+    assert f"At 2,000 users: {more.plan.replicas} replicas" in text
 
 
 def test_knobs_a_scenario_ignores_are_greyed_out():
@@ -194,12 +192,18 @@ def test_knobs_a_scenario_ignores_are_greyed_out():
     controls = lab.controls
     assert controls["mfu"].disabled and not controls["latency_ms"].disabled
     assert controls["compute_efficiency"].disabled
-    assert not controls["batch"].disabled
+    assert controls["batch"].disabled   # continuous batching sets the batch
+    assert not controls["users"].disabled and not controls["prompt_tokens"].disabled
     renders = lab.renders
     controls["scenario"].value = "pretrain"
     assert lab.renders == renders + 1  # loading a scenario's knobs renders once
     assert not controls["mfu"].disabled and controls["latency_ms"].disabled
-    assert controls["batch"].disabled
+    assert controls["batch"].disabled and controls["users"].disabled
+    controls["scenario"].value = "offline"
+    assert controls["users"].disabled and controls["latency_ms"].disabled
+    assert not controls["output_tokens"].disabled
+    controls["scenario"].value = "recommender"
+    assert not controls["batch"].disabled
 
 
 def test_chart_sent_as_svg_shows_the_metric_of_every_chip():
@@ -212,7 +216,7 @@ def test_chart_sent_as_svg_shows_the_metric_of_every_chip():
     w = decision_explorer()
     figure = w.view.figure
     ax = figure.axes[0]
-    for metric, latency in (("time (days)", 50), ("cost per million (USD)", 20)):
+    for metric, latency in (("fleet cost (USD/h)", 50), ("cost per million (USD)", 20)):
         w.controls["metric"].value = metric
         w.controls["latency_ms"].value = latency
         svg = bytes(w.image.value).decode("utf-8")

@@ -1,6 +1,8 @@
 """Lesson 06's widgets, driven without a kernel: move a control, check what is shown is the
 library's own answer."""
 
+import re
+
 import pytest
 
 import accelkit as ak
@@ -92,3 +94,27 @@ def test_flops_per_dollar_shows_each_prices_basis():
     # spot and commitment points are listed with their basis, not drawn as bars
     assert "not list prices (not drawn)" in w.html.value and "spot" in w.html.value
     assert w.view.result.prices[ak.chips.get("v6e").name].usd_per_hour == 2.7
+
+
+def _rows(html: str) -> dict[str, str]:
+    """The table's rows, label -> value, as the widget writes them (widgets._base.table_html)."""
+    return dict(re.findall(r"<tr><td[^>]*>(.*?)</td><td[^>]*><b>(.*?)</b></td></tr>", html))
+
+
+def test_flops_per_dollar_rows_carry_their_unit_and_name_lesson_06s_top_chip():
+    """Issue 24: "most FLOPs per dollar: MI300X: 1.02 EFLOPs" showed a quantity per dollar
+    without "/$". Every per-dollar figure now carries it, and the top chip at the defaults is
+    the one lesson 06's cell computes (catalog prices, 40% MFU, bf16), at its value."""
+    from accelkit.widgets._base import chip_label, si
+
+    listed = {c.name: ak.price.flops_per_dollar(c, "bf16", 0.4) for c in ak.chips.all()
+              if c.usd_per_hour is not None and "bf16" in c.dtypes}  # lesson 06's cell
+    top = max(listed, key=listed.get)
+    w = flops_per_dollar_explorer()
+    rows = _rows(w.html.value)
+    assert rows["most FLOPs per dollar"] == f"{chip_label(top)}: {si(listed[top], 'FLOPs')}/$"
+    assert top == ak.chips.get("MI300X").name and w.view.result.flops_per_dollar[top] == listed[top]
+    per_dollar = [v for k, v in rows.items() if k.startswith(("most FLOPs", "H100 at", "TPU v5p at"))]
+    assert len(per_dollar) == 3 and all(v.endswith("FLOPs/$") for v in per_dollar)
+    w.controls["prices"].value = "dearest sourced price"
+    assert _rows(w.html.value)["most FLOPs per dollar"].endswith("FLOPs/$")

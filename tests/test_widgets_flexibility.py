@@ -8,8 +8,8 @@ from accelkit import roofline
 from accelkit import workloads as wl
 from accelkit.widgets import (flexibility_lab, flexibility_quiz, flexibility_worked_problem,
                               gather_vs_matmul_roofline, mix_builder)
-from accelkit.labs.flexibility import (gpu_machine, lab_compare, mix_ops, tpu_machine,
-                                       with_side_instructions)
+from accelkit.labs.flexibility import (gpu_machine, lab_compare, mix_ops, roofline_pair,
+                                       tpu_machine, with_side_instructions)
 
 
 def _library(ops, name="custom", tc="none (toy default)", double_buffer=False, warps=8):
@@ -66,6 +66,32 @@ def test_roofline_widget_shows_library_numbers_for_chosen_chips():
     assert f"{dense.seconds * 1e6:,.1f} µs" in w.html.value
     gather = w.view.result["TPU v5e"][0]
     assert gather.bound == "memory"
+
+
+def test_roofline_widget_opens_at_the_lessons_batch_where_the_contrast_shows():
+    """Issue 24: at the old default batch 256 the dense layer was memory-bound on both chips,
+    like the gather; the widget opens at lesson 09's batch, compute-bound on both."""
+    from accelkit.labs.flexibility import DENSE_LAYER_BATCH
+
+    w = gather_vs_matmul_roofline()
+    assert w.controls["batch"].value == DENSE_LAYER_BATCH
+    assert set(w.view.result) == {w.controls["chip_a"].value, w.controls["chip_b"].value}
+    for chip, (gather, dense) in w.view.result.items():
+        assert (gather, dense) == roofline_pair(chip)  # the lesson's cell 21 call
+        assert gather.bound == "memory" and dense.bound == "compute"
+        assert f"{dense.seconds * 1e6:,.1f} µs, compute-bound" in w.html.value
+    assert w.html.value.count("compute-bound") == 2
+
+
+def test_utilization_row_is_not_called_mfu():
+    """Issue 24: the busy-MAC-cell share was labelled "(MFU)", which lesson 07 defines as a
+    model's FLOPs over the chips' peak; the row says what it counts, in both labs."""
+    for w in (flexibility_lab(), mix_builder()):
+        result = w.view.result
+        assert "MFU" not in w.html.value
+        assert "matrix-unit utilization (busy MAC cells of peak): GPU / TPU" in w.html.value
+        assert (f"{result.gpu_mac_utilization:.1%} / {result.tpu_mac_utilization:.1%}"
+                in w.html.value)
 
 
 def test_worked_problem_hides_then_shows_amdahl_bounds():

@@ -135,3 +135,29 @@ def test_serving_cost_explorer_shows_each_prices_basis_and_leaves_spot_out():
 def test_kv_cache_explorer_labels_capacity_units():
     w = kv_cache_explorer()
     assert "80 GiB = 85.9 GB (source: '80 GB', a binary size)" in w.html.value
+
+
+def test_serving_load_explorer_draws_the_librarys_load_curves():
+    """Every curve is accelkit.serving.load_curve's, at the loads the slider offers; the table
+    is the chosen point's; moving a control only chooses what to draw."""
+    from accelkit import serving
+    from accelkit.widgets import serving_load_explorer
+
+    w = serving_load_explorer()
+    curves = w.view.extras["curves"]
+    assert len(curves) == 9
+    w.controls["prompt"].value = 4000
+    w.controls["schedule"].value = "static batching"
+    w.controls["load"].value = 7
+    curve = w.view.result
+    assert curve is curves[("static batching", 4000)]
+    top = serving.simulate("llama-3-8b", "H100", arrival_rate=float("inf"), requests=1000,
+                           prompt_tokens=4000, output_tokens=250).completed_per_second
+    again = serving.load_curve("llama-3-8b", "H100", prompt_tokens=4000, output_tokens=250,
+                               requests=1000, rates=list(curve.rates), scheduler="static")
+    assert np.allclose(again.ttft_p99, curve.ttft_p99) and curve.rates[-1] == pytest.approx(1.5 * top)
+    assert f"{curve.ttft_p99[7] * 1e3:,.0f} ms" in w.view.text
+    assert f"{curve.rates[7]:,.2f} requests/s" in w.view.text
+    renders = w.renders
+    w.controls["load"].value = 2
+    assert w.renders == renders + 1 and w.view.result is curve

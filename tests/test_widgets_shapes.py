@@ -93,6 +93,42 @@ def test_tile_comparison_curves_come_from_the_engines():
     assert w.view.result["16×16 tensor-core tiles (padding only)"] < 1.0  # 4100 pads to 4112
 
 
+def test_tile_comparison_draws_the_pipelined_mxu_lesson_04_quotes():
+    """Issue 24: the plot drew four of tile_curves' five lines (no pipelined MXU) though cells
+    15-16 quote it; every curve now has its line, and the pipelined one is cell 15's call."""
+    w = tile_comparison()
+    curves = w.view.extras["curves"]
+    piped = "128×128 ws MXU, pipelined (as a real one)"
+    assert len(curves) == 5 and piped in curves
+    drawn = {line.get_label(): line for line in w.view.figure.axes[0].get_lines()
+             if line.get_label() in curves}
+    assert set(drawn) == set(curves)  # every curve is drawn, with the values the table lists
+    assert all(list(drawn[name].get_ydata()) == list(ys) for name, ys in curves.items())
+    w.controls["M"].value = 256
+    mxu = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True)
+    lesson = mxu.estimate(M=256, N=4096, K=4096).utilization  # cell 15: 99.85% at batch 256
+    assert w.view.result[piped] == lesson > 0.99
+    assert f"{lesson:.1%}" in w.html.value
+    assert list(drawn[piped].get_ydata())[TOKENS.index(256)] == lesson
+
+
+def test_quiz_feedback_blames_the_padded_fold_not_load_fill_and_drain():
+    """Issue 24: the N = 1025 feedback said the extra fold "still pays the full load, fill and
+    drain", the reading exercise 04 q5 marks false (a pipelined MXU falls off the same cliff).
+    It now names the padding, with the engine's numbers for both arrays."""
+    q = shapes_quiz()
+    q.select(q.correct)
+    right, message = q.check()
+    plain = SystolicArray(128, 128, "ws")
+    piped = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True)
+    for array in (plain, piped):
+        even, odd = (array.estimate(M=1024, N=n, K=1024) for n in (1024, 1025))
+        assert odd.folds - even.folds == 8 and odd.utilization < 0.9 * even.utilization
+        assert f"from {even.utilization:.1%} to {odd.utilization:.1%}" in message
+    assert right and "the cost is the padding, not load, fill and drain" in message
+    assert "pays the full load" not in message
+
+
 def test_quiz_and_worked_problem():
     q = shapes_quiz()
     q.select(q.position(0))

@@ -12,6 +12,7 @@ from accelkit.widgets import (divergence_lab, simd_quiz, simd_worked_problem, te
                               warp_lab)
 from accelkit.simd import access_pattern_indices
 from accelkit.widgets.simd import ELEMENTS
+from tests import prose
 
 
 def test_warp_lab_follows_warps_lanes_and_pattern():
@@ -22,8 +23,8 @@ def test_warp_lab_follows_warps_lanes_and_pattern():
     one = SIMDMachine(warps_per_core=1).elementwise(x, "gelu")
     assert w.view.result == one and f"{one.cycles:,}" in w.html.value
     w.controls["kernel"].value = "load, random"
-    table = np.arange(8 * ELEMENTS, dtype=np.float32).reshape(-1, 1)
-    random = SIMDMachine(warps_per_core=1).gather(table, access_pattern_indices("random"))
+    x = np.arange(8 * ELEMENTS, dtype=np.float32)
+    random = SIMDMachine(warps_per_core=1).load(x, access_pattern_indices("random"))
     assert w.view.result == random
     w.controls["kernel"].value = "load, coalesced"
     assert w.view.result.global_transactions < random.global_transactions
@@ -41,6 +42,33 @@ def test_access_patterns_cost_what_transactions_says():
     assert per_warp["stride 8"] == 32 and per_warp["random"] > 31  # random: rare shared segments
 
 
+def test_warp_lab_loads_cost_lesson_02s_transactions_per_pattern():
+    """Issue 24: the lab's "load" kernels were gathers (12 transactions a warp, coalesced) where
+    lesson 02's coalescing cell prints 4 for a plain coalesced load. Now each load's share of
+    the row is that cell's number (the same call), and the store adds a coalesced write."""
+    w = warp_lab()
+    for lanes in (32, 8):
+        w.controls["lanes"].value = lanes
+        gpu = SIMDMachine(lanes=lanes)
+        warps = ELEMENTS // lanes
+        store = gpu.transactions(np.arange(ELEMENTS)) / warps
+        for pattern in ("coalesced", "stride 2", "stride 8", "random"):
+            w.controls["kernel"].value = f"load, {pattern}"
+            run = w.view.result
+            load = gpu.transactions(access_pattern_indices(pattern)) / warps  # cell 11's count
+            assert run.global_transactions / run.warps == load + store
+            assert (f"({load + store:.1f} per warp: the load {load:.1f}, the store {store:.1f})"
+                    in w.html.value)
+    w.controls["lanes"].value = 32
+    w.controls["kernel"].value = "load, coalesced"
+    assert "8.0 per warp: the load 4.0, the store 4.0" in w.html.value
+    coalesced = w.view.result
+    w.controls["kernel"].value = "GELU, coalesced"  # the same memory program, more ALU work
+    assert w.view.result.global_transactions == coalesced.global_transactions
+    assert w.view.result.memory_cycles == coalesced.memory_cycles
+    assert "(8.0 per warp)" in w.html.value and "the load" not in w.html.value
+
+
 def test_divergence_lab_follows_fraction_side_and_skip():
     w = divergence_lab()
     gpu = SIMDMachine()
@@ -54,6 +82,19 @@ def test_divergence_lab_follows_fraction_side_and_skip():
     pred = Branchy(ELEMENTS, 0.0, side_instructions=4).run(SIMDMachine(skip_uniform_branches=False))
     assert w.view.result == pred and pred.diverged_warps == pred.warps  # predication runs both sides
     assert f"{pred.cycles:,}" in w.html.value
+
+
+def test_divergence_lab_says_what_its_checkbox_models():
+    """Issue 24: "warps that agree skip the other side" did not say what unticking it models;
+    the table says it for either state, and the box keeps the name lesson 02 gives it."""
+    w = divergence_lab()
+    box = w.controls["skip_uniform_branches"]
+    assert prose.says("02", f"the box {box.description} is what a GPU does")
+    assert "GPU: a warp whose lanes agree runs one side" in w.html.value
+    assert "predication" not in w.html.value
+    box.value = False
+    assert "predication: every warp runs both sides under a mask" in w.html.value
+    assert w.view.result.diverged_warps == w.view.result.warps  # what it says is what it ran
 
 
 def test_tensor_core_lab_speedup_and_promise_from_engine():

@@ -14,7 +14,9 @@ and nothing here is tuned to the runs: the predictions are the library as it is.
 The runs: Megatron-LM SC'21 Table 1 (all ten, TFLOP/s per A100 by the paper's FLOP formula),
 PaLM 540B on 6,144 TPU v4, Llama 3 405B on 8,192 and 16,384 H100, MaxText 32B and 128B on TPU
 v5p (MFU), and the four MLPerf Training v4.0 GPT-3 175B submissions of
-validation/mlperf.json (tokens per second per chip on the MLPerf run clock).
+validation/mlperf.json (tokens per second per chip on the MLPerf run clock). Then the serving
+rows (``"table": "serving"``): MLPerf Inference v4.0 and v4.1 Llama-2-70B and Mixtral-8x7B on
+8 H100 and 8 H200 against the serving simulation (validation/serving.py).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ sys.path.insert(0, str(ROOT))  # the repository: accelkit/ and validation/
 from accelkit import chips, mfu, parallel  # noqa: E402
 from accelkit.labs import mlperf as lab  # noqa: E402
 from validation import mlperf, published  # noqa: E402
+from validation import serving as serving_rows  # noqa: E402
 
 OUT = ROOT / "docs" / "validation.md"
 #: A row off by more than this says why.
@@ -148,8 +151,17 @@ def mlperf_rows() -> list[dict[str, Any]]:
 
 
 def rows() -> list[dict[str, Any]]:
-    """Every row of the table, in order: Megatron, PaLM, Llama 3, MaxText, MLPerf."""
+    """Every training row of the table, in order: Megatron, PaLM, Llama 3, MaxText, MLPerf."""
     return megatron_rows() + mfu_rows() + mlperf_rows()
+
+
+def all_rows() -> list[dict[str, Any]]:
+    """The training rows, then the serving rows (``"table": "serving"``, validation/serving.py)."""
+    return rows() + serving_rows.rows()
+
+
+def _training(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in table if r.get("table") != "serving"]
 
 
 def _fmt(x: float, unit: str) -> str:
@@ -159,6 +171,7 @@ def _fmt(x: float, unit: str) -> str:
 
 
 def summary(table: list[dict[str, Any]]) -> str:
+    table = _training(table)
     errors = [abs(r["error"]) for r in table]
     peak = [abs(r["error_peak_kernels"]) for r in table]
     within = sum(1 for e in errors if e <= 0.15)
@@ -168,7 +181,9 @@ def summary(table: list[dict[str, Any]]) -> str:
 
 
 def render(table: list[dict[str, Any]]) -> str:
-    """docs/validation.md for ``table`` (the rows of :func:`rows`, or read back from --json)."""
+    """docs/validation.md for ``table`` (the rows of :func:`all_rows`, or read back from --json)."""
+    serving_table = [r for r in table if r.get("table") == "serving"]
+    table = _training(table)
     out = [
         "# Validation: published runs, measured against predicted",
         "",
@@ -209,14 +224,17 @@ def render(table: list[dict[str, Any]]) -> str:
     for calibration in dict.fromkeys(r["calibration"] for r in table):
         out.append(f"* {calibration}.")
     out.append("")
+    if serving_table:
+        out += serving_rows.render(serving_table, serving_rows.sensitivity())
     return "\n".join(out)
 
 
 def main(argv: list[str]) -> int:
-    table = rows()
+    everything = all_rows()
     if "--json" in argv:
-        print(json.dumps(table, allow_nan=False))
+        print(json.dumps(everything, allow_nan=False))
         return 0
+    table = _training(everything)
     width = max(len(r["name"]) for r in table)
     print(f"{'run':<{width}}  {'unit':<36} {'measured':>10} {'predicted':>10} {'error':>7} "
           f"{'at peak':>10} {'error':>7}")
@@ -226,9 +244,13 @@ def main(argv: list[str]) -> int:
               f"{_fmt(r['predicted_peak_kernels'], r['unit']):>10} "
               f"{r['error_peak_kernels']:>+7.1%}")
     print(summary(table))
-    OUT.write_text(render(table), encoding="utf-8")
+    for r in everything[len(table):]:
+        print(f"{r['name']:<{width}}  {r['unit']:<36} {_fmt(r['measured'], r['unit']):>10} "
+              f"{_fmt(r['predicted'], r['unit']):>10} {r['error']:>+7.1%}")
+    print(serving_rows.summary(everything[len(table):]))
+    OUT.write_text(render(everything), encoding="utf-8")
     print(f"wrote {OUT.relative_to(ROOT)}")
-    if not all(math.isfinite(r["predicted"]) for r in table):
+    if not all(math.isfinite(r["predicted"]) for r in everything):
         return 1
     return 0
 

@@ -83,20 +83,26 @@ def tolerance_text(rel_tol: float) -> str:
     return f"within a relative error of {rel_tol:.1g}"
 
 
-# Common slips: (factor, what it probably is). Matched on the ratio answer / expected, either way.
-SLIPS: tuple[tuple[float, str], ...] = (
-    (86_400.0, "seconds where days are wanted, or the reverse (a day is 86,400 s)"),
-    (3_600.0, "seconds where hours are wanted, or the reverse (an hour is 3,600 s)"),
-    (1_440.0, "minutes where days are wanted, or the reverse (a day is 1,440 min)"),
-    (24.0, "hours where days are wanted, or the reverse (a day is 24 h)"),
-    (60.0, "minutes where seconds or hours are wanted (a factor of 60)"),
-    (1e6, "a factor of a million: per token vs per million tokens, or bytes vs MB?"),
-    (1.024, "1,024 where 1,000 is meant, or the reverse (KiB vs kB)"),
-    (1.024 ** 2, "2**20 where 10**6 is meant, or the reverse (MiB vs MB)"),
-    (1.024 ** 3, "2**30 where 10**9 is meant, or the reverse (GiB vs GB)"),
-    (1.024 ** 4, "2**40 where 10**12 is meant, or the reverse (TiB vs TB)"),
+# Common slips: (factor, what it probably is, the quantities it can happen to). Matched on the
+# ratio answer / expected, either way. A slip tied to a quantity is named only for a question of
+# that quantity (``NumberQuestion(quantity=...)``): a FLOP count 5% off is not "MiB vs MB".
+BYTES = "bytes"
+SLIPS: tuple[tuple[float, str, str | None], ...] = (
+    (86_400.0, "seconds where days are wanted, or the reverse (a day is 86,400 s)", None),
+    (3_600.0, "seconds where hours are wanted, or the reverse (an hour is 3,600 s)", None),
+    (1_440.0, "minutes where days are wanted, or the reverse (a day is 1,440 min)", None),
+    (24.0, "hours where days are wanted, or the reverse (a day is 24 h)", None),
+    (60.0, "minutes where seconds or hours are wanted (a factor of 60)", None),
+    (1e6, "a factor of a million: per token vs per million tokens, or bytes vs MB?", None),
+    (1024.0, "KiB where bytes are wanted, or the reverse (a KiB is 1,024 bytes)", BYTES),
+    (1024.0 ** 2, "MiB where bytes are wanted, or the reverse (a MiB is 2**20 bytes)", BYTES),
+    (1024.0 ** 3, "GiB where bytes are wanted, or the reverse (a GiB is 2**30 bytes)", BYTES),
+    (1.024, "1,024 where 1,000 is meant, or the reverse (KiB vs kB)", BYTES),
+    (1.024 ** 2, "2**20 where 10**6 is meant, or the reverse (MiB vs MB)", BYTES),
+    (1.024 ** 3, "2**30 where 10**9 is meant, or the reverse (GiB vs GB)", BYTES),
+    (1.024 ** 4, "2**40 where 10**12 is meant, or the reverse (TiB vs TB)", BYTES),
     (2.0, "a factor of 2 missing or doubled: 2 FLOPs per multiply-accumulate, 2 bytes per "
-          "bf16 value, keys and values, or a ring all-reduce's 2×?"),
+          "bf16 value, keys and values, or a ring all-reduce's 2×?", None),
 )
 
 
@@ -105,17 +111,25 @@ def _slip_window(rel_tol: float) -> float:
 
 
 def name_slip(value: float, expected: float, rel_tol: float,
-              alternatives: Mapping[str, float] | None = None) -> str:
-    """The nudge for the common slip ``value`` matches, or "" when none does."""
+              alternatives: Mapping[str, float] | None = None, quantity: str | None = None,
+              factors: bool = True) -> str:
+    """The nudge for the common slip ``value`` matches, or "" when none does.
+
+    ``alternatives`` (a question's own slips, ``{nudge: wrong value}``) are tried first; then,
+    unless ``factors`` is False, the factors of :data:`SLIPS` that can happen to ``quantity``,
+    then a power of ten.
+    """
     window = _slip_window(rel_tol)
     for message, alternative in (alternatives or {}).items():
         if alternative is not None and math.isfinite(alternative) and \
                 math.isclose(value, alternative, rel_tol=window, abs_tol=1e-12):
             return message
-    if expected == 0 or value == 0 or (value > 0) != (expected > 0):
+    if not factors or expected == 0 or value == 0 or (value > 0) != (expected > 0):
         return ""
     ratio = value / expected
-    for factor, meaning in SLIPS:
+    for factor, meaning, applies in SLIPS:
+        if applies is not None and applies != quantity:
+            continue
         for direction, size in (("large", factor), ("small", 1 / factor)):
             if math.isclose(ratio, size, rel_tol=window):
                 return f"Your answer is {_factor(factor)} too {direction}: {meaning}"
@@ -187,23 +201,34 @@ class NumberQuestion(Question):
     Args:
         expected: computes the reference value (from the library, not from the solution text).
         rel_tol: accepted relative error, stated to the learner in the prompt (0: exact).
-        too_high / too_low: nudges for answers off in one direction (never the value itself).
+        too_high / too_low: nudges for answers off in one direction that match no named slip.
+            They fire for any miss that way, so they ask rather than tell ("did you ...?"):
+            a slip they could name belongs in ``slips``, where it is named only when made.
         slips: ``{nudge: value}`` for question-specific wrong approaches (e.g. the sum where the
             answer is a max): an answer matching that value gets that nudge. Values are callables
             computed on demand.
+        accepted: ``{note: value}``: other right answers (another convention the lesson also
+            teaches, such as a FLOP count with attention): one within ``rel_tol`` is correct,
+            and the note says which convention it followed.
+        quantity: what the number counts; ``"bytes"`` lets the checker name binary-prefix slips
+            (KiB for bytes, GiB vs GB), which other quantities never get.
     """
 
     kind = "number question"
 
     def __init__(self, name: str, prompt: str, *, expected: Callable[[], float], rel_tol: float,
                  hints: Sequence[str], solution: str, too_high: str = "", too_low: str = "",
-                 slips: Mapping[str, Callable[[], float]] | None = None):
+                 slips: Mapping[str, Callable[[], float]] | None = None,
+                 accepted: Mapping[str, Callable[[], float]] | None = None,
+                 quantity: str | None = None):
         super().__init__(name, prompt, hints=hints, solution=solution)
         self._expected = expected
         self.rel_tol = rel_tol
         self.too_high = too_high or "Your number is too high."
         self.too_low = too_low or "Your number is too low."
         self.slips = dict(slips or {})
+        self.accepted = dict(accepted or {})
+        self.quantity = quantity
 
     @property
     def expected(self) -> float:
@@ -223,44 +248,89 @@ class NumberQuestion(Question):
         expected = self.expected
         if math.isclose(value, expected, rel_tol=self.rel_tol, abs_tol=1e-12):
             return self._say(CORRECT, "correct!")
+        for note, other in self.accepted.items():
+            if math.isclose(value, float(other()), rel_tol=self.rel_tol, abs_tol=1e-12):
+                return self._say(CORRECT, f"correct! {note}")
         # For a small whole-number answer (a count of chips, folds, cycles) "2× too small" would
-        # give the answer away: keep to the directional nudge there.
+        # give the answer away: keep to the question's own slips and the directional nudge there.
         small_count = expected == int(expected) and abs(expected) < 100
-        slip = "" if small_count else name_slip(
-            value, expected, self.rel_tol, {message: float(f()) for message, f in self.slips.items()})
+        slip = name_slip(value, expected, self.rel_tol,
+                         {message: float(f()) for message, f in self.slips.items()},
+                         quantity=self.quantity, factors=not small_count)
         nudge = slip or (self.too_high if value > expected else self.too_low)
         return self._say(INCORRECT, f"not yet. {nudge} (accepted: {tolerance_text(self.rel_tol)})")
 
 
 class ChoiceQuestion(Question):
-    """One of a few named options (e.g. "compute" or "memory")."""
+    """One of a few named options (e.g. "compute" or "memory").
+
+    Written the way a learner might write it, an option is still that option: any case and
+    surrounding spaces; a number where the options are numerals (``2`` for ``"2"``); and any name
+    ``resolve`` maps to an option (:func:`chip_resolver`: "NVIDIA H100 (SXM)", the name the
+    library returns, for "H100").
+    """
 
     kind = "choice question"
 
     def __init__(self, name: str, prompt: str, *, options: Sequence[str], expected: Callable[[], str],
-                 hints: Sequence[str], solution: str, nudges: dict[str, str] | None = None):
+                 hints: Sequence[str], solution: str, nudges: dict[str, str] | None = None,
+                 resolve: Callable[[str], str | None] | None = None):
         super().__init__(name, prompt, hints=hints, solution=solution)
         self.options = [o.lower() for o in options]
         self._expected = expected
         self.nudges = {k.lower(): v for k, v in (nudges or {}).items()}
+        self._resolve = resolve
 
     @property
     def expected(self) -> str:
         return str(self._expected()).lower()
 
+    def _option(self, answer: Any) -> str | None:
+        """The option ``answer`` names, or None."""
+        if isinstance(answer, numbers.Real) and not isinstance(answer, bool):
+            value = float(answer)
+            answer = str(int(value)) if math.isfinite(value) and value == int(value) else str(answer)
+        if not isinstance(answer, str):
+            return None
+        picked = answer.strip().lower()
+        if picked in self.options:
+            return picked
+        resolved = self._resolve(answer.strip()) if self._resolve else None
+        return resolved.lower() if resolved and resolved.lower() in self.options else None
+
     def check(self, answer: Any) -> Outcome:
         if _is_stub_value(answer):
             return self._say(NOT_ATTEMPTED, "not attempted yet: set the answer to one of "
                                             f"{self.options}.")
-        if not isinstance(answer, str):
+        numeral = isinstance(answer, numbers.Real) and not isinstance(answer, bool)
+        if not isinstance(answer, str) and not numeral:
             return self._say(INCORRECT, f"the answer should be a string, one of {self.options}; "
                                         f"got {type(answer).__name__}.")
-        picked = answer.strip().lower()
-        if picked not in self.options:
+        picked = self._option(answer)
+        if picked is None:
+            if numeral:
+                return self._say(INCORRECT, f"the number {answer!r} is not one of the options "
+                                            f"{self.options}.")
             return self._say(INCORRECT, f"{answer!r} is not one of the options {self.options}.")
         if picked == self.expected:
             return self._say(CORRECT, "correct!")
         return self._say(INCORRECT, "not yet. " + self.nudges.get(picked, "Look at the numbers again."))
+
+
+def chip_resolver(options: Sequence[str]) -> Callable[[str], str | None]:
+    """For a question whose options are chips: any name or alias the catalog knows for one of
+    them (``accelkit.chips.get``) resolves to that option."""
+    from accelkit import chips
+
+    canonical = {chips.get(option).name: option for option in options}
+
+    def resolve(answer: str) -> str | None:
+        try:
+            return canonical.get(chips.get(answer).name)
+        except (TypeError, ValueError):
+            return None
+
+    return resolve
 
 
 class FunctionQuestion(Question):
@@ -278,6 +348,10 @@ class FunctionQuestion(Question):
         slips: ``{nudge: function}``: common wrong versions (e.g. the sum where the reference
             takes a max), called like the reference; a learner's result on the teaching case that
             matches one gets its nudge.
+        accepted: ``{note: function}``: other right versions, called like the reference (e.g.
+            rounding a partly filled last batch up where the reference counts it as a fraction,
+            when the question does not rule one out). A function that matches one of them on the
+            example and every random input is correct, and the note says which it followed.
         rel_tol: accepted relative error per output.
 
     The learner's function is called by keyword; if its parameter names differ from the
@@ -290,7 +364,7 @@ class FunctionQuestion(Question):
                  cases: Callable[[np.random.Generator], list[dict[str, Any]]], rel_tol: float,
                  hints: Sequence[str], solution: str, teaching_case: dict[str, Any],
                  teaching_label: str = "", slips: Mapping[str, Callable[..., Any]] | None = None,
-                 seed: int = 2024):
+                 accepted: Mapping[str, Callable[..., Any]] | None = None, seed: int = 2024):
         if KEYWORD_NOTE not in prompt:
             prompt = f"{prompt} {KEYWORD_NOTE}"
         super().__init__(name, prompt, hints=hints, solution=solution)
@@ -305,6 +379,7 @@ class FunctionQuestion(Question):
         self.teaching_case = dict(teaching_case)
         self.teaching_label = teaching_label or _describe(self.teaching_case, exact=True)
         self.slips = dict(slips or {})
+        self.accepted = dict(accepted or {})
 
     def _caller(self, answer: Callable[..., Any]) -> tuple[Callable[[dict], Any] | None, str]:
         """How to call the learner's function, and a note when not by keyword (or why not)."""
@@ -337,9 +412,9 @@ class FunctionQuestion(Question):
         if call is None:
             return self._say(INCORRECT, note)
         cases = [self.teaching_case] + list(self._cases(np.random.default_rng(self.seed)))
+        results = []
         for number, kwargs in enumerate(cases):
-            where = ("the example " + self.teaching_label if number == 0 else
-                     f"random test input {number} ({_describe(kwargs)})")
+            where = self._where(number, kwargs)
             try:
                 got = call(dict(kwargs))
             except NotImplementedError:
@@ -352,18 +427,27 @@ class FunctionQuestion(Question):
                 if number == 0:
                     return self._say(NOT_ATTEMPTED, "not attempted yet: the function returns None.")
                 return self._say(INCORRECT, f"your function returned None on {where}.{note}")
-            want = self._reference(**kwargs)
-            if not _close(got, want, self.rel_tol):
-                if number == 0:
-                    slip = self._slip(got, want)
-                    return self._say(INCORRECT, f"not yet. On {where}: expected {_show(want)}, "
-                                                f"got {_show(got)}.{' ' + slip if slip else ''}"
-                                                f"{note}")
-                return self._say(INCORRECT, f"not yet. Right on the example, but on {where}: "
-                                            f"expected {_show(want)}, got {_show(got)}. Does your "
-                                            f"function use every argument, for any value?{note}")
-        return self._say(CORRECT, f"correct on the example and all {len(cases) - 1} random test "
-                                  f"inputs!{note}")
+            results.append(got)
+        done = f"correct on the example and all {len(cases) - 1} random test inputs!"
+        miss = next((i for i, (kwargs, got) in enumerate(zip(cases, results))
+                     if not _close(got, self._reference(**kwargs), self.rel_tol)), None)
+        if miss is None:
+            return self._say(CORRECT, f"{done}{note}")
+        for accepted_note, other in self.accepted.items():
+            if all(_close(got, other(**kwargs), self.rel_tol) for kwargs, got in zip(cases, results)):
+                return self._say(CORRECT, f"{done} {accepted_note}{note}")
+        where, got, want = self._where(miss, cases[miss]), results[miss], self._reference(**cases[miss])
+        if miss == 0:
+            slip = self._slip(got, want)
+            return self._say(INCORRECT, f"not yet. On {where}: expected {_show(want)}, "
+                                        f"got {_show(got)}.{' ' + slip if slip else ''}{note}")
+        return self._say(INCORRECT, f"not yet. Right on the example, but on {where}: "
+                                    f"expected {_show(want)}, got {_show(got)}. Does your "
+                                    f"function use every argument, for any value?{note}")
+
+    def _where(self, number: int, kwargs: dict[str, Any]) -> str:
+        return ("the example " + self.teaching_label if number == 0 else
+                f"random test input {number} ({_describe(kwargs)})")
 
     def _slip(self, got: Any, want: Any) -> str:
         try:

@@ -25,8 +25,13 @@ q1 = NumberQuestion(
     hints=["A matmul of an M×K matrix by a K×N matrix is 2·M·N·K FLOPs.",
            "Here M is the number of tokens, K = d_ff and N = d_model."],
     solution="q1_answer = 2 * 2048 * 11008 * 4096",
-    too_high="Too high: count one layer, not all 32.",
-    too_low="Too low: did you count 2 FLOPs (multiply and add) per multiply-accumulate?")
+    slips={"That is all 32 layers: the question asks for ONE layer's down projection.":
+           lambda: 32 * _mlp_down_flops_each(),
+           "That counts 1 FLOP per multiply-accumulate: a MAC is 2 FLOPs (a multiply and an add).":
+           lambda: _mlp_down_flops_each() / 2},
+    too_high="Too high: is it one layer's down projection, over one sequence of 2,048 tokens?",
+    too_low="Too low: did you count 2 FLOPs per multiply-accumulate, for every one of the "
+            "2,048 tokens?")
 
 
 def _embedding_fraction() -> float:
@@ -44,7 +49,10 @@ q2 = NumberQuestion(
     hints=["The recommender model has .embedding_params and .params.",
            "A fraction is a part over the whole: give a number like 0.5, not 50."],
     solution='dlrm = ak.models.get("dlrm")\nq2_answer = dlrm.embedding_params / dlrm.params',
-    too_high="Too high: a fraction is at most 1 (did you give a percentage?).")
+    slips={"That is a percentage: give the fraction, between 0 and 1.":
+           lambda: 100 * _embedding_fraction()},
+    too_high="Too high: a fraction is at most 1.",
+    too_low="Too low: do the embedding rows include every table's rows × dimension?")
 
 
 def _flops_share_reference(operations: tuple, kind: str) -> float:

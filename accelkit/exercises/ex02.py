@@ -27,8 +27,12 @@ q1 = NumberQuestion(
     hints=["Warps = elements ÷ lanes. Each core gets warps ÷ cores of them.",
            "Issue cycles = (warps per core) × (instructions per warp)."],
     solution="q1_answer = (4096 // 32 // 4) * (1 + 10 + 1)",
-    too_high="Too high: did you count every warp on one core?",
-    too_low="Too low: count the load and the store as instructions too.")
+    slips={"That puts every warp on one core: the warps are dealt round-robin to the 4 cores.":
+           lambda: 4 * _gelu_issue(),
+           "That counts the 10 ALU instructions only: the load and the store are instructions too.":
+           lambda: _gelu_issue() * 10 / 12},
+    too_high="Too high: are the warps shared among the 4 cores?",
+    too_low="Too low: does each warp's program count all its instructions?")
 
 
 def _stride2() -> float:
@@ -43,7 +47,9 @@ q2 = NumberQuestion(
     hints=["One warp's 32 lanes span 32 × 2 × 4 = 256 bytes.",
            "Each warp touches 256 ÷ 32 = 8 segments; there are 4,096 ÷ 32 warps."],
     solution="q2_answer = (4096 // 32) * (32 * 2 * 4 // 32)",
-    too_low="Too low: the lanes skip every other element, so the warp's span doubles.")
+    slips={"That is the coalesced load's count: with stride 2 the lanes skip every other "
+           "element, so each warp's span doubles.": lambda: _stride2() / 2},
+    too_low="Too low: how many bytes does one warp's load span?")
 
 
 def _reference_cycles(issue_cycles: int, transactions: int, latency: int, in_flight: int) -> int:

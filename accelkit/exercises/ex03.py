@@ -18,8 +18,12 @@ q1 = NumberQuestion(
     hints=["os has no load phase: A and B enter skewed from the left and the top.",
            "One fold of os takes T + R + C − 2 cycles, with T = K streamed."],
     solution="q1_answer = 4 + 4 + 4 - 2",
-    too_high="Too high: os does not shift a stationary tile in first.",
-    too_low="Too low: the last operands reach the far corner R − 1 + C − 1 cycles late.")
+    slips={"That is the weight-stationary count: os has no stationary tile to shift in first.":
+           lambda: SystolicArray(4, 4, "ws").estimate(M=4, N=4, K=4).cycles,
+           "That is the K multiply-accumulate steps alone: the skewed operands also take cycles "
+           "to fill the array and drain out of it.": lambda: 4.0},
+    too_high="Too high: does os shift a stationary tile in before it starts?",
+    too_low="Too low: how late do the last operands reach the far corner?")
 
 q2 = NumberQuestion(
     "q2",
@@ -31,8 +35,11 @@ q2 = NumberQuestion(
     hints=["ws maps K × N on the array; each fold streams all M rows of A past its weights.",
            "A value of A is read once per column fold: ⌈N / 128⌉."],
     solution="import math\nq2_answer = math.ceil(512 / 128)",
-    too_high="Too high: inside the array a value is passed from cell to cell, not re-read.",
-    too_low="Too low: each column fold streams A through the array again.")
+    slips={"That is once per column of B: inside the array a value passes from cell to cell, "
+           "so it is read once per column fold, not once per column.": lambda: 512.0,
+           "Once is too few: each column fold streams A through the array again.": lambda: 1.0},
+    too_high="Too high: is a value re-read by every cell, or passed from cell to cell?",
+    too_low="Too low: how many column folds stream A through the array?")
 
 
 def _ws_cycles_reference(rows: int, cols: int, M: int, N: int, K: int) -> int:
@@ -77,8 +84,10 @@ q4 = NumberQuestion(
     hints=["Double buffering hides the load (R cycles) of every fold but the first.",
            "Count the folds: ⌈4096/128⌉ × ⌈4096/128⌉."],
     solution="folds = (4096 // 128) * (4096 // 128)\nq4_answer = (folds - 1) * 128",
-    too_high="Too high: the first fold still pays its load.",
-    too_low="Too low: every fold after the first hides a whole R-cycle load.")
+    slips={"That hides the first fold's load too: the first fold still pays its load.":
+           lambda: (4096 // 128) ** 2 * 128},
+    too_high="Too high: can the first fold's load be hidden?",
+    too_low="Too low: how many cycles of load does each hidden fold save?")
 
 q5 = ExplainQuestion(
     "q5",

@@ -21,8 +21,13 @@ q1 = NumberQuestion(
            "Utilization = M·N·K / (rows · cols · cycles); one fold takes 2·128 + 128 + M − 2 cycles."],
     solution="folds = (4096 // 128) ** 2\n"
              "q1_answer = 1 * 4096 * 4096 / (128 * 128 * folds * (2 * 128 + 128 + 1 - 2))",
-    too_high="Too high: count the load, fill and drain of every fold.",
-    too_low="Too low: check that you used a fraction, not a percentage divided twice.")
+    slips={"That leaves out the weight load: a ws fold first shifts its 128 weight rows in "
+           "(R cycles), then fills and drains.":
+           lambda: 1 / (128 + 128 + 1 - 2),
+           "That is a percentage: give the fraction, between 0 and 1.":
+           lambda: 100 * SystolicArray(128, 128, "ws").estimate(M=1, N=4096, K=4096).utilization},
+    too_high="Too high: does every fold pay its load, fill and drain, for one useful row?",
+    too_low="Too low: is it a fraction (not a percentage divided by 100 again)?")
 
 q2 = NumberQuestion(
     "q2",
@@ -34,8 +39,12 @@ q2 = NumberQuestion(
     hints=["os maps M × N on the array: ⌈129/128⌉ × ⌈129/128⌉ folds.",
            "Mapped cells summed over folds are M·N; offered cells are 128·128 per fold."],
     solution="q2_answer = 129 * 129 / (4 * 128 * 128)",
-    too_high="Too high: 129 needs two folds in each mapped dimension.",
-    too_low="Too low: the mapped cells add up to M·N over all folds.")
+    slips={"That counts two folds in all: 129 needs two folds in EACH mapped dimension.":
+           lambda: 129 * 129 / (2 * 128 * 128),
+           "That counts one fold: 129 is one more than the array's 128.":
+           lambda: 129 * 129 / (128 * 128)},
+    too_high="Too high: how many folds does 129 need in each mapped dimension?",
+    too_low="Too low: do the mapped cells add up to M·N over all folds?")
 
 
 def _folds_reference(rows: int, cols: int, M: int, N: int, K: int, dataflow: str) -> int:
@@ -117,14 +126,17 @@ q5 = ExplainQuestion(
          "is almost all padding.", True, "the second fold maps 1 column out of 128"),
         ("N = 129 costs more because 129 is odd and the array needs even sizes.", False,
          "N = 130 or 250 would cost the same extra fold; 128 + 1 is the problem, not oddness"),
-        ("The extra fold pays its full load, fill and drain again, which is why utilization "
-         "nearly halves.", True, "every fold lasts 2·rows + cols + M − 2 cycles, however empty"),
+        ("Utilization nearly halves because the extra fold pays its load, fill and drain again, "
+         "so an MXU that pipelines its folds would not lose it.", False,
+         "the halving is padding: the extra fold maps 1 column of 128, so it lasts as long as a "
+         "full fold and does almost no work; lesson 04's pipelined MXU, which pays fill and drain "
+         "once, falls off the same cliff"),
         ("In ws, M streams through the array, so M = 129 only makes each fold's stream one row "
          "(one cycle) longer.", True, "that is why the M change costs almost nothing"),
     ],
     hints=["Which dimensions does ws put on the array's rows and columns?",
            "What happens to a dimension of 129 on a 128-wide array, and to a stream one row longer?"],
     solution='q5_explanation = ("In ws the weights (K × N) are mapped on the array and M streams '
-             'through it. N = 129 needs a second column fold that is almost all padding and pays '
-             'the full fill and drain again, so utilization nearly halves; M = 129 only makes the '
-             'stream one row longer, which costs one cycle per fold.")')
+             'through it. N = 129 needs a second column fold that is almost all padding: it lasts as long '
+             'as a full fold and does almost no work, so utilization nearly halves, pipelined or '
+             'not; M = 129 only makes the stream one row longer, which costs one cycle per fold.")')

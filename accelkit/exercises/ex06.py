@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from accelkit import energy, price
-from accelkit.exercises._core import ChoiceQuestion, ExplainQuestion, FunctionQuestion, NumberQuestion
+from accelkit.exercises._core import (ChoiceQuestion, ExplainQuestion, FunctionQuestion,
+                                      NumberQuestion, chip_resolver)
 
 q1 = NumberQuestion(
     "q1",
@@ -15,8 +16,13 @@ q1 = NumberQuestion(
            "ak.energy.access_picojoules('dram') and ak.energy.mac_picojoules('bf16')."],
     solution="import accelkit as ak\n"
              "q1_answer = ak.energy.access_picojoules('dram') / ak.energy.mac_picojoules('bf16')",
-    too_high="Too high: did you use the 'high' DRAM estimate, or a narrow (fp16) accumulator?",
-    too_low="Too low: use the mid DRAM estimate and a 16-bit multiply plus a 32-bit add.")
+    slips={"That is the 'high' DRAM estimate, or a narrow (fp16) accumulator: the question asks "
+           "for the mid estimate and a wide accumulator.":
+           lambda: energy.access_picojoules("dram", estimate="high") / energy.mac_picojoules("bf16"),
+           "That is the 'low' DRAM estimate: the question asks for the mid one.":
+           lambda: energy.access_picojoules("dram", estimate="low") / energy.mac_picojoules("bf16")},
+    too_high="Too high: which DRAM estimate, and which accumulator, did you use?",
+    too_low="Too low: the mid DRAM estimate, and a 16-bit multiply plus a 32-bit add?")
 
 q2 = NumberQuestion(
     "q2",
@@ -28,8 +34,10 @@ q2 = NumberQuestion(
            "The peak is ak.chips.get('H100').peak_flops('bf16')."],
     solution="import accelkit as ak\n"
              "q2_answer = ak.chips.get('H100').peak_flops('bf16') * 0.4 * 3600 / 3.99",
-    too_high="Too high: did you leave out the MFU?",
-    too_low="Too low: a chip-hour is 3600 seconds.")
+    slips={"That leaves out the MFU: at 40% MFU the chip does 40% of its peak.":
+           lambda: price.flops_per_dollar("H100", "bf16", 1.0, usd_per_hour=3.99)},
+    too_high="Too high: did you multiply the peak by the MFU?",
+    too_low="Too low: how many seconds of peak does one GPU-hour buy?")
 
 
 def _gemm_energy_joules(M: int, N: int, K: int) -> float:
@@ -66,6 +74,7 @@ q4 = ChoiceQuestion(
     "At the cheapest sourced list prices (ak.price.price_points) and equal MFU, which buys more "
     "bf16 FLOPs per dollar: 'H100' or 'TPU v5p'?",
     options=["H100", "TPU v5p"],
+    resolve=chip_resolver(["H100", "TPU v5p"]),
     expected=lambda: max(
         ("H100", "TPU v5p"),
         key=lambda chip: price.flops_per_dollar(chip, usd_per_hour=min(

@@ -3,9 +3,16 @@ accelkit.parallel."""
 
 from __future__ import annotations
 
-from accelkit import chips, parallel, price, training
+from accelkit import chips, models, parallel, price, training
 from accelkit.parallel import Layout
 from accelkit.exercises._core import ChoiceQuestion, ExplainQuestion, FunctionQuestion, NumberQuestion
+
+def _llama_2_7b() -> models.Transformer:
+    model = models.get("llama-2-7b")
+    if not isinstance(model, models.Transformer):
+        raise TypeError(f"llama-2-7b is a {type(model).__name__}, not a Transformer")
+    return model
+
 
 q1 = NumberQuestion(
     "q1",
@@ -13,11 +20,18 @@ q1 = NumberQuestion(
     "ak.models.get('llama-2-7b').params) on 2 trillion tokens? (±1%)",
     expected=lambda: training.estimate(model="llama-2-7b", tokens=2e12, chip="H100").flops,
     rel_tol=0.01,
+    # Lesson 07 teaches both counts: 6·N·D, and the catalog's with attention's matmuls added.
+    accepted={"(You counted attention's FLOPs too, as the catalog does; 6·N·D alone is also "
+              "accepted.)": lambda: _llama_2_7b().flops_per_token("train") * 2e12},
     hints=["6 FLOPs per parameter per token: 2 forward, 4 backward.",
            "6 × N × D with D = 2e12."],
     solution="import accelkit as ak\nq1_answer = 6 * ak.models.get('llama-2-7b').params * 2e12",
-    too_high="Too high: 6 FLOPs per parameter per token, not 8.",
-    too_low="Too low: did you count the backward pass (4 of the 6)?")
+    slips={"That counts 8 FLOPs per parameter per token: training is 6 (2 forward, 4 backward).":
+           lambda: 8 * _llama_2_7b().params * 2e12,
+           "That is the forward pass only (2 FLOPs per parameter per token): the backward pass "
+           "adds 4 more.": lambda: 2 * _llama_2_7b().params * 2e12},
+    too_high="Too high: how many FLOPs per parameter per token does training take?",
+    too_low="Too low: did you count the backward pass?")
 
 q2 = NumberQuestion(
     "q2",
@@ -33,8 +47,11 @@ q2 = NumberQuestion(
     too_high="Too high: check the MFU and the chip count.",
     slips={"MFU is the share of the peak you get: multiply the peak by it, do not divide.":
            lambda: training.estimate(model="llama-2-7b", tokens=2e12, chip="A100", n_chips=512,
-                                     mfu=0.45).days * 0.45 ** 2},
-    too_low="Too low: a day is 86,400 seconds.")
+                                     mfu=0.45).days * 0.45 ** 2,
+           "That leaves out the MFU: the chips reach 45% of their peak, so the run takes longer.":
+           lambda: training.estimate(model="llama-2-7b", tokens=2e12, chip="A100", n_chips=512,
+                                     mfu=0.45).days * 0.45},
+    too_low="Too low: check the MFU, the peak (bf16) and the seconds in a day.")
 
 
 def _training_days(params: float, tokens: float, n_chips: int, peak_flops: float, mfu: float) -> float:
@@ -163,8 +180,10 @@ q7 = NumberQuestion(
              "layout = Layout(dp=128, tp=8, pp=16, microbatch_tokens=8192, recompute='full', interleave=4)\n"
              "step = ak.parallel.train_step('llama-3.1-405b', 'H100', layout, batch_tokens=16 * 2**20)\n"
              "q7_answer = ak.price.usd_for(ak.chips.get('H100').usd_per_hour, step.seconds, 16384)",
+    slips={"That prices one GPU: every one of the 16,384 GPUs is paid for during the step.":
+           lambda: _step405_usd() / 16384},
     too_high="Too high: dollars = price per GPU-hour × GPUs × seconds / 3,600.",
-    too_low="Too low: every one of the 16,384 GPUs is paid for during the step.")
+    too_low="Too low: are all 16,384 GPUs paid for, for the whole step?")
 
 
 q8 = NumberQuestion(
@@ -179,5 +198,7 @@ q8 = NumberQuestion(
            "Training is 3 forward passes' worth (1 forward + 2 backward); full recomputation adds "
            "one more."],
     solution="q8_answer = 0.40 * 4 / 3",
+    slips={"That is the ratio upside down: HFU counts more FLOPs than MFU in the same time, so "
+           "it is the larger.": lambda: 0.40 * 3 / 4},
     too_high="Too high: recomputation adds one forward pass to three passes' worth, not more.",
-    too_low="Too low: HFU counts more FLOPs than MFU in the same time, so it is larger.")
+    too_low="Too low: how many passes' worth does a step execute with full recomputation?")

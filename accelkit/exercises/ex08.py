@@ -17,14 +17,18 @@ q1 = NumberQuestion(
     "How many bytes of KV cache does one token of Llama-3-70B leave behind, in bf16? "
     "(80 layers, 8 KV heads, head_dim 128; ±1%)",
     expected=lambda: _transformer("llama-3-70b").kv_cache_bytes_per_token("bf16"),
-    rel_tol=0.01,
+    rel_tol=0.01, quantity="bytes",
     hints=["A key and a value per layer per KV head, each head_dim numbers wide.",
            "2 × layers × kv_heads × head_dim × bytes per number."],
     solution="import accelkit as ak\n"
              "m = ak.models.get('llama-3-70b')\n"
              "q1_answer = 2 * m.layers * m.kv_heads * m.head_dim * 2",
-    too_high="Too high: grouped-query attention stores 8 KV heads, not all 64 query heads.",
-    too_low="Too low: count both keys and values, in every layer, 2 bytes each.")
+    slips={"That counts all 64 query heads: grouped-query attention stores 8 KV heads.":
+           lambda: 8 * _transformer("llama-3-70b").kv_cache_bytes_per_token("bf16"),
+           "That is one layer: every one of the 80 layers keeps its keys and values.":
+           lambda: _transformer("llama-3-70b").kv_cache_bytes_per_token("bf16") / 80},
+    too_high="Too high: how many KV heads does grouped-query attention store?",
+    too_low="Too low: keys and values, in every layer, 2 bytes each?")
 
 q2 = NumberQuestion(
     "q2",
@@ -40,8 +44,11 @@ q2 = NumberQuestion(
     solution="import accelkit as ak\n"
              "closed_form = ak.chips.get('H100').ridge_flops_per_byte('bf16') * 2 / 2  # 295\n"
              "q2_answer = ak.inference.compute_bound_batch('llama-3-70b', 'H100', kinds=('matmul',))  # 310",
-    too_high="Too high: bf16 weights are 2 bytes, and each weight does 2 FLOPs per sequence.",
-    too_low="Too low: divide peak FLOP/s by bandwidth in bytes/s, not bits or GB.")
+    slips={"That divides by bandwidth in bits per second: use bytes per second.":
+           lambda: inference.compute_bound_batch("llama-3-70b", "H100", kinds=("matmul",)) / 8},
+    too_high="Too high: bf16 weights are 2 bytes, and each weight does 2 FLOPs per sequence: "
+             "did you halve the ridge × bytes per weight?",
+    too_low="Too low: peak FLOP/s over bandwidth in bytes/s, times 2 bytes per weight, over 2?")
 
 
 def _usd_per_million_tokens(usd_per_hour: float, n_chips: int, step_seconds: float,

@@ -36,8 +36,12 @@ q1 = NumberQuestion(
     solution=("from accelkit.workloads import compare\n"
               "c = compare('dense_matmul')\n"
               "q1_answer = (c.tpu_cycles * c.tpu_mac_cells) / (c.gpu_cycles * c.gpu_mac_cells)"),
-    too_high="Too high: did you divide GPU by TPU?",
-    too_low="Too low: multiply each machine's cycles by its own MAC cells.")
+    slips={"That is GPU ÷ TPU: the question asks for TPU cell-cycles over GPU cell-cycles.":
+           lambda: 1 / _dense_ratio(),
+           "That compares cycles alone: multiply each machine's cycles by its own MAC cells.":
+           lambda: _compare("dense_matmul").tpu_cycles / _compare("dense_matmul").gpu_cycles},
+    too_high="Too high: is it TPU over GPU, each machine's cycles times its own MAC cells?",
+    too_low="Too low: is it TPU over GPU, each machine's cycles times its own MAC cells?")
 
 
 def _amdahl_transformer() -> float:
@@ -54,7 +58,10 @@ q2 = NumberQuestion(
            "Speed-up = 1 ÷ s."],
     solution=("from accelkit.workloads import compare\n"
               "q2_answer = 1 / compare('transformer_layer').tpu_outside_matrix_share"),
-    too_low="Too low: the time left is only the part outside the array.")
+    slips={"That speeds up the part outside the array: with the array infinitely fast, the "
+           "time left is only the share s outside it.":
+           lambda: 1 / (1 - _compare("transformer_layer").tpu_outside_matrix_share)},
+    too_low="Too low: what share of the time is left when the array takes none?")
 
 
 def _amdahl(outside_share: float, matrix_speedup: float) -> float:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from accelkit import scenarios, training
-from accelkit.exercises._core import ChoiceQuestion, ExplainQuestion, FunctionQuestion, NumberQuestion
+from accelkit.exercises._core import (ChoiceQuestion, ExplainQuestion, FunctionQuestion,
+                                      NumberQuestion, chip_resolver)
 
 
 def _pretrain_usd() -> float:
@@ -26,9 +29,15 @@ q1 = NumberQuestion(
              "t = ak.training.estimate(model='llama-3-70b', tokens=15e12, chip='TPU v5p', "
              "n_chips=4096, mfu=0.4)\n"
              "q1_answer = t.usd",
+    slips={"That leaves out the MFU: at 40% MFU the run takes longer than at peak.":
+           lambda: _pretrain_usd() * 0.4,
+           "MFU is the share of the peak you get: multiply the peak by it, do not divide.":
+           lambda: _pretrain_usd() * 0.4 ** 2,
+           "That is the forward pass only: training is 6 FLOPs per parameter per token, 2 forward "
+           "and 4 backward.": lambda: _pretrain_usd() / 3},
     too_high="Too high: MFU multiplies the peak (the chips do more per second, not less).",
-    too_low="Too low: 6 FLOPs per parameter per token (forward and backward), and the price is "
-            "per chip-hour.")
+    too_low="Too low: 6 FLOPs per parameter per token, at 40% of the peak, priced per "
+            "chip-hour?")
 
 q2 = NumberQuestion(
     "q2",
@@ -43,45 +52,38 @@ q2 = NumberQuestion(
     solution="import math\nimport accelkit as ak\n"
              "q2_answer = math.ceil(ak.models.get('llama-3-8b').params * 16 / "
              "ak.chips.get('H100').hbm_bytes)",
-    too_high="Too high: HBM is 80 GiB = 80 × 2**30 bytes per H100.",
+    too_high="Too high: how many bytes of HBM does one H100 have (ak.chips.get('H100').hbm_bytes)?",
     too_low="Too low: round up, and count 16 bytes per parameter.")
 
 
-def _serving_seconds(work_tokens: float, batch: int, output_tokens: int,
-                     prefill_seconds: float, decode_seconds: float) -> float:
-    # the serving-job convention of accelkit.scenarios
-    return work_tokens / (batch * output_tokens) * (prefill_seconds + output_tokens
-                                                    * decode_seconds)
+def _fleet_replicas(users: int, interval_seconds: float, max_rate_per_replica: float) -> int:
+    # the decision lab's sizing (accelkit.serving.LoadCurve.plan)
+    return max(1, math.ceil(users / interval_seconds / max_rate_per_replica))
 
 
 q3 = FunctionQuestion(
     "q3",
-    "Write serving_seconds(work_tokens, batch, output_tokens, prefill_seconds, decode_seconds): "
-    "how long one replica takes to generate work_tokens, serving batches of `batch` requests "
-    "that each prefill once (prefill_seconds per batch) and then take output_tokens decode "
-    "steps of decode_seconds each.",
-    reference=_serving_seconds,
-    cases=lambda rng: [{"work_tokens": float(rng.integers(1, 10**6)) * 1e4,
-                        "batch": int(rng.integers(1, 513)),
-                        "output_tokens": int(rng.integers(1, 2001)),
-                        "prefill_seconds": float(rng.uniform(0.01, 5.0)),
-                        "decode_seconds": float(rng.uniform(0.002, 0.1))} for _ in range(6)],
-    rel_tol=1e-9,
-    teaching_case={"work_tokens": 1e6, "batch": 10, "output_tokens": 100, "prefill_seconds": 1.0,
-                   "decode_seconds": 0.02},
-    slips={"You left out the prefill: each batch prefills once before decoding.":
-           lambda work_tokens, batch, output_tokens, prefill_seconds, decode_seconds:
-           work_tokens / (batch * output_tokens) * output_tokens * decode_seconds,
-           "prefill_seconds is per batch, not per request: a batch prefills its requests together.":
-           lambda work_tokens, batch, output_tokens, prefill_seconds, decode_seconds:
-           work_tokens / (batch * output_tokens) * (batch * prefill_seconds
-                                                    + output_tokens * decode_seconds)},
-    hints=["One batch produces batch × output_tokens tokens.",
-           "One batch takes prefill_seconds + output_tokens × decode_seconds; count the batches."],
-    solution="def serving_seconds(work_tokens, batch, output_tokens, prefill_seconds, "
-             "decode_seconds):\n"
-             "    batches = work_tokens / (batch * output_tokens)\n"
-             "    return batches * (prefill_seconds + output_tokens * decode_seconds)")
+    "Write fleet_replicas(users, interval_seconds, max_rate_per_replica): the fewest replicas "
+    "for `users` people who each send a request every `interval_seconds` on average, when one "
+    "replica meets the latency limits at up to `max_rate_per_replica` requests per second.",
+    reference=_fleet_replicas,
+    cases=lambda rng: [{"users": int(rng.integers(1, 10**6)),
+                        "interval_seconds": float(rng.uniform(1.0, 120.0)),
+                        "max_rate_per_replica": float(rng.uniform(0.5, 50.0))}
+                       for _ in range(6)],
+    rel_tol=0.0,
+    teaching_case={"users": 1000, "interval_seconds": 30.0, "max_rate_per_replica": 4.0},
+    slips={"Round up: a fraction of a replica is a whole replica you must rent.":
+           lambda users, interval_seconds, max_rate_per_replica:
+           int(users / interval_seconds / max_rate_per_replica),
+           "The users make users / interval_seconds requests a second, not users.":
+           lambda users, interval_seconds, max_rate_per_replica:
+           max(1, math.ceil(users / max_rate_per_replica))},
+    hints=["Requests per second = users / interval_seconds.",
+           "Divide by what one replica can take, and round up to whole replicas."],
+    solution="import math\n"
+             "def fleet_replicas(users, interval_seconds, max_rate_per_replica):\n"
+             "    return max(1, math.ceil(users / interval_seconds / max_rate_per_replica))")
 
 
 def _cheaper_offline() -> str:
@@ -103,6 +105,7 @@ q4 = ChoiceQuestion(
     "Bulk offline inference (the lab's defaults) at each chip's lowest sourced price: which is "
     "cheaper, 'TPU v6e' or 'H100'?",
     options=["TPU v6e", "H100"],
+    resolve=chip_resolver(["TPU v6e", "H100"]),
     expected=_cheaper_offline,
     hints=["scenarios.compare('offline', [...], price_source='lowest') gives both.",
            "In the lab: bulk offline inference, price = lowest sourced price."],
@@ -114,28 +117,31 @@ q4 = ChoiceQuestion(
 
 q5 = ExplainQuestion(
     "q5",
-    "In the decision lab, the chatbot at batch 4 uses a small share of every chip's peak "
-    "(the utilization column). Explain why, and name the knob that lowers its cost per token "
-    "the most while keeping the latency target.",
+    "In the decision lab, raise the chatbot's users from 1,000 to 3,000: the fleet grows "
+    "almost threefold while the cost per million tokens falls a little at most. Explain why, and "
+    "say what would lower the cost per token instead.",
     statements=[
-        ("The chips are underused because the latency target forces them to run at a lower "
-         "clock.", False, "the model has no clock scaling; the matrix units wait on memory"),
-        ("At batch 4 each decode step reads every weight from memory to produce only 4 tokens, so "
-         "the step is memory-bound and the matrix units sit mostly idle.", True,
-         "a few FLOPs per weight byte, far below any chip's ridge"),
-        ("A chip with a higher peak FLOP/s is what lowers the cost per token most at batch 4.",
-         False, "at batch 4 the peak is mostly idle; bandwidth and price matter far more"),
-        ("Raising the batch shares each step's weight read among more sequences, so the cost per "
-         "token falls while the time per token stays under the target, up to a point.", True,
-         "the batch is the knob; the latency target sets how far it can go"),
-        ("Adding chips per replica lowers the cost per token most, because each step gets "
-         "faster.", False, "you pay for every chip: the step gets faster, but the bill per step "
-                           "grows about as fast"),
+        ("Each replica is given the highest load at which its simulated 99th percentiles meet "
+         "both limits, so three times the requests need about three times the replicas.", True,
+         "the plan divides the arrival rate by what one replica can take"),
+        ("More users put more sequences into each replica's batch, so the cost per token falls "
+         "about threefold.", False, "each replica's load is capped by the limits, not by the "
+                                    "users: the batch per replica stays where it was"),
+        ("The cost per token is set by the chip, its price and the load one replica carries "
+         "within the limits, not by how many replicas there are.", True,
+         "dollars per hour per replica over tokens per hour per replica"),
+        ("Renting the same chips at a lower price per chip-hour (the price menu) lowers the cost "
+         "per token by the same factor.", True,
+         "the fleet is the same; each of its hours costs less"),
+        ("The TTFT column is the time to prefill every prompt of a replica's batch at once.",
+         False, "it is the 99th percentile of a request's wait for its first token under "
+                "arrivals, queueing included"),
     ],
-    hints=["What does each decode step read, and how many tokens does it produce at batch 4?",
-           "Move the batch knob and watch the ms/token column and the cost."],
-    solution='q5_explanation = ("At batch 4 each decode step reads every weight (and the KV '
-             'cache) from memory to produce only 4 tokens, so the step is memory-bound and the '
-             'matrix units sit idle. Raising the batch shares that weight read among more '
-             'sequences: the cost per token falls almost in proportion while the latency per '
-             'token stays under the 50 ms target.")')
+    hints=["What does the plan hold fixed per replica when the users grow?",
+           "Move the users, then the TPOT limit, and watch the USD/M column."],
+    solution='q5_explanation = ("The plan gives each replica the most requests per second it can '
+             'take while its 99th-percentile TTFT and TPOT stay within the limits, so tripling '
+             'the users about triples the replicas, and the cost per token stays near where it '
+             'was: it depends on the chip, its price and the load one replica carries (whole '
+             'replicas leave a small fleet partly idle, so it falls a little). A cheaper '
+             'chip-hour or a chip whose replica carries more per dollar lowers it.")')

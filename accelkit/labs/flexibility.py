@@ -26,7 +26,7 @@ from accelkit.systolic import SystolicArray, SystolicRun
 from accelkit.workloads import (OPERATIONS, WORKLOADS, Branchy, Comparison, Gather, Matmul,
                                 Operation, SparseMatmul, TPUStyleMachine, compare_runs)
 
-__all__ = ["DEFAULT_WARPS", "TENSOR_CORES", "amdahl_numbers", "gpu_machine", "lab_compare",
+__all__ = ["DEFAULT_WARPS", "DENSE_LAYER_BATCH", "TENSOR_CORES", "amdahl_numbers", "gpu_machine", "lab_compare",
            "mix_ops", "recurrent_batch_sweep", "roofline_pair", "tpu_machine",
            "with_side_instructions"]
 
@@ -228,8 +228,14 @@ def recurrent_batch_sweep(batches: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 12
                            ).operations[0].tpu_over_gpu_per_area for b in sizes}
 
 
-def roofline_pair(chip: str | chips.Chip, batch: int, lookups: int = 4096, dim: int = 128,
-                  d_model: int = 4096) -> tuple[RooflineResult, RooflineResult]:
+#: The dense layer's batch in lesson 09's gather-vs-dense comparison: large enough that a
+#: 4096-wide layer is compute-bound on every chip the lesson shows (at 256 it is still
+#: memory-bound on a TPU v5e and an H100, so the contrast with the gather would not show).
+DENSE_LAYER_BATCH = 1024
+
+
+def roofline_pair(chip: str | chips.Chip, batch: int = DENSE_LAYER_BATCH, lookups: int = 4096,
+                  dim: int = 128, d_model: int = 4096) -> tuple[RooflineResult, RooflineResult]:
     """An embedding-bag gather and a dense layer on one real chip's roofline, in bf16.
 
     The gather reads ``lookups × dim`` elements once and adds each into a pooled sum (one FLOP
@@ -239,7 +245,8 @@ def roofline_pair(chip: str | chips.Chip, batch: int, lookups: int = 4096, dim: 
 
     Args:
         chip: a chip name (see ``accelkit.chips.names()``) or a Chip.
-        batch: the dense layer's batch (rows of its input), >= 1.
+        batch: the dense layer's batch (rows of its input), >= 1; default
+            :data:`DENSE_LAYER_BATCH`.
         lookups: embedding rows gathered, >= 1.
         dim: elements per embedding row, >= 1.
         d_model: the dense layer's width, >= 1.

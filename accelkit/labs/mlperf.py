@@ -306,7 +306,7 @@ def explain_gap(gpu_submission: Submission, tpu_submission: Submission, *,
                      f"{t.precision} on {tc.name}",
         "recompute": f"model FLOPs over executed FLOPs: recompute {g.layout.recompute!r} vs "
                      f"{t.layout.recompute!r}",
-        "pipeline_bubble": f"1F1B bubble: pp {g.layout.pp} (v{g.layout.interleave}) vs "
+        "pipeline_bubble": f"1F1B bubble: pp {g.layout.pp} (interleave {g.layout.interleave}) vs "
                            f"pp {t.layout.pp}",
         "exposed_communication": "step time not hidden behind compute (train_step's overlap "
                                  "rules; tensor-parallel collectives never hidden)",

@@ -123,12 +123,14 @@ def utilization_line(side: int, K: int, dataflow: str, M: int,
 
 
 def tile_curves(width: int, tokens: Sequence[int] = TOKENS) -> dict[str, list[float]]:
-    """Useful share of four matrix units multiplying ``M × width`` by ``width × width``.
+    """Useful share of five matrix units multiplying ``M × width`` by ``width × width``.
 
-    The four: 16×16 tensor-core tiles on the toy GPU (:data:`TENSOR_CORE`; lane utilization,
+    The five: 16×16 tensor-core tiles on the toy GPU (:data:`TENSOR_CORE`; lane utilization,
     padding only), one 128×128 output-stationary tile (mapping efficiency: padding only), a
-    128×128 weight-stationary MXU (utilization: padding plus load, fill and drain) and the same
-    MXU double-buffering its weights.
+    128×128 weight-stationary MXU (utilization: padding plus load, fill and drain), the same
+    MXU double-buffering its weights, and the same MXU pipelined as a real one runs
+    (``double_buffer=True, overlap_folds=True``: lesson 04's "pipelined MXU", fill and drain
+    paid once per matmul).
 
     Args:
         width: the layer's width, N = K, >= 1.
@@ -145,6 +147,7 @@ def tile_curves(width: int, tokens: Sequence[int] = TOKENS) -> dict[str, list[fl
     gpu = SIMDMachine(**TENSOR_CORE)  # type: ignore[arg-type]
     mxu = SystolicArray(128, 128, "ws")
     mxu_db = SystolicArray(128, 128, "ws", double_buffer=True)
+    mxu_piped = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True)
     tile = SystolicArray(128, 128, "os")
     return {
         "16×16 tensor-core tiles (padding only)":
@@ -155,6 +158,8 @@ def tile_curves(width: int, tokens: Sequence[int] = TOKENS) -> dict[str, list[fl
             [mxu.estimate(M=m, N=width, K=width).utilization for m in ms],
         "128×128 ws MXU, double-buffered":
             [mxu_db.estimate(M=m, N=width, K=width).utilization for m in ms],
+        "128×128 ws MXU, pipelined (as a real one)":
+            [mxu_piped.estimate(M=m, N=width, K=width).utilization for m in ms],
     }
 
 

@@ -257,6 +257,13 @@ class SIMDMachine:
         (see :func:`accelkit.simd.vector.gather`)."""
         return self.cost(vector_kernels.gather(self, table, indices))
 
+    def load(self, x: object, indices: object) -> SIMDRun:
+        """A plain load in an access pattern: thread t loads ``x[indices[t]]`` (its address
+        computed in a register, no index array read) and stores it to ``out[t]``. The load's
+        transactions are :meth:`transactions` of ``indices``; the store adds a coalesced write
+        (see :func:`accelkit.simd.vector.load`)."""
+        return self.cost(vector_kernels.load(self, x, indices))
+
     def branchy(self, x: object, *, threshold: float = 0.0, then_instructions: int = 64,
                 else_instructions: int = 64) -> SIMDRun:
         """A data-dependent branch per element: ``x*x if x > threshold else -x``, each side

@@ -1,5 +1,5 @@
 """The toy GPU's vector kernels, one thread per element: elementwise operations, row
-reductions, an embedding gather and a data-dependent branch.
+reductions, a plain load in an access pattern, an embedding gather and a data-dependent branch.
 
 Each is a fixed program per warp, so instruction counts follow from the shapes (and, for the
 branch, from which lanes take which side); transactions are counted from the lanes' addresses.
@@ -173,6 +173,34 @@ def gather(machine: VectorTarget, table: object, indices: object) -> KernelCount
         sram_reads={}, sram_writes={}, output=out)
 
 
+def load(machine: VectorTarget, x: object, indices: object) -> KernelCounts:
+    """A plain load in an access pattern: thread t loads ``x[indices[t]]`` and stores it to
+    ``out[t]``.
+
+    Unlike :func:`gather`, no index array is read: each thread computes its address in a
+    register (``s·t`` for a stride, a hash of t for a scattered pattern), so the load's
+    transactions are exactly :func:`~accelkit.simd.memory.transactions` of ``indices`` (lesson
+    02's count for the pattern) and the store adds a coalesced write. Program per warp: one
+    address instruction, the load, the store: the memory program of :func:`elementwise` with
+    one ALU instruction, so the two differ only in the pattern of the load.
+    """
+    xv = _array("x", x, ndim=1)
+    idx = index_vector("indices", indices)
+    if idx.max() >= xv.size:
+        raise ValueError(f"indices must lie in [0, {xv.size - 1}] (x has {xv.size} elements), "
+                         f"got values up to {idx.max()}")
+    n = idx.size
+    warps = ceil_div(n, machine.lanes)
+    tx = _transactions(machine, idx) + _transactions(machine, np.arange(n, dtype=np.int64))
+    return KernelCounts(
+        operation="load", kernel="simt", issue_instructions=_uniform_issue(machine, warps, 3),
+        instructions=3 * warps, warps=warps, diverged_warps=0, global_transactions=tx, macs=0,
+        useful_ops=3 * n, peak_per_instruction=machine.lanes,
+        lane_slots=warps * machine.lanes, active_slots=n,
+        dram_reads={"x": n}, dram_writes={"out": n}, sram_reads={}, sram_writes={},
+        output=xv[idx])
+
+
 def branchy(machine: VectorTarget, x: object, *, threshold: float = 0.0,
             then_instructions: int = 64, else_instructions: int = 64) -> KernelCounts:
     """A data-dependent branch per element: ``x*x if x > threshold else -x``.
@@ -259,4 +287,4 @@ def _apply(op: str, x: np.ndarray, y: np.ndarray | None) -> np.ndarray:
 
 
 __all__ = ["ELEMENTWISE_INSTRUCTIONS", "REDUCTIONS", "VectorTarget", "branchy", "elementwise",
-           "gather", "reduction"]
+           "gather", "load", "reduction"]

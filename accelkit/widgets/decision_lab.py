@@ -38,7 +38,9 @@ _TD = "<td style='text-align:{align};padding:1px 6px;white-space:nowrap'>{text}<
 METRICS = {
     "cost (USD)": lambda o: o.usd,
     "cost per million (USD)": lambda o: o.usd_per_million,
-    "time (days)": lambda o: o.days,
+    "fleet cost (USD/h)": lambda o: getattr(o, "fleet_usd_per_hour", None),
+    # a service's "days" are set by demand, not by the chip: not drawn
+    "time (days)": lambda o: None if isinstance(o, scenarios.ServingOutcome) else o.days,
     "energy at TDP (kWh)": lambda o: o.kilowatt_hours,
     "utilization (% of peak)": lambda o: 100 * o.utilization,
 }
@@ -111,8 +113,14 @@ def decision_explorer(scenario: str = "chatbot", lab: decisions.DecisionLab | No
             options=[("predicted by the engines, per chip", scenarios.PREDICTED)]
             + [(f"assumed {e:.0%} of peak", e) for e in (0.4, 0.5, 0.6, 0.7, 0.8, 1.0)],
             value=scenarios.PREDICTED, description="kernels (train)", style=STYLE),
-        "latency_ms": W.Dropdown(options=[10, 20, 30, 50, 100, 200], value=50,
-                                 description="latency target (ms)", style=STYLE),
+        "latency_ms": W.Dropdown(options=[20, 30, 50, 100, 200], value=50,
+                                 description="TPOT p99 (ms)", style=STYLE),
+        "users": W.Dropdown(options=[100, 300, 1000, 3000, 10000], value=1000,
+                            description="users (serve)", style=STYLE),
+        "prompt_tokens": W.Dropdown(options=[250, 1000, 2000, 4000], value=1000,
+                                    description="prompt tokens", style=STYLE),
+        "output_tokens": W.Dropdown(options=[100, 250, 500, 1000], value=250,
+                                    description="output tokens", style=STYLE),
         "price": W.Dropdown(options=[("catalog list price", "list"),
                                      ("lowest sourced price", "lowest")], description="price",
                             style=STYLE),
@@ -130,9 +138,17 @@ def decision_explorer(scenario: str = "chatbot", lab: decisions.DecisionLab | No
             controls["compute_efficiency"].value = s.compute_efficiency
             if s.latency_ms is not None:
                 controls["latency_ms"].value = s.latency_ms
+            if s.users is not None:
+                controls["users"].value = s.users
+            if s.kind == "serve":
+                controls["prompt_tokens"].value = s.prompt_tokens
+                controls["output_tokens"].value = s.output_tokens
+                if controls["metric"].value in ("cost (USD)", "time (days)"):
+                    controls["metric"].value = "cost per million (USD)"
         # Knobs a scenario ignores are greyed out (scenarios.knobs_for says which it uses).
         used = scenarios.knobs_for(s)
-        for name in ("mfu", "compute_efficiency", "latency_ms", "batch"):
+        for name in ("mfu", "compute_efficiency", "latency_ms", "batch", "users",
+                     "prompt_tokens", "output_tokens"):
             controls[name].disabled = name not in used
 
     # One bar chart, built once; renders only change heights (new axes cost ~30 ms). Its key
@@ -289,7 +305,8 @@ def _knobs(s: scenarios.Scenario, v: dict) -> scenarios.Knobs:
         "n_chips": None if v["n_chips"] == _AUTO else v["n_chips"], "batch": v["batch"],
         "precision": v["precision"], "mfu": None if v["mfu"] == _MODELLED else v["mfu"],
         "compute_efficiency": v["compute_efficiency"], "latency_ms": v["latency_ms"],
-        "price_source": v["price"]})
+        "users": v["users"], "prompt_tokens": v["prompt_tokens"],
+        "output_tokens": v["output_tokens"], "price_source": v["price"]})
     # The values were mapped to knob names above; "auto" and "modelled" became None (unset).
     return cast(scenarios.Knobs, {name: value for name, value in used.items() if value is not None})
 
@@ -355,45 +372,37 @@ def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[Any], list[str
                     _fmt(r.usd, "{:,.0f}"), _fmt(r.usd_per_million, "{:,.3g}"),
                     _fmt(r.kilowatt_hours, "{:,.0f}")]
         return head, train_cells
-    if s.kind == "serve" and s.concurrent_users is not None and s.latency_ms is not None:
-        # A fleet for many users at a latency target: the cheapest plan
-        # (scenarios.ServingOutcome.plan, from inference.capacity) is the answer a buyer reads;
-        # then the replica the knobs set (its chips and batch), whose cost per token and
-        # utilization the knobs move. A job's "days" mean nothing for a service: not shown.
-        head = ["chip", "plan: replicas × chips", "plan batch", "plan ms/token", "plan USD/h",
-                f"plan USD/M {unit}", "bound", "chips/replica", "batch", "ms/token",
-                "first token (s)", f"USD/M {unit}", "util.", "fits"]
+    if s.kind == "serve" and s.users is not None and s.latency_ms is not None:
+        # A service: the SLO capacity plan is the answer a buyer reads (the fleet, its $/h and
+        # $ per million tokens), then one replica's simulated percentiles at the plan's load.
+        # A service's "days" are set by demand, not by the chip: not shown.
+        head = ["chip", "plan: replicas × chips", "fleet chips", "fleet USD/h",
+                f"USD/M {unit}", "TTFT p99 (ms)", "TPOT p99 (ms)", "in flight / replica",
+                "util.", "bound", "fits"]
 
         def plan_cells(r: scenarios.ServingOutcome) -> list[str]:
-            ok = "" if r.meets_latency is not False else " ✘"
             p = r.plan
-            if p is None:  # no plan meets the target: the note says why
-                plan = ["n/a"] * 6
+            ok = "" if r.meets_latency is not False else " ✘"
+            if p is None:  # no fleet meets the limits: the note says why
+                plan = ["n/a", "n/a", "n/a", "n/a"]
             else:
-                plan = [f"{p.replicas:,} × {p.chips_per_replica}", f"{p.batch_per_replica:,}",
-                        f"{p.seconds_per_token * 1e3:,.1f}", _fmt(p.usd_per_hour, "{:,.0f}"),
-                        _fmt(p.usd_per_million_tokens, "{:,.2f}"), html.escape(p.bound)]
+                plan = [f"{p.replicas:,} × {p.chips_per_replica}", f"{p.n_chips:,}",
+                        _fmt(p.usd_per_hour, "{:,.0f}"), _fmt(r.usd_per_million, "{:,.2f}")]
             return [_short(r.chip)] + plan + [
-                f"{r.n_chips:,}", f"{r.batch:,}",
-                f"{_required(r.latency_seconds, 'latency_seconds') * 1e3:,.1f}{ok}",
-                f"{r.first_token_seconds:,.2f}", _fmt(r.usd_per_million, "{:,.2f}"),
-                f"{r.utilization:.1%}", fits(r)]
+                f"{r.ttft_p99_seconds * 1e3:,.0f}{ok}", f"{r.tpot_p99_seconds * 1e3:,.1f}{ok}",
+                f"{r.batch:,}", f"{r.utilization:.1%}", html.escape(r.bound), fits(r)]
         return head, plan_cells
     if s.kind == "serve":
-        head = ["chip", "chips/replica", "batch", "ms/token", "first token (s)"]
-        if s.concurrent_users is not None:
-            head += ["replicas", "fleet USD/h"]
-        head += [f"USD/M {unit}", "util.", "bound", "fits", "days", "USD"]
+        head = ["chip", "chips/replica", "in flight / replica", "tokens/s / replica",
+                "USD/h / replica", f"USD/M {unit}", "util.", "bound", "fits", "USD"]
 
         def serve_cells(r: scenarios.ServingOutcome) -> list[str]:
-            ok = "" if r.meets_latency is not False else " ✘"
-            row = [_short(r.chip), f"{r.n_chips:,}", f"{r.batch:,}",
-                   f"{_required(r.latency_seconds, 'latency_seconds') * 1e3:,.1f}{ok}",
-                   f"{r.first_token_seconds:,.2f}"]
-            if s.concurrent_users is not None:
-                row += [f"{r.replicas:,}", _fmt(r.fleet_usd_per_hour, "{:,.0f}")]
-            return row + [_fmt(r.usd_per_million, "{:,.2f}"), f"{r.utilization:.1%}", r.bound,
-                          fits(r), f"{r.days:,.2f}", _fmt(r.usd, "{:,.0f}")]
+            p = r.plan
+            return [_short(r.chip), f"{r.n_chips:,}", f"{r.batch:,}",
+                    f"{r.tokens_per_second_per_replica:,.0f}",
+                    _fmt(None if p is None else p.usd_per_hour, "{:,.2f}"),
+                    _fmt(r.usd_per_million, "{:,.2f}"), f"{r.utilization:.1%}", r.bound,
+                    fits(r), _fmt(r.usd, "{:,.0f}")]
         return head, serve_cells
     head = ["chip", "chips", "lookups run on", "gathers", "util.", "bound", "fits", "days",
             "USD", f"USD/M {unit}"]
@@ -406,59 +415,62 @@ def _columns(s: scenarios.Scenario) -> tuple[list[str], Callable[[Any], list[str
 
 
 def decision_quiz() -> MultipleChoice:
-    """Check yourself: what decides the low-latency chatbot?"""
+    """Check yourself: what decides the chatbot's time per output token?"""
     return multiple_choice(
-        "For the batch 1-4 chatbot, what mostly sets the time per generated token?",
+        "The chatbot's plan keeps a few dozen sequences in flight per replica. What mostly sets "
+        "its time per output token?",
         ["The chip's peak FLOP/s: a token is a fixed number of FLOPs, about 2 per parameter.",
-         "Memory bandwidth per replica: every step reads all the weights.",
+         "Memory bandwidth per replica: every iteration reads all the weights.",
          "The interconnect between replicas.",
          "The size of the prompt, which every generated token has to attend to."],
         correct=1,
-        feedback=["At batch 4 the matrix units are idle most of the step (look at the "
-                  "utilization column): peak FLOP/s barely matter.",
-                  "Yes: at small batch decode is memory-bound, so bytes per second per "
-                  "replica set the latency, and you pay for idle FLOPs.",
+        feedback=["With a few dozen sequences an iteration, the matrix units are idle most of "
+                  "it (look at the utilization column): peak FLOP/s barely matter.",
+                  "Yes: with a few dozen sequences decode is memory-bound, so bytes per second "
+                  "per replica set the time per token, and you pay for idle FLOPs.",
                   "Replicas serve different users and do not talk to each other; within one "
                   "replica tensor parallelism does communicate (see the notes under the "
                   "table for its share of a decode step).",
-                  "The prompt is processed once (prefill, the time to first token). Each later "
-                  "token does read the prompt's KV cache, but at batch 4 that is small beside "
-                  "the weights every decode step reads."])
+                  "The prompt is processed once (prefill, inside the time to first token). Each "
+                  "later token does read the prompt's KV cache, but beside the weights every "
+                  "iteration reads that is the smaller part here."])
 
 
 def decision_worked_problem() -> WorkedProblem:
-    """The chatbot at 2 billion tokens a day: replicas and dollars per day on two chips."""
-    daily_tokens = 2e9
+    """The chatbot's fleet on two chips: replicas, $/h, $/M tokens, and twice the users."""
+    chip_names = ("TPU v5e", "NVIDIA H100 (SXM)")
 
     def answer() -> str:
+        s = scenarios.get("chatbot")
         items = []
-        for chip in ("TPU v5e", "NVIDIA H100 (SXM)"):
+        for chip in chip_names:
             o = scenarios.evaluate("chatbot", chip)
-            s = scenarios.get("chatbot")
-            per_replica = s.work / o.seconds                  # tokens/s of one replica
-            replicas = int(-(-daily_tokens / 86_400 // per_replica))
-            if not isinstance(o, scenarios.ServingOutcome):  # the chatbot is a serving job
-                raise TypeError(f"the chatbot's outcome is a {type(o).__name__}, not a "
-                                "ServingOutcome")
-            latency = o.latency_seconds
-            per_million = _required(o.usd_per_million, f"usd_per_million (price) on {o.chip}")
+            more = scenarios.evaluate("chatbot", chip, users=2 * (s.users or 0))
+            if not isinstance(o, scenarios.ServingOutcome) or not isinstance(
+                    more, scenarios.ServingOutcome):
+                raise TypeError("the chatbot's outcome is not a ServingOutcome")
+            p, q = o.plan, more.plan
+            if p is None or q is None or p.usd_per_hour is None or q.usd_per_hour is None:
+                raise ValueError(f"the chatbot has no priced plan on {chip}")
+            per_million = _required(o.usd_per_million, f"usd_per_million on {o.chip}")
             items.append(
-                f"<li>{o.n_chips} × {o.chip} per replica: {latency * 1e3:.1f} ms per "
-                f"token (target {s.latency_ms:g} ms), {per_replica:,.0f} tokens/s per replica, "
-                f"so <b>{replicas} replicas</b> ({replicas * o.n_chips} chips) for "
-                f"{daily_tokens / 86_400:,.0f} tokens/s; at ${per_million:,.2f} per million "
-                f"tokens, <b>${per_million * daily_tokens / 1e6:,.0f} per day</b>.</li>")
-        return ("<ol>" + "".join(items) + "</ol>The cost per token does not depend on the "
-                "number of replicas, only on the chip, its price and the batch; the replica "
-                "count is what you must be able to rent. At batch 4 both chips sit mostly idle "
-                "(see the utilization column): raising the batch within the latency target is "
-                "worth more than the choice of chip.")
+                f"<li>{o.chip}: <b>{p.replicas} replicas of {p.chips_per_replica} chips</b> "
+                f"({p.n_chips} chips) at {p.rate_per_replica:,.1f} requests/s each: TTFT p99 "
+                f"{o.ttft_p99_seconds * 1e3:,.0f} ms, TPOT p99 {o.tpot_p99_seconds * 1e3:,.1f} "
+                f"ms; <b>${p.usd_per_hour:,.0f}/h</b>, ${per_million:,.2f} per million tokens, "
+                f"${p.usd_per_hour * 24:,.0f} a day. At {2 * (s.users or 0):,} users: "
+                f"{q.replicas} replicas, ${q.usd_per_hour:,.0f}/h.</li>")
+        return ("<ol>" + "".join(items) + "</ol>Doubling the users about doubles the fleet "
+                "(whole replicas round it up) and leaves the cost per token about where it "
+                "was: the chip, its price and the load each replica carries set that. Each "
+                "replica's load is the highest the simulation found to keep both 99th "
+                "percentiles within the limits.")
 
     s = scenarios.get("chatbot")
-    sizes = [scenarios.evaluate(s, chip).n_chips for chip in ("TPU v5e", "NVIDIA H100 (SXM)")]
     return WorkedProblem(
-        f"Your chatbot (the lab's defaults: {s.model}, batch {s.batch}, {s.prompt_tokens:,}-token "
-        f"prompts, {s.output_tokens:,}-token answers, {s.latency_ms:g} ms per token) must "
-        f"generate {daily_tokens / 1e9:g} billion tokens a day, spread evenly. For "
-        f"{sizes[0]}-chip TPU v5e replicas and {sizes[1]}-chip H100 replicas at list prices: how "
-        "many replicas do you need, and what does a day cost?", answer)
+        f"Your chatbot (the lab's defaults: {s.model}, {s.users:,} users each sending a request "
+        f"every {s.interval_seconds:g} s, {s.prompt_tokens:,}-token prompts, "
+        f"{s.output_tokens:,}-token answers, TTFT p99 within {s.ttft_ms:g} ms and TPOT p99 "
+        f"within {s.latency_ms:g} ms): on TPU v5e and on H100 at list prices, how many "
+        "replicas does the SLO plan need, what do they rent for per hour and per day, and what "
+        "happens at twice the users?", answer)

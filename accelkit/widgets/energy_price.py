@@ -256,6 +256,11 @@ def _pick_price(points: list[price.PricePoint], choice: str) -> price.PricePoint
     return (min if choice == _PRICE_CHOICES[1] else max)(listed, key=lambda p: p.usd_per_hour)
 
 
+def _per_dollar(flops: float) -> str:
+    """FLOPs per dollar with its unit: '1.02 EFLOPs/$' (a quantity per dollar, not a quantity)."""
+    return si(flops, "FLOPs") + "/$"
+
+
 def flops_per_dollar_explorer() -> Explorer:
     """FLOPs one dollar buys on each chip, at the catalog price or at the cheapest or dearest
     sourced price; ticks mark every sourced list price, so the spread per chip is visible."""
@@ -308,14 +313,14 @@ def flops_per_dollar_explorer() -> Explorer:
                       "list price)")
         title.set_text(f"FLOPs per dollar, {choice}")
         best = max(result_fpd, key=result_fpd.__getitem__)
-        lines = [("most FLOPs per dollar", f"{chip_label(best)}: {si(result_fpd[best], 'FLOPs')}")]
+        lines = [("most FLOPs per dollar", f"{chip_label(best)}: {_per_dollar(result_fpd[best])}")]
         if h100.name in result_fpd and v5p.name in result_fpd:
             a, b = result_prices[h100.name], result_prices[v5p.name]
             winner = "H100" if result_fpd[h100.name] > result_fpd[v5p.name] else "TPU v5p"
             lines += [(f"H100 at ${a.usd_per_hour:.2f}/h ({a.provider}; {a.basis_note})",
-                       si(result_fpd[h100.name], "FLOPs")),
+                       _per_dollar(result_fpd[h100.name])),
                       (f"TPU v5p at ${b.usd_per_hour:.2f}/h ({b.provider}; {b.basis_note})",
-                       si(result_fpd[v5p.name], "FLOPs")),
+                       _per_dollar(result_fpd[v5p.name])),
                       ("cheaper FLOPs of the two", winner)]
         # What each bar's price covers, on screen: a GPU-only price leaves out the host VM.
         by_basis: dict[str, list[str]] = {}

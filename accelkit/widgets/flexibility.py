@@ -12,9 +12,9 @@ import numpy as np
 from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 
 from accelkit import roofline
-from accelkit.labs.flexibility import (TENSOR_CORES, amdahl_numbers, lab_compare, mix_ops,
-                                       recurrent_batch_sweep, roofline_pair,
-                                       with_side_instructions)
+from accelkit.labs.flexibility import (DENSE_LAYER_BATCH, TENSOR_CORES, amdahl_numbers,
+                                       lab_compare, mix_ops, recurrent_batch_sweep,
+                                       roofline_pair, with_side_instructions)
 from accelkit.workloads import WORKLOADS, Comparison
 from accelkit.widgets._axes import Ticks, fixed_ticks, log_ticks
 from accelkit.widgets._base import (CHOICE_COLOUR, INK, STYLE, TPU_COLOUR, Explorer, View,
@@ -79,7 +79,9 @@ def _totals(comparison: Comparison) -> list[tuple[str, str]]:
          f"{c.tpu_cell_cycles / c.gpu_cell_cycles:.2f} → {c.winner_per_area} wins per cell"),
         ("share of time outside matrix work: GPU / TPU",
          f"{c.gpu_outside_matrix_share:.1%} / {c.tpu_outside_matrix_share:.1%}"),
-        ("matrix-unit utilization (MFU): GPU / TPU",
+        # Busy MAC cells of the units' peak, not MFU (lesson 07: a model's FLOPs over the
+        # chips' peak).
+        ("matrix-unit utilization (busy MAC cells of peak): GPU / TPU",
          f"{c.gpu_mac_utilization:.1%} / {c.tpu_mac_utilization:.1%}"),
     ]
 
@@ -233,8 +235,12 @@ _CHIPS = ("TPU v5e", "TPU v5p", "NVIDIA H100 (SXM)", "NVIDIA B200 (HGX)", "NVIDI
 
 
 def gather_vs_matmul_roofline(chip_a: str = "TPU v5e", chip_b: str = "NVIDIA H100 (SXM)",
-                              batch: int = 256) -> Explorer:
-    """Real chips: an embedding-bag gather and a dense layer on two chips' rooflines (bf16)."""
+                              batch: int = DENSE_LAYER_BATCH) -> Explorer:
+    """Real chips: an embedding-bag gather and a dense layer on two chips' rooflines (bf16).
+
+    The default batch is lesson 09's (:data:`~accelkit.labs.flexibility.DENSE_LAYER_BATCH`),
+    where the dense layer is compute-bound on both default chips and the gather is not: at 256
+    both would be memory-bound and the contrast would not show."""
     controls = {
         "chip_a": W.Dropdown(options=list(_CHIPS), value=chip_a, description="chip A",
                              style=STYLE),

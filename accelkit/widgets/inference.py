@@ -6,12 +6,14 @@ count a replica needs); these functions only gather inputs and draw.
 
 from __future__ import annotations
 
+from typing import Any
+
 import ipywidgets as W
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator
 
-from accelkit import chips, inference, models, price, roofline, scenarios
+from accelkit import chips, inference, models, price, roofline, scenarios, serving
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 from accelkit.widgets._axes import Ticks, key_row
 from accelkit.widgets._base import (INK, STYLE, WARNING_COLOUR, Explorer, View, chip_label,
@@ -20,7 +22,8 @@ from accelkit.widgets._base import (INK, STYLE, WARNING_COLOUR, Explorer, View, 
 from accelkit.widgets._worked import WorkedProblem
 
 __all__ = ["batch_latency_explorer", "inference_quiz", "inference_worked_problem",
-           "kv_cache_explorer", "prefill_decode_explorer", "serving_cost_explorer"]
+           "kv_cache_explorer", "prefill_decode_explorer", "serving_cost_explorer",
+           "serving_load_explorer"]
 
 LANGUAGE_MODELS = ("llama-3-8b", "llama-2-13b", "llama-3-70b", "llama-3.1-405b")
 SERVING_CHIPS = ("TPU v5e", "TPU v6e (Trillium)", "TPU v5p", "NVIDIA L4", "NVIDIA A100 (SXM 80GB)",
@@ -362,6 +365,96 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
                                                    "fits"), result=result)
 
     return Explorer(controls, render, title="Cost per million tokens", columns=3)
+
+
+#: How lesson 08's serving widget schedules: (label, simulate options).
+_SCHEDULES: tuple[tuple[str, dict[str, Any]], ...] = (("continuous batching", {}),
+              ("continuous, chunked prefill (512-token budget)",
+               {"token_budget": 512, "chunked_prefill": True}),
+              ("static batching", {"scheduler": "static"}))
+#: Its loads: fractions of the continuous replica's saturation rate at each prompt length.
+_LOADS = (0.1, 0.3, 0.5, 0.7, 0.85, 1.0, 1.2, 1.5)
+
+
+def serving_load_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 (SXM)",
+                          requests: int = 1000) -> Explorer:
+    """One replica's latency percentiles against its arrival rate: continuous against static
+    batching, chunked prefill, and the knee where queueing takes over (accelkit.serving)."""
+    prompts = (250, 1000, 4000)
+    output = 250
+    # Every curve is simulated once, here (3 schedules x 3 prompt lengths x the loads): the
+    # controls then only choose what to draw.
+    curves: dict[tuple[str, int], serving.LoadCurve] = {}
+    for prompt in prompts:
+        top = serving.simulate(model, chip, arrival_rate=float("inf"), requests=requests,
+                               prompt_tokens=prompt, output_tokens=output).completed_per_second
+        rates = [f * top for f in _LOADS]
+        for label, options in _SCHEDULES:
+            curves[(label, prompt)] = serving.load_curve(
+                model, chip, prompt_tokens=prompt, output_tokens=output, requests=requests,
+                rates=rates, **options)
+    controls = {
+        "schedule": _dropdown([label for label, _ in _SCHEDULES], _SCHEDULES[0][0], "scheduler"),
+        "prompt": W.SelectionSlider(options=list(prompts), value=1000,
+                                    description="prompt tokens", continuous_update=False,
+                                    style=STYLE),
+        "load": W.SelectionSlider(options=[(f"{f:.0%}", i) for i, f in enumerate(_LOADS)],
+                                  value=3, description="load (of saturation)",
+                                  continuous_update=False, style=STYLE),
+    }
+    figure = new_figure(6.6, 3.2)
+    ax = figure.add_subplot()
+    colours = {"TTFT": "#e65100", "TPOT": "#6a1b9a"}
+    art: dict[str, Line2D] = {}
+    for what, colour in colours.items():
+        art[f"{what} p99"], = ax.plot([], [], "-o", color=colour, markersize=3)
+        art[f"{what} p50"], = ax.plot([], [], "--", color=colour)
+        art[f"{what} here"], = ax.plot([], [], "o", color=colour, markersize=9)
+    art["saturation"] = ax.axvline(1.0, color="#757575", linestyle=":", linewidth=1)
+    ax.set_xlabel("arrival rate (requests/s)")
+    ax.set_ylabel("seconds")
+    ticks = _fast_log(ax, "y", widest="100m")
+    x_ticks = Ticks(ax, "x", locator=MaxNLocator(nbins=6), format=lambda v: f"{v:g}")
+    box = ax.get_position()
+    key_row(figure, [("TTFT p99", colours["TTFT"], "━"), ("p50", colours["TTFT"], "╌"),
+                     ("TPOT p99", colours["TPOT"], "━"), ("p50", colours["TPOT"], "╌"),
+                     ("saturation", "#757575", "┆")],
+            x=box.x0, y=box.y1 + 0.05, ha="left")
+
+    def render(v: dict) -> View:
+        curve = curves[(v["schedule"], v["prompt"])]
+        reference = curves[(_SCHEDULES[0][0], v["prompt"])]
+        i = v["load"]
+        for what, p50, p99 in (("TTFT", curve.ttft_p50, curve.ttft_p99),
+                               ("TPOT", curve.tpot_p50, curve.tpot_p99)):
+            art[f"{what} p99"].set_data(curve.rates, p99)
+            art[f"{what} p50"].set_data(curve.rates, p50)
+            art[f"{what} here"].set_data([curve.rates[i]], [p99[i]])
+        art["saturation"].set_xdata([curve.saturation_rate] * 2)
+        values = np.concatenate([curve.ttft_p50, curve.ttft_p99, curve.tpot_p50, curve.tpot_p99])
+        values = values[np.isfinite(values) & (values > 0)]
+        ax.set_ylim(values.min() / 1.5, values.max() * 1.5)
+        ax.set_xlim(0, reference.rates[-1] * 1.05)
+        for axis_ticks in (*ticks, x_ticks):
+            axis_ticks.update()
+        ax.set_title(f"{model}, one {_label(chip)}: {v['prompt']:,}-token prompts, {output}-token "
+                     f"answers, {requests} requests a run", fontsize=9)
+        rate = curve.rates[i]
+        text = table_html([
+            ("arrival rate", f"{rate:,.2f} requests/s ({_LOADS[i]:.0%} of the continuous "
+                             f"replica's saturation, {reference.saturation_rate:,.2f}/s)"),
+            ("this scheduler's saturation", f"{curve.saturation_rate:,.2f} requests/s"),
+            ("time to first token, p50 / p99",
+             f"{curve.ttft_p50[i] * 1e3:,.0f} / {curve.ttft_p99[i] * 1e3:,.0f} ms"),
+            ("time per output token, p50 / p99",
+             f"{curve.tpot_p50[i] * 1e3:,.1f} / {curve.tpot_p99[i] * 1e3:,.1f} ms"),
+            ("requests in flight (Little's law)", f"{curve.mean_in_flight[i]:,.1f}"),
+        ], caption="TTFT and TPOT as vLLM and MLPerf define them; percentiles over the run's "
+                   "requests (a 99th percentile of 1,000 is uncertain by about half a percentile)")
+        return View(figure=figure, text=text, result=curve,
+                    extras={"rate": rate, "index": i, "curves": curves})
+
+    return Explorer(controls, render, title="Serving as it runs: latency against load", columns=3)
 
 
 def inference_quiz() -> MultipleChoice:

@@ -235,8 +235,10 @@ def tile_comparison() -> Explorer:
     }
     figure = new_figure(8.2, 3.4)
     ax = figure.add_axes((0.08, 0.15, 0.5, 0.72))
+    # One style per curve of tile_curves; the last, darkest and solid, is the MXU as a real one
+    # runs (pipelined), which lesson 04's cells 15-16 quote.
     styles = [("#7b1fa2", "-", "o"), ("#e57373", "--", "s"), ("#1565c0", "-", "^"),
-              ("#64b5f6", ":", "v")]
+              ("#64b5f6", ":", "v"), ("#0d47a1", "-", "D")]
     names = list(tile_curves(16))  # the labels only (a 16-wide layer is cheap)
     artists = []
     for name, (colour, dash, mark) in zip(names, styles):
@@ -278,6 +280,10 @@ def tile_comparison() -> Explorer:
 
 def shapes_quiz() -> MultipleChoice:
     """Check yourself: which dimension of a GEMM does a ws array care about?"""
+    plain = SystolicArray(128, 128, "ws")
+    piped = SystolicArray(128, 128, "ws", double_buffer=True, overlap_folds=True)
+    even, odd = (plain.estimate(M=1024, N=n, K=1024) for n in (1024, 1025))
+    piped_even, piped_odd = (piped.estimate(M=1024, N=n, K=1024).utilization for n in (1024, 1025))
     return multiple_choice(
         "A 128×128 weight-stationary array runs a GEMM with M = N = K = 1024 at good "
         "utilization. Which one-element change hurts its utilization the most?",
@@ -287,8 +293,14 @@ def shapes_quiz() -> MultipleChoice:
         feedback=[
             "M is the streamed dimension in ws: one more row lengthens each fold's stream by "
             "one cycle, nothing more.",
-            "N is mapped on the array's columns: 1025 needs a ninth column fold that maps one "
-            "column out of 128 and still pays the full load, fill and drain.",
+            # The cause is the padded fold, not load, fill and drain (exercise 04 q5 marks that
+            # reading false): a pipelined MXU falls off the same cliff.
+            f"N is mapped on the array's columns: 1025 needs a ninth column of folds "
+            f"({odd.folds - even.folds} more), each mapping one column out of 128 yet lasting as "
+            f"long as a full fold, so utilization falls from {even.utilization:.1%} to "
+            f"{odd.utilization:.1%}. Pipelining would not save it (a pipelined MXU falls from "
+            f"{piped_even:.1%} to {piped_odd:.1%}): the cost is the padding, not load, fill and "
+            "drain.",
             "One row fewer in the stream costs nothing measurable — it saves a cycle per fold.",
             "It can: a mapped dimension just past a multiple of 128 adds a whole fold.",
         ])

@@ -25,7 +25,7 @@ __all__ = ["warp_lab", "divergence_lab", "tensor_core_lab", "simd_quiz", "simd_w
 #: Elements per kernel launch in the lesson's small experiments: 128 warps of 32 lanes.
 ELEMENTS = PATTERN_ELEMENTS
 
-#: Kernels of the warp lab: one elementwise op and one indexed load in four access patterns.
+#: Kernels of the warp lab: one elementwise op and one plain load in four access patterns.
 KERNELS = ("GELU, coalesced", "load, coalesced", "load, stride 2", "load, stride 8", "load, random")
 _WARPS = (1, 2, 4, 8, 16, 32)
 _LANES = (8, 16, 32, 64)
@@ -69,14 +69,34 @@ def _fit_log_y(ax, values) -> None:
     ax.set_ylim(10 ** (low - pad), 10 ** (high + pad))
 
 
+def _pattern(kernel: str) -> str:
+    """The access pattern of one of :data:`KERNELS`' loads: "load, stride 2" -> "stride 2"."""
+    return kernel.split(", ", 1)[1]
+
+
 def _kernel_run(kernel: str, machine: SIMDMachine) -> SIMDRun:
-    """Run one of :data:`KERNELS` on ``machine`` over :data:`ELEMENTS` elements (seeded)."""
+    """Run one of :data:`KERNELS` on ``machine`` over :data:`ELEMENTS` elements (seeded).
+
+    The "load" kernels are plain loads (:meth:`SIMDMachine.load`: each thread computes its
+    address, no index array is read), so their load costs exactly lesson 02's
+    ``transactions`` count for the pattern, not a gather's."""
     if kernel.startswith("GELU"):
         x = np.random.default_rng(0).standard_normal(ELEMENTS)
         return machine.elementwise(x, "gelu")
-    idx = access_pattern_indices(kernel.split(", ", 1)[1])
-    table = np.arange(8 * ELEMENTS, dtype=np.float32).reshape(-1, 1)  # one element per row
-    return machine.gather(table, idx)
+    idx = access_pattern_indices(_pattern(kernel))
+    x = np.arange(8 * ELEMENTS, dtype=np.float32)  # the span of stride 8 and random
+    return machine.load(x, idx)
+
+
+def _transactions_row(kernel: str, run: SIMDRun) -> str:
+    """The transactions row: the total per warp and, for a load kernel, the load's share (the
+    same call as lesson 02's coalescing cell) beside the store's."""
+    tx = run.global_transactions
+    if kernel.startswith("GELU"):
+        return f"{tx:,} ({tx / run.warps:.1f} per warp)"
+    load = SIMDMachine(lanes=run.lanes).transactions(access_pattern_indices(_pattern(kernel)))
+    return (f"{tx:,} ({tx / run.warps:.1f} per warp: the load {load / run.warps:.1f}, "
+            f"the store {(tx - load) / run.warps:.1f})")
 
 
 @lru_cache(maxsize=len(KERNELS) * len(_LANES))
@@ -142,8 +162,7 @@ def warp_lab(kernel: str = "GELU, coalesced", lanes: int = 32, warps_per_core: i
             ("cycles", f"{run.cycles:,}"),
             ("issue cycles / memory cycles", f"{run.issue_cycles:,} / {run.memory_cycles:,}"),
             ("what sets the pace", bound),
-            ("global-memory transactions", f"{run.global_transactions:,} "
-                                           f"({run.global_transactions / run.warps:.1f} per warp)"),
+            ("global-memory transactions", _transactions_row(values["kernel"], run)),
             ("utilization (busy lane-slots of peak)", f"{run.utilization:.1%}"),
         ])
         return View(figure=figure, text=text, result=run, extras={"sweep": sweep})
@@ -218,7 +237,12 @@ def divergence_lab(taken_fraction: float = 0.5, side_instructions: int = 64, lan
         y_ticks.update()
         title.set_text(f"Branch divergence on 4 cores × {values['lanes']} lanes: slowdown "
                        "against no lane taking the branch")
+        # What the checkbox models, on screen: its short label does not say what unticking it
+        # means (lesson 02 says it in the cell before the lab).
+        model = ("GPU: a warp whose lanes agree runs one side" if values["skip_uniform_branches"]
+                 else "predication: every warp runs both sides under a mask")
         text = table_html([
+            ("model", model),
             ("cycles (none take the branch → your choice)", f"{uniform.cycles:,} → {run.cycles:,}"),
             ("slowdown", f"{run.cycles / uniform.cycles:.2f}×"),
             ("warps that ran both sides", f"{run.diverged_warps} of {run.warps}"),

@@ -1,0 +1,551 @@
+"""A serving step's operations and its time: the rule :mod:`accelkit.inference` prices every
+prefill and decode step by (and :mod:`accelkit.capacity` every step of a plan).
+
+    >>> import accelkit as ak
+    >>> from accelkit import serving_step
+    >>> m, chip = ak.models.get("llama-3-8b"), ak.chips.get("H100")
+    >>> group = serving_step.decode_group(m, chip, 1, 2048, ("bf16", "bf16", "bf16"),
+    ...                                   ("causal", True, True), "even", 0.0)
+    >>> float(group.timing(8)[2].seconds) == ak.inference.decode_step(m, chip, 1, 8, 2048).seconds
+    True
+
+Each operation (:mod:`accelkit.models` counts its FLOPs and bytes) costs its roofline time, the
+longest of its compute time, its memory time and, with ``overhead``, the fixed per-operation
+cost; the operations of a step run one after another, and the tensor-parallel collectives
+(:mod:`accelkit.tensor_parallel`) wait for them: :func:`timing`, with every combination through
+:func:`accelkit.roofline.times`. A decode step's FLOPs and bytes are lines in the batch for a
+dense model, so a :class:`DecodeGroup` evaluates what every batch shares once and prices many
+batches at the cost of the arithmetic (the searches over batches, the widgets' sweeps).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from accelkit import chips, models, roofline, tensor_parallel
+from accelkit.dtypes import DType
+
+
+def operation_arrays(m: models.Transformer, batch: int, tokens: int, context: int, phase: str,
+                     weight_dtype: DType, kv_dtype: DType, mask: str, softmax: bool,
+                     kv_write: bool, copies: int = 1
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-operation FLOPs, bytes, attention flags and kernel counts of a prefill or decode
+    step under the attention options, for a group holding ``copies`` of the KV cache.
+
+    :mod:`accelkit.models` counts causal pairs, the softmax and the cache write; each option
+    rescales or removes that part of the attention operation (module docstring); each extra
+    copy of the cache is read and written again.
+    """
+    if phase == "prefill":
+        ops = m.operations(batch=batch, seq_len=tokens, phase="prefill", dtype=weight_dtype,
+                           kv_dtype=kv_dtype)
+    else:
+        ops = m.operations(batch=batch, phase="decode", context_tokens=context,
+                           dtype=weight_dtype, kv_dtype=kv_dtype)
+    flops = np.array([op.flops for op in ops])
+    moved = np.array([op.bytes for op in ops])
+    is_attention = np.array([op.kind == "attention" for op in ops])
+    counts = np.array([op.count for op in ops], dtype=float)
+    causal_pairs = batch * (tokens * context + tokens * (tokens + 1) / 2.0)
+    pairs = batch * tokens * (context + tokens) if mask == "full" else causal_pairs
+    per_pair = m.attention_matmul_flops_per_pair + (5.0 if softmax else 0.0)
+    flops[is_attention] = m.layers * m.heads * per_pair * pairs
+    per_token = m.kv_cache_bytes_per_token(kv_dtype)
+    if not kv_write:  # the cache holds what one token leaves behind, in every layer
+        moved[is_attention] -= batch * tokens * per_token
+    if copies > 1:  # every copy of the cache is read, and written
+        cache = batch * (context + tokens) * per_token + (batch * tokens * per_token
+                                                          if kv_write else 0.0)
+        moved[is_attention] += (copies - 1) * cache
+    return flops, moved, is_attention, counts
+
+
+def decode_line(m: models.Transformer, context: int, weight_dtype: DType, kv_dtype: DType,
+                mask: str = "causal", softmax: bool = True, kv_write: bool = True,
+                copies: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-operation decode FLOPs and bytes as ``f0 + f1·batch`` and ``b0 + b1·batch``.
+
+    Every decode operation of a dense model is affine in the batch (weights are read once,
+    everything else scales with the number of sequences), so two evaluations give the exact
+    line; a mixture of experts is not (:func:`affine`).
+    """
+    fl1, by1, _, _ = operation_arrays(m, 1, 1, context, "decode", weight_dtype, kv_dtype,
+                                      mask, softmax, kv_write, copies)
+    fl2, by2, _, _ = operation_arrays(m, 2, 1, context, "decode", weight_dtype, kv_dtype,
+                                      mask, softmax, kv_write, copies)
+    f1, b1 = fl2 - fl1, by2 - by1
+    return fl1 - f1, f1, by1 - b1, b1
+
+
+def affine(model: models.Transformer) -> bool:
+    """Whether a decode step's FLOPs and bytes are affine in the batch. A mixture of experts's
+    are not: the experts whose weights a step reads grow with the batch as
+    ``n_experts · (1 - (1 - k/n_experts)^batch)`` (:mod:`accelkit.models`)."""
+    return not isinstance(model, models.MoETransformer)
+
+
+def chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[float, float, float]:
+    """A group's pooled peak FLOP/s (in ``compute_dtype``), HBM bytes/s and HBM bytes."""
+    bandwidth = chip.require("hbm_bytes_per_second")
+    hbm = float(chip.require("hbm_bytes"))
+    return n_chips * chip.peak_flops(compute_dtype), n_chips * bandwidth, n_chips * hbm
+
+
+class Timing(NamedTuple):
+    """A step's times (floats for one step, arrays over batches for a sweep)."""
+
+    compute_seconds: float | np.ndarray   # every operation's FLOPs at peak, summed
+    memory_seconds: float | np.ndarray    # every operation's bytes at full bandwidth, summed
+    device_seconds: float | np.ndarray    # each operation's roofline time, summed
+    kernel_seconds: float | np.ndarray    # the same, each at least the per-operation cost
+    fixed_seconds: float                  # every kernel's per-operation cost, summed
+    communication_seconds: float | np.ndarray
+    seconds: float | np.ndarray
+    n_operations: int                     # kernels in the step (one per operation occurrence)
+
+
+def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray, peak: float,
+            bandwidth: float, per_op_overhead: float,
+            communication: float | np.ndarray) -> Timing:
+    """A step's time from its operations' FLOPs and bytes (one row per operation; columns, if
+    any, are batches): the rule every step here is priced by."""
+    # Each operation: its arithmetic and its memory traffic overlap (the roofline), and each
+    # occurrence's launch overlaps the previous kernel's run, so it costs at least the fixed
+    # per-operation cost (roofline.operations_time's rule; on a TP group every chip launches
+    # every kernel). The operations run one after another: their times add.
+    fixed = (counts * per_op_overhead).reshape((-1,) + (1,) * (flops.ndim - 1)) \
+        if per_op_overhead else 0.0
+    launched = roofline.times(compute_seconds=flops / peak, memory_seconds=moved / bandwidth,
+                              overhead_seconds=fixed, overlap=True)
+    kernels = np.asarray(launched.seconds).sum(axis=0)
+    device = kernels if not per_op_overhead else np.asarray(roofline.times(
+        compute_seconds=launched.compute_seconds, memory_seconds=launched.memory_seconds,
+        overlap=True).seconds).sum(axis=0)
+    # The tensor-parallel collectives wait for the layer's result: on the critical path.
+    seconds = roofline.times(compute_seconds=kernels, communication_seconds=communication,
+                             overlap=False).seconds
+    return Timing(np.asarray(launched.compute_seconds).sum(axis=0),
+                   np.asarray(launched.memory_seconds).sum(axis=0),
+                   device, kernels, float(counts.sum()) * per_op_overhead, communication,
+                   seconds, int(counts.sum()))
+
+
+@lru_cache(maxsize=256)
+def decode_shape(m: models.Transformer, context: int, weight_dtype: DType, kv_dtype: DType,
+                 conventions: tuple[str, bool, bool], copies: int
+                 ) -> tuple[tuple[np.ndarray, ...] | None, np.ndarray, np.ndarray]:
+    """What a decode step's operations are, whatever the batch and the chip: their FLOPs and
+    bytes as lines in the batch (None for a mixture of experts), which are attention, and how
+    many kernels each runs. Arrays read-only.
+
+    Cached: the decision lab (``benchmarks/bench_widgets.py decision_explorer``) prices a
+    capacity plan for each of its chips on every move, each plan searching several group sizes
+    of the same model and context, and would read the operations again for each (three
+    evaluations of the model): its precision control measured 25-34 ms CPU per move without
+    this cache and about 20 ms with it, against the 50 ms budget, on the 2-core machine.
+    """
+    _, _, is_attention, counts = operation_arrays(m, 1, 1, context, "decode", weight_dtype,
+                                                  kv_dtype, *conventions, copies)
+    line = (decode_line(m, context, weight_dtype, kv_dtype, *conventions, copies=copies)
+            if affine(m) else None)
+    for array in (is_attention, counts, *(line or ())):
+        array.flags.writeable = False
+    return line, is_attention, counts
+
+
+@dataclass(frozen=True)
+class DecodeGroup:
+    """The decode step of one model on one tensor-parallel group at one context, less the
+    batch: what every batch shares, taken once (the FLOPs and bytes as lines in the batch for a
+    dense model, the rates, the collectives as a line in the tokens), so a search over batches
+    prices each by :func:`timing`, as :func:`accelkit.inference.decode_step` does, at the cost
+    of the arithmetic."""
+
+    m: models.Transformer
+    chip: chips.Chip
+    n_chips: int
+    context: int
+    formats: tuple[DType, DType, DType]    # weights, KV cache, arithmetic
+    conventions: tuple[str, bool, bool]    # attention_mask, softmax_flops, kv_write
+    split: str
+    per_op_overhead: float
+    line: tuple[np.ndarray, ...] | None    # f0, f1, b0, b1 (None: a mixture of experts)
+    is_attention: np.ndarray
+    counts: np.ndarray
+    communication: tuple[float, float]     # seconds for one new token, and for each further one
+    network: str
+    rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
+
+    def arrays(self, batch: int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-operation FLOPs and bytes at ``batch`` (an array of batches: one column each)."""
+        if self.line is not None:
+            f0, f1, b0, b1 = self.line
+            if isinstance(batch, np.ndarray):
+                return f0[:, None] + f1[:, None] * batch, b0[:, None] + b1[:, None] * batch
+            return f0 + f1 * batch, b0 + b1 * batch
+        weight, kv, _ = self.formats
+        copies = tensor_parallel.copies(self.m, self.n_chips, self.split)
+        pairs = [operation_arrays(self.m, int(b), 1, self.context, "decode", weight, kv,
+                                  *self.conventions, copies)[:2]
+                 for b in np.atleast_1d(batch)]
+        if not np.ndim(batch):
+            return pairs[0]
+        return np.stack([f for f, _ in pairs], axis=1), np.stack([y for _, y in pairs], axis=1)
+
+    def timing(self, batch: int | np.ndarray,
+               arrays: tuple[np.ndarray, np.ndarray] | None = None
+               ) -> tuple[np.ndarray, np.ndarray, Timing]:
+        """FLOPs, bytes and the :class:`Timing` of the step at ``batch`` (``arrays``: its
+        :meth:`arrays`, if already in hand)."""
+        flops, moved = self.arrays(batch) if arrays is None else arrays
+        peak, bandwidth, _ = self.rates
+        one, further = self.communication
+        communication = one + further * (batch - 1.0)  # a float, or one per batch
+        return flops, moved, timing(flops, moved, self.counts, peak, bandwidth,
+                                    self.per_op_overhead, communication)
+
+
+def decode_group(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
+                 formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
+                 split: str, per_op_overhead: float) -> DecodeGroup:
+    """The :class:`DecodeGroup` of checked arguments (the group itself checked here)."""
+    tensor_parallel.check_group(m, chip, n_chips, split)
+    weight, kv, _ = formats
+    line, is_attention, counts = decode_shape(m, context, weight, kv, conventions,
+                                              tensor_parallel.copies(m, n_chips, split))
+    one, network = tensor_parallel.communication_seconds(m, chip, n_chips, 1.0, weight)
+    two, _ = tensor_parallel.communication_seconds(m, chip, n_chips, 2.0, weight)
+    return DecodeGroup(m, chip, n_chips, context, formats, conventions, split, per_op_overhead,
+                       line, is_attention, counts, (one, two - one), network,
+                       chip_rates(chip, n_chips, formats[2]))
+
+
+# -- one iteration of continuous batching ---------------------------------------------------
+
+def _pairs(mask: str, tokens: float, context: float) -> float:
+    """Attention pairs of one sequence, as :func:`operation_arrays` counts them."""
+    if mask == "full":
+        return tokens * (context + tokens)
+    return tokens * context + tokens * (tokens + 1) / 2.0
+
+
+@dataclass(frozen=True)
+class IterationGroup:
+    """One iteration of a continuous-batching server on one tensor-parallel group: any mix of
+    decode tokens and prefill chunks of sequences at different contexts, priced by the same
+    per-operation rule as :func:`accelkit.inference.decode_step` and
+    :func:`accelkit.inference.prefill` (:func:`timing`).
+
+    An iteration is described by four totals over its sequences (each sequence contributing
+    ``t`` new tokens after ``c`` cached ones): ``tokens`` (all new tokens, Σ t), ``logits`` (the
+    rows the language-model head scores: one per decode token, one per sequence whose prompt
+    ends in this iteration), ``pairs`` (attention's (query, key) pairs, :meth:`pairs` of each
+    sequence) and ``reads`` (cached and new tokens attention reads, Σ (c + t)). Weights are read
+    once per iteration, each sequence's KV cache once, attention is paid per sequence. Every
+    operation's FLOPs and bytes are, exactly, a decode step's at context 0 with ``tokens``
+    sequences, plus lines in the other three totals; the lines are taken from the library's own
+    operation counts (:func:`operation_arrays`) by exact differences, so a decode step of
+    ``batch`` sequences at context ``c`` (``tokens = logits = batch``, ``pairs = reads =
+    batch·(c + 1)``) and a prefill of ``batch`` prompts of ``t`` tokens (``tokens = batch·t``,
+    ``logits = batch``, ``pairs = batch·`` :meth:`pairs` ``(t, 0)``, ``reads = batch·t``) are
+    priced as those two functions price them (tests/test_serving_step.py). A mixture of experts
+    reads the experts its tokens are routed to, which is not a line in the tokens: its
+    per-token part is evaluated for each token count (and kept).
+
+    :meth:`seconds` evaluates the rule for one iteration cheaply (what a simulator calls once
+    per iteration); :meth:`decode_run_seconds` sums it over consecutive pure-decode iterations
+    in closed form, so a simulator skips through them. Both equal :meth:`timing`'s seconds.
+    """
+
+    m: models.Transformer
+    chip: chips.Chip
+    n_chips: int
+    formats: tuple[DType, DType, DType]    # weights, KV cache, arithmetic
+    conventions: tuple[str, bool, bool]    # attention_mask, softmax_flops, kv_write
+    split: str
+    per_op_overhead: float
+    line: tuple[np.ndarray, ...] | None    # f0, f1, b0, b1 of the token part (None: MoE)
+    per_logit: tuple[np.ndarray, np.ndarray]
+    per_pair: tuple[np.ndarray, np.ndarray]
+    per_read: tuple[np.ndarray, np.ndarray]
+    counts: np.ndarray
+    is_attention: np.ndarray
+    communication: tuple[float, float]     # seconds for one new token, and for each further one
+    network: str
+    rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
+    _parts: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def pairs(self, tokens: float, context: float) -> float:
+        """Attention's (query, key) pairs of one sequence adding ``tokens`` after ``context``
+        cached ones, under the group's mask (as :func:`operation_arrays` counts them)."""
+        return _pairs(self.conventions[0], tokens, context)
+
+    def _token_part(self, tokens: int) -> tuple[np.ndarray, np.ndarray]:
+        """A decode step's FLOPs and bytes at context 0 with ``tokens`` sequences."""
+        if self.line is not None:
+            f0, f1, b0, b1 = self.line
+            return f0 + f1 * tokens, b0 + b1 * tokens
+        weight, kv, _ = self.formats
+        copies = tensor_parallel.copies(self.m, self.n_chips, self.split)
+        flops, moved, _, _ = operation_arrays(self.m, int(tokens), 1, 0, "decode", weight, kv,
+                                              *self.conventions, copies)
+        return flops, moved
+
+    def arrays(self, tokens: int, logits: float, pairs: float, reads: float
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Per-operation FLOPs and bytes of an iteration with these totals (``tokens`` >= 1)."""
+        flops, moved = self._token_part(tokens)
+        extra = ((logits - tokens, self.per_logit), (pairs - tokens, self.per_pair),
+                 (reads - tokens, self.per_read))
+        for amount, (f, b) in extra:
+            flops, moved = flops + amount * f, moved + amount * b
+        return flops, moved
+
+    def timing(self, tokens: int, logits: float, pairs: float, reads: float) -> Timing:
+        """The iteration's :class:`Timing` by :func:`timing`, the rule every step is priced by."""
+        flops, moved = self.arrays(tokens, logits, pairs, reads)
+        peak, bandwidth, _ = self.rates
+        one, further = self.communication
+        return timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
+                      one + further * (tokens - 1.0))
+
+    # -- the same rule, fast: what a simulator calls per iteration ---------------------------
+
+    def _varies(self) -> np.ndarray:
+        """The operations whose FLOPs or bytes depend on more than the token count."""
+        return np.any([self.per_logit[0], self.per_logit[1], self.per_pair[0],
+                       self.per_pair[1], self.per_read[0], self.per_read[1]], axis=0) != 0
+
+    def _chunk(self, index: int) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+        """For token counts ``index·CHUNK`` to ``(index + 1)·CHUNK - 1``: the seconds of the
+        operations that depend on the token count alone, with the collectives (the rule of
+        :func:`timing`, one vectorised call), and for each other operation its compute and
+        memory seconds at the token part less its lines in the other totals (kept)."""
+        found = self._parts.get(index)
+        if found is not None:
+            return found
+        tokens = np.arange(index * _CHUNK, (index + 1) * _CHUNK, dtype=float)
+        if self.line is not None:
+            f0, f1, b0, b1 = self.line
+            flops = f0[:, None] + f1[:, None] * tokens
+            moved = b0[:, None] + b1[:, None] * tokens
+        else:  # a mixture of experts: per count until every expert is read, then a line
+            saturated, (f0, f1, b0, b1) = self._moe_line()
+            flops = f0[:, None] + f1[:, None] * tokens
+            moved = b0[:, None] + b1[:, None] * tokens
+            for j in np.flatnonzero(tokens < saturated):
+                flops[:, j], moved[:, j] = self._token_part(max(1, int(tokens[j])))
+        varies = self._varies()
+        peak, bandwidth, _ = self.rates
+        fixed = self.counts * self.per_op_overhead
+        rest = roofline.times(compute_seconds=flops[~varies] / peak,
+                              memory_seconds=moved[~varies] / bandwidth,
+                              overhead_seconds=fixed[~varies][:, None], overlap=True)
+        one, further = self.communication
+        base = np.asarray(rest.seconds).sum(axis=0) + (one + further * (tokens - 1.0))
+        others = []
+        for i in np.flatnonzero(varies):
+            slope_f = self.per_logit[0][i] + self.per_pair[0][i] + self.per_read[0][i]
+            slope_b = self.per_logit[1][i] + self.per_pair[1][i] + self.per_read[1][i]
+            others.append(((flops[i] - tokens * slope_f) / peak,
+                           (moved[i] - tokens * slope_b) / bandwidth))
+        if len(self._parts) > 4096:
+            self._parts.clear()
+        self._parts[index] = found = (base, others)
+        return found
+
+    def _moe_line(self) -> tuple[int, tuple[np.ndarray, ...]]:
+        """A mixture of experts reads ``n_experts·(1 - (1 - k/n_experts)^tokens)`` experts per
+        layer (:mod:`accelkit.transformer`): past the count where the missed fraction is below
+        2^-60, far under a float's resolution, every expert is read and the token part is a
+        line again. That count, and the line (kept)."""
+        found = self._parts.get("moe")
+        if found is None:
+            m = self.m
+            assert isinstance(m, models.MoETransformer)
+            share = m.experts_per_token / m.n_experts
+            saturated = 1 if share >= 1 else math.ceil(-60 * math.log(2) / math.log1p(-share))
+            one, two = self._token_part(saturated), self._token_part(saturated + 1)
+            f1, b1 = two[0] - one[0], two[1] - one[1]
+            found = (saturated, (one[0] - saturated * f1, f1, one[1] - saturated * b1, b1))
+            self._parts["moe"] = found
+        return found
+
+    def _slopes(self) -> list[tuple[float, ...]]:
+        """For each operation of :meth:`_chunk`'s others: compute seconds per logit row, pair
+        and read; memory seconds per logit row, pair and read; and its fixed cost (kept)."""
+        found = self._parts.get("slopes")
+        if found is None:
+            peak, bandwidth, _ = self.rates
+            found = [(float(self.per_logit[0][i]) / peak, float(self.per_pair[0][i]) / peak,
+                      float(self.per_read[0][i]) / peak, float(self.per_logit[1][i]) / bandwidth,
+                      float(self.per_pair[1][i]) / bandwidth,
+                      float(self.per_read[1][i]) / bandwidth,
+                      float(self.counts[i]) * self.per_op_overhead)
+                     for i in np.flatnonzero(self._varies())]
+            self._parts["slopes"] = found
+        return found
+
+    def _at(self, tokens: int) -> tuple[float, list[tuple[float, float]]]:
+        base, others = self._chunk(tokens // _CHUNK)
+        j = tokens % _CHUNK
+        return float(base[j]), [(float(c[j]), float(m[j])) for c, m in others]
+
+    def seconds(self, tokens: int, logits: float, pairs: float, reads: float) -> float:
+        """The iteration's seconds, as :meth:`timing` gives them (the same rule: what depends
+        on the token count alone is evaluated for many counts at once and kept)."""
+        base, others = self._at(tokens)
+        total = base
+        for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
+            total += max(c0 + cl * logits + cp * pairs + cr * reads,
+                         m0 + ml * logits + mp * pairs + mr * reads, fixed)
+        return total
+
+    def _run_lines(self, batch: int, pairs: float, reads: float
+                   ) -> tuple[float, list[tuple[float, float, float, float, float]]]:
+        """A pure-decode run: the seconds every iteration shares, and per other operation its
+        compute and memory seconds as lines in the iteration index, and its fixed cost."""
+        base, others = self._at(batch)
+        lines = []
+        for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
+            compute = (c0 + cl * batch + cp * pairs + cr * reads, (cp + cr) * batch)
+            memory = (m0 + ml * batch + mp * pairs + mr * reads, (mp + mr) * batch)
+            if compute[1] == 0.0 and memory[1] == 0.0:
+                base += max(compute[0], memory[0], fixed)   # the same every iteration
+            else:
+                lines.append((*compute, *memory, fixed))
+        return base, lines
+
+    def decode_run_seconds(self, batch: int, pairs: float, reads: float, start: int,
+                           stop: int) -> float:
+        """Seconds of iterations ``start`` to ``stop - 1`` (counted from 0) of a run of pure
+        decode iterations of ``batch`` tokens whose first iteration has ``pairs`` and
+        ``reads``: every sequence's context grows by one token an iteration, so each total
+        grows by ``batch``. Exactly the sum of :meth:`seconds` over those iterations, in closed
+        form."""
+        if stop <= start:
+            return 0.0
+        base, lines = self._run_lines(batch, pairs, reads)
+        return base * (stop - start) + sum(_sum_max(*line, start, stop) for line in lines)
+
+    def decode_run_steps(self, batch: int, pairs: float, reads: float, seconds: float,
+                         limit: int) -> tuple[int, float]:
+        """The fewest iterations (at most ``limit``) of such a run that take at least ``seconds``
+        together, and their seconds (``limit`` and its seconds if even those fall short)."""
+        base, lines = self._run_lines(batch, pairs, reads)
+
+        def total(k: int) -> float:
+            return base * k + sum(_sum_max(*line, 0, k) for line in lines)
+
+        first = total(1)
+        if first >= seconds or limit <= 1:
+            return (1, first) if limit >= 1 else (0, 0.0)
+        # Iterations never get shorter, so the answer lies between seconds over the last
+        # iteration's time and seconds over the first's.
+        high = min(limit, math.ceil(seconds / first))
+        whole = total(high)
+        if whole < seconds:
+            return high, whole   # only when high == limit
+        last = whole - total(high - 1)
+        low = max(1, min(high - 1, int(seconds // last)))
+        if total(low) >= seconds:
+            low = 1
+        while high - low > 1:    # total(low) < seconds <= total(high)
+            mid = (low + high) // 2
+            value = total(mid)
+            if value >= seconds:
+                high, whole = mid, value
+            else:
+                low = mid
+        return high, whole
+
+
+#: Token counts priced together by :meth:`IterationGroup.seconds` (one vectorised evaluation).
+_CHUNK = 512
+
+
+def _sum_max(c0: float, c1: float, m0: float, m1: float, fixed: float, start: int,
+             stop: int) -> float:
+    """``sum(max(c0 + c1*k, m0 + m1*k, fixed) for k in range(start, stop))``, exactly: the max
+    of lines with slopes >= 0 is piecewise linear, and each piece's integer points are an
+    arithmetic series."""
+    cuts = [start, stop]
+    for a0, a1, b0, b1 in ((c0, c1, m0, m1), (c0, c1, fixed, 0.0), (m0, m1, fixed, 0.0)):
+        if a1 != b1:
+            x = (b0 - a0) / (a1 - b1)        # where the two lines cross
+            if start < x < stop:
+                cuts.append(math.ceil(x))
+    cuts.sort()
+    total = 0.0
+    for lo, hi in zip(cuts, cuts[1:]):
+        if hi <= lo:
+            continue
+        mid = 0.5 * (lo + hi - 1)
+        compute, memory = c0 + c1 * mid, m0 + m1 * mid
+        if compute >= memory and compute >= fixed:
+            a, s = c0, c1
+        elif memory >= fixed:
+            a, s = m0, m1
+        else:
+            a, s = fixed, 0.0
+        m = hi - lo
+        total += a * m + s * (lo + hi - 1) * m / 2.0
+    return total
+
+
+def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
+                    formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
+                    split: str, per_op_overhead: float) -> IterationGroup:
+    """The :class:`IterationGroup` of checked arguments (the group itself checked here)."""
+    tensor_parallel.check_group(m, chip, n_chips, split)
+    weight, kv, _ = formats
+    copies = tensor_parallel.copies(m, n_chips, split)
+
+    def at(batch: int, tokens: int, context: int, phase: str, mask: str | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
+        conv = conventions if mask is None else (mask, *conventions[1:])
+        flops, moved, _, _ = operation_arrays(m, batch, tokens, context, phase, weight, kv,
+                                              *conv, copies)
+        return flops, moved
+
+    span, reach = 64, 4096  # a prompt of ``span`` tokens; a context of ``reach``
+    # The mask changes only the pairs: full minus causal pairs of one prompt of ``span``.
+    full, causal = at(1, span, 0, "prefill", "full"), at(1, span, 0, "prefill", "causal")
+    extra_pairs = span * span - span * (span + 1) / 2.0
+    per_pair = ((full[0] - causal[0]) / extra_pairs, (full[1] - causal[1]) / extra_pairs)
+    # One sequence at ``reach`` cached tokens against none: pairs and reads each grow by reach.
+    far, near = at(1, 1, reach, "decode"), at(1, 1, 0, "decode")
+    per_read = ((far[0] - near[0]) / reach - per_pair[0], (far[1] - near[1]) / reach - per_pair[1])
+    # A prompt of ``span`` tokens against ``span`` one-token sequences: the same tokens, one
+    # logit row instead of ``span``, and the prompt's causal pairs instead of one each.
+    mine = at(1, span, 0, "prefill")
+    theirs = at(span, 1, 0, "decode")
+    pairs_gap = _pairs(conventions[0], span, 0) - span
+    per_logit = tuple((a - b - pairs_gap * p) / (1 - span)
+                      for a, b, p in zip(mine, theirs, per_pair))
+    line = None
+    if affine(m):
+        one, two = at(1, 1, 0, "decode"), at(2, 1, 0, "decode")
+        f1, b1 = two[0] - one[0], two[1] - one[1]
+        line = (one[0] - f1, f1, one[1] - b1, b1)
+    _, _, is_attention, counts = operation_arrays(m, 1, 1, 0, "decode", weight, kv,
+                                                  *conventions, copies)
+    arrays = [is_attention, counts, *per_pair, *per_read, *per_logit, *(line or ())]
+    for array in arrays:
+        array.flags.writeable = False
+    comm_one, network = tensor_parallel.communication_seconds(m, chip, n_chips, 1.0, weight)
+    comm_two, _ = tensor_parallel.communication_seconds(m, chip, n_chips, 2.0, weight)
+    return IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
+                          (per_logit[0], per_logit[1]), per_pair, per_read, counts,
+                          is_attention, (comm_one, comm_two - comm_one), network,
+                          chip_rates(chip, n_chips, formats[2]))
+
+
+__all__ = ["DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates", "decode_group",
+           "decode_line", "decode_shape", "iteration_group", "operation_arrays", "timing"]

@@ -1,0 +1,255 @@
+"""What one training step of a layout costs, vectorised over candidate layouts: the rules
+:func:`accelkit.parallel.train_step` and :func:`accelkit.parallel.best_layouts` price layouts
+with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
+
+**What overlaps with what** (the model's assumptions):
+
+* FSDP all-gathers and reduce-scatters run behind the micro-batch's compute (prefetching the
+  next layer); only the part longer than the compute is exposed.
+* The data-parallel gradient all-reduce runs behind the backward pass of the last micro-batch;
+  only the part longer than that backward pass is exposed.
+* Tensor-parallel collectives, expert all-to-alls and pipeline sends are on the critical path
+  (no overlap modelled). Real systems hide some of them (DeepSeek's DualPipe overlaps the
+  all-to-alls), so those layouts are pessimistic here.
+
+**Collectives**: each group's cost is a line in the array size (latency + bytes × a constant,
+:func:`accelkit.layout.cost_line`), read once per distinct group of the candidates, so thousands
+of layouts cost a few dozen calls to :mod:`accelkit.collectives`.
+
+**Memory per chip** (bytes): weights, gradients and optimizer state at 2 + 2 + 12 bytes per
+parameter (bf16 weights and gradients, fp32 master copy and two Adam moments), sharded over
+tp·pp (routed experts also over ep) and over fsdp, the optimizer state also over dp; FSDP adds
+two gathered layers in flight.
+Activations follow :mod:`accelkit.activations` (Korthikanti et al. 2022, generalised to the
+real tensor widths; recompute "none", "selective" or "full"; the micro-batches in flight on a
+pipeline stage; the last stage's logits).
+
+**Compute**: the model's FLOPs per token (``Model.flops_per_token("train")``: matmuls and
+causal attention) plus what recomputation adds (the forward pass for ``"full"``, the attention
+scores for ``"selective"``), at ``compute_efficiency`` × peak (default 1.0, the peak: an upper
+bound; small or skinny matmuls reach less, which this model does not capture). MFU counts model
+FLOPs only (no recomputation), as PaLM defines it.
+
+Every combination of times goes through :func:`accelkit.roofline.times`, which names where
+the model overlaps and where it adds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from accelkit import activations, chips, dtypes, models, roofline
+from accelkit.layout import AXES, chips_per_domain, cost_line, domain_chips
+
+#: Bytes per parameter: bf16 weights, bf16 gradients, fp32 master weights + Adam m and v.
+WEIGHT_BYTES, GRAD_BYTES, OPTIMIZER_BYTES = 2.0, 2.0, 12.0
+ACT_BYTES = activations.BYTES_PER_VALUE  # bf16 activations
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """The constants of a model and sequence length that the step model needs (:func:`spec`)."""
+
+    name: str
+    layers: int
+    moe_layers: int
+    d: int
+    vocab: int
+    seq_len: int
+    params: float
+    expert_params: float        # routed experts, all layers (sharded by ep)
+    layer_params: float         # average block, every expert counted
+    model_flops_token: float    # training FLOPs per token (MFU numerator)
+    attn_fwd_flops_token: float  # attention scores forward (selective recompute redoes these)
+    activations: activations.LayerActivations
+    experts_per_token: int
+    n_experts: int
+
+
+def spec(model: models.Transformer, seq_len: int, dropout: bool = False) -> ModelSpec:
+    """The :class:`ModelSpec` of a catalog transformer at ``seq_len`` (``dropout``: count its
+    masks in activation memory, Korthikanti et al.'s GPT setting)."""
+    moe = model if isinstance(model, models.MoETransformer) else None
+    ops = model.operations(batch=1, seq_len=seq_len, phase="forward")
+    attn_fwd = math.fsum(op.flops for op in ops if op.kind == "attention") / seq_len
+    return ModelSpec(
+        name=model.name, layers=model.layers,
+        moe_layers=moe.moe_layers if moe is not None else 0, d=model.d_model, vocab=model.vocab,
+        seq_len=seq_len, params=float(model.params),
+        expert_params=float(moe.routed_expert_params) if moe is not None else 0.0,
+        layer_params=float(model.layer_params),
+        model_flops_token=model.flops_per_token("train", seq_len=seq_len),
+        attn_fwd_flops_token=attn_fwd, activations=activations.of(model, dropout),
+        experts_per_token=moe.experts_per_token if moe is not None else 0,
+        n_experts=moe.n_experts if moe is not None else 0)
+
+
+def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for arrays with few distinct values, without
+    sorting the whole array: runs of equal keys (candidates come in blocks) are collapsed
+    first, and only the distinct values are sorted."""
+    keys = keys.reshape(-1)
+    if len(keys) == 0:
+        return keys.copy(), np.zeros(0, dtype=np.intp)
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    unique, run_index = np.unique(keys[starts], return_inverse=True)
+    lengths = np.diff(np.append(starts, len(keys)))
+    return unique, np.repeat(run_index.reshape(-1), lengths)
+
+
+def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """(latency, seconds per byte) per candidate: :func:`accelkit.layout.cost_line` of each
+    distinct group (``n`` chips, ``k`` per domain), one collectives call each."""
+    keys = n.astype(np.int64) * (1 << 24) + k.astype(np.int64)
+    unique, inverse = _factorize(keys)
+    lat = np.empty(len(unique))
+    per = np.empty(len(unique))
+    for i, key in enumerate(unique.tolist()):
+        lat[i], per[i], _ = cost_line(chip, kind, key >> 24, key & ((1 << 24) - 1))
+    inverse = inverse.reshape(-1)
+    return lat[inverse], per[inverse]
+
+
+def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.ndarray],
+             efficiency: float | np.ndarray, dtype: str) -> dict[str, np.ndarray]:
+    """Time, memory and collectives of one step of each candidate layout, as arrays.
+
+    ``c`` holds equal-length integer arrays ``dp``, ``fsdp``, ``tp``, ``pp``, ``ep``,
+    ``interleave``, ``mb`` (micro-batch tokens) and ``recompute`` (codes: the index in
+    :data:`accelkit.activations.RECOMPUTE`), one entry per candidate; ``efficiency`` is the
+    fraction of peak the kernels reach (a float, or one per candidate). Returns arrays the
+    candidates' length, by name: ``seconds``, ``compute``, ``comm``, ``exposed``, ``bubble``,
+    ``bubble_fraction``, ``memory``, ``state``, ``activations``, ``mfu``, ``tps`` and the
+    per-collective breakdown :mod:`accelkit.parallel` builds a TrainStep from.
+    """
+    dp, fsdp, tp, pp, ep = (c[a].astype(float) for a in ("dp", "fsdp", "tp", "pp", "ep"))
+    v, mb, rc = c["interleave"].astype(float), c["mb"].astype(float), c["recompute"]
+    peak = chip.peak_flops(dtypes.check(dtype)) * efficiency
+    replicas = dp * fsdp * ep
+    m = batch_tokens / replicas / mb                       # micro-batches per step
+    chunk_layers = np.ceil(spec.layers / (pp * v))          # layers per virtual stage
+    stage_layers = chunk_layers * v                         # layers on the slowest chip
+    balance = stage_layers * pp / spec.layers               # ≥ 1: uneven stages
+    moe_frac = spec.moe_layers / spec.layers
+    stage_moe = stage_layers * moe_frac
+
+    # -- compute ---------------------------------------------------------------------------
+    hw_token = spec.model_flops_token + np.where(
+        rc == 2, spec.model_flops_token / 3.0, np.where(rc == 1, spec.attn_fwd_flops_token, 0.0))
+    flops_mb = mb * hw_token / (tp * pp) * balance
+    # -- parameters held per chip (before FSDP sharding) -----------------------------------
+    dense_params = (spec.params - spec.expert_params) / (tp * pp)
+    expert_params = spec.expert_params / (tp * pp * ep)
+    stage_params = (dense_params + expert_params) * balance
+    # Roofline per micro-batch: every micro-batch reads the stage's weights in the forward pass,
+    # the backward pass (input and weight gradients) and any full recompute, and adds into the
+    # gradient buffer (read + write). Small micro-batches become memory-bound.
+    weight_traffic = stage_params * (WEIGHT_BYTES * (3.0 + (rc == 2)) + 2.0 * GRAD_BYTES)
+    # the arithmetic and the weight reads overlap: the micro-batch's roofline
+    compute_mb = roofline.times(compute_seconds=flops_mb / peak,
+                                memory_seconds=weight_traffic / chip.hbm_bytes_per_second,
+                                overlap=True).seconds
+
+    # -- strides and domains -----------------------------------------------------------------
+    domain = domain_chips(chip, int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0]))
+    stride = {"tp": np.ones_like(tp)}
+    stride["ep"] = tp
+    stride["pp"] = tp * ep
+    stride["fsdp"] = tp * ep * pp
+    stride["dp"] = tp * ep * pp * fsdp
+    size = {"tp": tp, "ep": ep, "pp": pp, "fsdp": fsdp, "dp": dp}
+    per = {a: chips_per_domain(size[a].astype(np.int64), stride[a].astype(np.int64), domain)
+           for a in AXES}
+
+    unit: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+
+    def cost(kind: str, axis: str, nbytes: np.ndarray) -> np.ndarray:
+        if (kind, axis) not in unit:
+            unit[kind, axis] = _costs(chip, kind, size[axis], per[axis])
+        lat, sec_per_byte = unit[kind, axis]
+        return np.where(size[axis] > 1, lat + sec_per_byte * nbytes, 0.0)
+
+    act_mb = mb * spec.d * ACT_BYTES                       # a micro-batch's d_model activations
+    # -- tensor parallel: 2 all-reduce-equivalents per layer forward, 2 backward, 2 recompute
+    tp_calls = stage_layers * (4.0 + 2.0 * (rc == 2))
+    tp_each = cost("all_reduce", "tp", act_mb)
+    tp_mb = tp_calls * tp_each
+    # -- expert parallel: dispatch + combine all-to-all per MoE layer, forward and backward
+    ep_calls = stage_moe * (4.0 + 2.0 * (rc == 2))
+    ep_bytes = ep * act_mb / tp * spec.experts_per_token
+    ep_each = cost("all_to_all", "ep", ep_bytes)
+    ep_mb = ep_calls * ep_each
+    # -- pipeline sends: one activation forward, one gradient backward, per virtual stage
+    pp_calls = 2.0 * v * (pp > 1)
+    pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"])
+    pp_each = np.where(pp > 1, pp_lat + pp_per * act_mb / tp, 0.0)
+    pp_mb = pp_calls * pp_each
+
+    # -- FSDP: gather weights twice, reduce-scatter gradients once, per micro-batch ---------
+    gather_each = cost("all_gather", "fsdp", stage_params * WEIGHT_BYTES)
+    scatter_each = cost("reduce_scatter", "fsdp", stage_params * GRAD_BYTES)
+    fsdp_mb = 2.0 * gather_each + scatter_each
+    # FSDP's gathers and scatter prefetch behind the micro-batch's compute: overlapped
+    prefetched = roofline.times(compute_seconds=compute_mb, communication_seconds=fsdp_mb,
+                                overlap=True)
+    fsdp_exposed_mb = prefetched.exposed_communication_seconds
+    # -- DP: all-reduce the (FSDP-sharded) gradients once per step, over dp; dense gradients
+    # also over ep (ep is a data axis for them): reduce-scatter over ep, all-reduce the shard
+    # over dp, all-gather over ep.
+    dense_grad = dense_params * balance * GRAD_BYTES / fsdp
+    expert_grad = expert_params * balance * GRAD_BYTES / fsdp
+    dp_time = (cost("all_reduce", "dp", dense_grad / ep + expert_grad)
+               + cost("reduce_scatter", "ep", dense_grad) + cost("all_gather", "ep", dense_grad))
+    backward_last = compute_mb * 2.0 / (3.0 + (rc == 2))
+    # ... which hides behind the last micro-batch's backward pass: overlapped
+    dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
+                                overlap=True).exposed_communication_seconds
+
+    # -- the step --------------------------------------------------------------------------
+    # TP, EP and pipeline transfers wait for the layers and the layers for them: not overlapped
+    t_mb = roofline.times(compute_seconds=prefetched.seconds,
+                          communication_seconds=tp_mb + ep_mb + pp_mb, overlap=False).seconds
+    fill = (pp - 1.0) / v
+    seconds = (m + fill) * t_mb + dp_exposed
+    compute = m * compute_mb
+    bubble = fill * t_mb
+    comm_total = m * (tp_mb + ep_mb + pp_mb + fsdp_mb) + dp_time
+    exposed = seconds - compute - bubble
+    model_flops = spec.model_flops_token * batch_tokens
+    chips_n = replicas * tp * pp
+
+    # -- memory per chip -------------------------------------------------------------------
+    weights_b = (stage_params * WEIGHT_BYTES / fsdp
+                 + np.where(fsdp > 1, 2.0 * spec.layer_params / tp * WEIGHT_BYTES, 0.0))
+    grads_b = stage_params * GRAD_BYTES / fsdp
+    optimizer_b = stage_params * OPTIMIZER_BYTES / (fsdp * dp)
+    state = weights_b + grads_b + optimizer_b
+    held = activations.stage_bytes(spec.activations, recompute=rc, seq_len=spec.seq_len,
+                                   microbatch_tokens=mb, microbatches=m,
+                                   stage_layers=stage_layers, tp=tp, pp=pp, interleave=v)
+    memory = state + held
+    return {
+        "seconds": seconds, "compute": compute, "comm": comm_total, "exposed": exposed,
+        "bubble": bubble, "bubble_fraction": fill / (m + fill), "memory": memory,
+        "state": state, "activations": held, "m": m,
+        "weights_b": weights_b, "grads_b": grads_b, "optimizer_b": optimizer_b,
+        "mfu": model_flops / (seconds * chips_n * chip.peak_flops(dtypes.check(dtype))),
+        "tps": batch_tokens / seconds / chips_n, "model_flops": np.full_like(seconds, model_flops),
+        # breakdown
+        "tp_calls": m * tp_calls, "tp_each": tp_each, "ep_calls": m * ep_calls,
+        "ep_each": ep_each, "pp_calls": m * pp_calls, "pp_each": pp_each,
+        "gather_each": gather_each, "scatter_each": scatter_each, "m_fsdp": m,
+        "fsdp_exposed": m * fsdp_exposed_mb, "dp_time": dp_time, "dp_exposed": dp_exposed,
+        "act_mb": act_mb, "ep_bytes": ep_bytes, "stage_params": stage_params,
+        "dense_grad": dense_grad, "expert_grad": expert_grad,
+        "tp_exposed": m * tp_calls * tp_each, "ep_exposed": m * ep_calls * ep_each,
+        "pp_exposed": m * pp_calls * pp_each,
+    }
+
+
+__all__ = ["ACT_BYTES", "GRAD_BYTES", "ModelSpec", "OPTIMIZER_BYTES", "WEIGHT_BYTES", "evaluate",
+           "spec"]

@@ -1,0 +1,154 @@
+"""serving_step.IterationGroup: one continuous-batching iteration priced by the library's one
+rule, equal to inference.decode_step and inference.prefill where an iteration is one of them,
+and its fast paths (seconds, closed-form runs) equal to timing() itself."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import accelkit as ak
+from accelkit import inference, serving_step
+
+GROUPS = [("llama-3-8b", "H100", 1), ("llama-2-70b", "H100", 2), ("mixtral-8x7b", "H100", 2),
+          ("llama-3-70b", "TPU v5e", 16), ("deepseek-v3", "H200", 8)]
+CONVENTIONS = [("causal", True, True), ("full", False, False)]
+
+
+def _group(model, chip, n, formats=("bf16", "bf16", "bf16"), conventions=CONVENTIONS[0],
+           split="even", per_op=0.0):
+    return serving_step.iteration_group(ak.models.get(model), ak.chips.get(chip), n, formats,
+                                        conventions, split, per_op)
+
+
+def _formats(chip):
+    return ("int8",) * 3 if ak.chips.get(chip).kind == "tpu" else ("fp8",) * 3
+
+
+@pytest.mark.parametrize("model, chip, n", GROUPS)
+@pytest.mark.parametrize("conventions", CONVENTIONS)
+def test_a_decode_iteration_is_decode_step(model, chip, n, conventions):
+    for formats in (("bf16",) * 3, _formats(chip)):
+        g = _group(model, chip, n, formats, conventions)
+        for batch, context in ((1, 0), (7, 100), (64, 2048), (300, 511)):
+            want = inference.decode_step(model, chip, n, batch, context, *formats,
+                                         attention_mask=conventions[0],
+                                         softmax_flops=conventions[1], kv_write=conventions[2])
+            totals = (batch, batch, batch * g.pairs(1, context), batch * (context + 1))
+            assert g.timing(*totals).seconds == pytest.approx(want.seconds, rel=1e-12)
+            assert g.seconds(*totals) == pytest.approx(want.seconds, rel=1e-12)
+            flops, moved = g.arrays(*totals)
+            assert flops.sum() == pytest.approx(want.flops, rel=1e-12)
+            assert moved.sum() == pytest.approx(want.bytes, rel=1e-12)
+
+
+@pytest.mark.parametrize("model, chip, n", GROUPS)
+@pytest.mark.parametrize("conventions", CONVENTIONS)
+def test_a_prefill_iteration_is_prefill(model, chip, n, conventions):
+    for formats in (("bf16",) * 3, _formats(chip)):
+        g = _group(model, chip, n, formats, conventions)
+        for batch, prompt in ((1, 1), (3, 100), (8, 2048)):
+            want = inference.prefill(model, chip, n, batch, prompt, *formats,
+                                     attention_mask=conventions[0], softmax_flops=conventions[1],
+                                     kv_write=conventions[2])
+            totals = (batch * prompt, batch, batch * g.pairs(prompt, 0), batch * prompt)
+            assert g.timing(*totals).seconds == pytest.approx(want.seconds, rel=1e-12)
+            assert g.seconds(*totals) == pytest.approx(want.seconds, rel=1e-12)
+            flops, moved = g.arrays(*totals)
+            assert flops.sum() == pytest.approx(want.flops, rel=1e-12)
+            assert moved.sum() == pytest.approx(want.bytes, rel=1e-12)
+
+
+def test_overhead_and_replicated_caches_follow_the_same_rule():
+    g = _group("llama-3-70b", "TPU v5e", 16, split="heads", per_op=7e-6)
+    for batch, context in ((1, 0), (64, 2048)):
+        d = inference.decode_step("llama-3-70b", "TPU v5e", 16, batch, context, overhead=True,
+                                  kv_cache_split="heads")
+        assert g.seconds(batch, batch, batch * (context + 1),
+                         batch * (context + 1)) == pytest.approx(d.seconds, rel=1e-12)
+        p = inference.prefill("llama-3-70b", "TPU v5e", 16, batch, 300, overhead=True,
+                              kv_cache_split="heads")
+        assert g.seconds(batch * 300, batch, batch * g.pairs(300, 0),
+                         batch * 300) == pytest.approx(p.seconds, rel=1e-12)
+
+
+def test_a_mixture_of_experts_past_saturation_is_still_the_rule():
+    """Past the token count where every expert is read, the per-token part is a line again."""
+    g = _group("mixtral-8x7b", "H100", 2, ("fp8",) * 3)
+    for batch, prompt in ((1, 100), (1, 146), (3, 2000), (50, 400)):
+        want = inference.prefill("mixtral-8x7b", "H100", 2, batch, prompt, "fp8", "fp8", "fp8")
+        assert g.seconds(batch * prompt, batch, batch * g.pairs(prompt, 0),
+                         batch * prompt) == pytest.approx(want.seconds, rel=1e-12)
+    for batch in (100, 145, 900, 5000):
+        want = inference.decode_step("mixtral-8x7b", "H100", 2, batch, 300, "fp8", "fp8", "fp8")
+        assert g.seconds(batch, batch, batch * 301, batch * 301) == pytest.approx(
+            want.seconds, rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(decodes=st.lists(st.integers(0, 5000), max_size=40),
+       chunks=st.lists(st.tuples(st.integers(1, 3000), st.integers(0, 4000), st.booleans()),
+                       max_size=6),
+       which=st.sampled_from(GROUPS))
+def test_a_mixed_iteration_is_the_sum_of_its_sequences(decodes, chunks, which):
+    """Any mix of decode tokens and prompt chunks at their own contexts: the fast scalar path
+    equals timing() on the full arrays."""
+    if not decodes and not chunks:
+        return
+    g = _group(*which)
+    tokens = len(decodes) + sum(t for t, _, _ in chunks)
+    logits = len(decodes) + sum(1 for _, _, last in chunks if last)
+    pairs = sum(c + 1 for c in decodes) + sum(g.pairs(t, c) for t, c, _ in chunks)
+    reads = sum(c + 1 for c in decodes) + sum(c + t for t, c, _ in chunks)
+    assert g.seconds(tokens, logits, pairs, reads) == pytest.approx(
+        float(g.timing(tokens, logits, pairs, reads).seconds), rel=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(decodes=st.lists(st.integers(0, 3000), min_size=1, max_size=6),
+       prompts=st.lists(st.integers(1, 2000), max_size=3), which=st.sampled_from(GROUPS[:3]))
+def test_a_mixed_iterations_flops_are_its_sequences_flops(decodes, prompts, which):
+    """Arithmetic has no per-iteration part (weights cost bytes, not FLOPs): an iteration's
+    FLOPs are the FLOPs each of its sequences would take alone, decode_step's and prefill's."""
+    model, chip, n = which
+    g = _group(*which)
+    tokens = len(decodes) + sum(prompts)
+    logits = len(decodes) + len(prompts)
+    pairs = sum(c + 1 for c in decodes) + sum(g.pairs(t, 0) for t in prompts)
+    reads = sum(c + 1 for c in decodes) + sum(prompts)
+    alone = (sum(inference.decode_step(model, chip, n, 1, c).flops for c in decodes)
+             + sum(inference.prefill(model, chip, n, 1, t).flops for t in prompts))
+    assert g.arrays(tokens, logits, pairs, reads)[0].sum() == pytest.approx(alone, rel=1e-9)
+
+
+@pytest.mark.parametrize("model, chip, n", GROUPS[:4])
+def test_runs_of_decode_iterations_sum_in_closed_form(model, chip, n):
+    g = _group(model, chip, n, per_op=7e-6 if chip == "TPU v5e" else 0.0)
+    batch, first = 37, 37 * 501
+    steps = [g.seconds(batch, batch, first + batch * k, first + batch * k) for k in range(1200)]
+    for start, stop in ((0, 1), (0, 5), (3, 100), (0, 1200)):
+        assert g.decode_run_seconds(batch, first, first, start, stop) == pytest.approx(
+            sum(steps[start:stop]), rel=1e-10)
+    for wait in (1e-9, steps[0], 0.37 * sum(steps), 5 * sum(steps)):
+        k, total = g.decode_run_steps(batch, first, first, wait, 1200)
+        assert total == pytest.approx(sum(steps[:k]), rel=1e-10)
+        assert total >= wait or k == 1200
+        assert k == 1 or sum(steps[:k - 1]) < wait
+
+
+def test_attention_pairs_follow_the_mask():
+    causal, full = _group("llama-3-8b", "H100", 1), _group("llama-3-8b", "H100", 1,
+                                                           conventions=CONVENTIONS[1])
+    assert causal.pairs(4, 10) == 4 * 10 + 10 and full.pairs(4, 10) == 4 * 14
+    assert causal.pairs(1, 99) == full.pairs(1, 99) == 100
+
+
+def test_the_group_is_checked_as_decode_groups_are():
+    with pytest.raises(ValueError, match="divide"):
+        _group("llama-3-70b", "H100", 3)
+    with pytest.raises(ak.chips.MissingFigureError):
+        _group("llama-3-8b", "L4", 2)
+    g = _group("llama-3-8b", "H100", 1)
+    assert not g.per_pair[0].flags.writeable and np.isfinite(g.counts).all()
