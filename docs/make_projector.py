@@ -88,7 +88,8 @@ NUMBERS = {
 CALL = re.compile(r"\b(\w+)\(")
 
 
-def _widget_names() -> set[str]:
+def widget_names() -> set[str]:
+    """The lesson widgets' names (``accelkit.widgets``' public functions)."""
     return {n for n in dir(widgets) if not n.startswith("_") and n not in ("Explorer", "View")}
 
 
@@ -98,7 +99,7 @@ def lesson_parts(path: Path) -> dict:
     title = notebook.cells[0].source.splitlines()[0].lstrip("# ").strip()
     box = next(c.source for c in notebook.cells if c.cell_type == "markdown" and "<b>Takeaway.</b>" in c.source)
     takeaway = box[box.index("<b>Takeaway.</b>") + len("<b>Takeaway.</b>"):box.index("</div>")]
-    names = _widget_names()
+    names = widget_names()
     called = [n for n in CALL.findall(code) if n in names]
     shown = [n for n in called if "quiz" not in n and "worked" not in n]
     quizzes = [getattr(widgets, n)() for n in called if "quiz" in n]
@@ -132,6 +133,32 @@ def render(path: Path) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def deck(path: Path, figure_html: str = "", figure_title: str = "") -> str:
+    """Lesson ``path``'s slide deck as MyST markdown, one slide per ``---``: the title, the
+    takeaway, the one number, the one figure (``figure_html``: the picture the lesson's first
+    widget drew, with its alt text; publish/slides.py passes it in), the question, and on the
+    next slide its answer with the reason the lesson gives for it."""
+    number = path.name[:2]
+    parts = lesson_parts(path)
+    fact = NUMBERS[number]
+    slides = [f"# {parts['title']}\n\naccelkit · lesson {number} · "
+              f"[the lesson](../lessons/{path.name})",
+              f"## Takeaway\n\n{parts['takeaway']}",
+              f"## The one number to remember\n\n<p class=\"big-number\">{fact.fmt.format(fact.compute())}</p>"
+              f"\n\n{fact.label}.\n\nThe lesson computes it with `{fact.call}`."]
+    if figure_html:
+        slides.append(f"## {figure_title or 'The figure'}\n\n{figure_html}\n\n"
+                      f"From `widgets.{parts['widget']}()`: move its controls live in the lesson.")
+    if parts["quiz"]:
+        quiz = parts["quiz"]
+        letters = [chr(ord("A") + i) for i in range(len(quiz.options))]
+        options = "\n\n".join(f"**{letter}.** {option}" for letter, option in zip(letters, quiz.options))
+        slides.append(f"## Ask the room\n\n{quiz.question}\n\n{options}")
+        slides.append(f"## Answer: {letters[quiz.correct]}\n\n**{quiz.options[quiz.correct]}**\n\n"
+                      f"{quiz.feedback[quiz.correct]}")
+    return "\n\n---\n\n".join(slides) + "\n"
+
+
 def pages() -> dict[str, str]:
     found = {}
     for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb")):
@@ -141,6 +168,9 @@ def pages() -> dict[str, str]:
              "`python docs/make_projector.py`.", ""]
     index += [f"- [{lesson_parts(ROOT / 'lessons' / name.replace('.md', '.ipynb'))['title']}]({name})"
               for name in found]
+    index += ["", "The same content as slides, one reveal.js deck per lesson with the lesson's figure and "
+              "each question's answer on the slide after it: `python publish/build.py --only slides` "
+              "(into `build/course/slides/`; docs/make_projector.py's `deck` writes each deck's text)."]
     found["README.md"] = "\n".join(index) + "\n"
     return found
 

@@ -33,7 +33,9 @@ exercise once each):
 * deploy tier: ``offline_lesson_runs`` and ``offline_exercise_runs``, the same runs inside a
   network namespace (tests/test_offline.py); ``second_lesson_runs``, every lesson once more the
   same nbval way, outside the namespace with ``PYTHONHASHSEED=2`` (tests/test_determinism.py
-  compares it with the offline run).
+  compares it with the offline run); ``course_build``, ``python publish/build.py`` once: every
+  notebook run and measured, then the book, the slides, the graded versions and the JupyterLite
+  site (tests/test_hub_memory.py, test_book.py, test_slides.py, test_grading.py, test_lite.py).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.notebook_runner import EXERCISES, LESSONS, Batch, Job, load, run_batch, tags
+from tests.notebook_runner import EXERCISES, LESSONS, ROOT, Batch, Job, load, run_batch, tags
 
 # -- the deploy tier --------------------------------------------------------------------------
 
@@ -198,3 +200,27 @@ def offline_exercise_runs(request, tmp_path_factory) -> Batch:
 @pytest.fixture(scope="session")
 def second_lesson_runs(request, tmp_path_factory) -> Batch:
     return _lesson_batch(request, tmp_path_factory, "second_lesson_runs", "2", offline=False)
+
+
+@pytest.fixture(scope="session")
+def course_build(tmp_path_factory):
+    """``python publish/build.py`` (the one command an instructor runs), once per session: (its
+    output folder, its report.json). A failed step is reported by the tests that read it."""
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp("course")
+    done = subprocess.run([sys.executable, "publish/build.py", "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=1800)
+    report = out / "report.json"
+    assert report.exists(), f"publish/build.py wrote no report ({done.returncode}):\n{done.stderr[-4000:]}"
+    return out, json.loads(report.read_text(encoding="utf-8"))
+
+
+def built_step(course_build, step: str):
+    """The output folder of one step of :func:`course_build`, failing with its error if it failed."""
+    out, report = course_build
+    done = report["steps"][step]
+    assert done["ok"], f"publish/build.py's {step} step failed: {done['error']}\n{done['traceback']}"
+    return out, done

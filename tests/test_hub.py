@@ -21,6 +21,13 @@ What runs (one hub for the whole module, about a minute on 2 cores):
   edited; a second click on the link merges as nbgitpuller promises (upstream's changes to lines
   the learner left alone arrive, the learner's own lines win, a file the learner deleted comes
   back fresh), and the updated lesson runs against the updated library in a new kernel.
+* And the update with a lesson open (docs/hub/README.md, "Updates during a course"): a learner
+  has lesson 00 open in JupyterLab in a real browser (headless Chromium, through the hub's login
+  and proxy), its kernel running the old library, and a note of theirs saved in it; upstream
+  changes the library and that lesson; the learner clicks the link (the pull merges) with the tab
+  still open. The tab's next save raises JupyterLab's "File Changed" dialog; the procedure says
+  Revert, which loads the merged notebook (upstream's change and the learner's note); the
+  restarted kernel runs the updated library; the save after that writes a file that keeps both.
 
 Skipped locally (never under ``CI``) when ``configurable-http-proxy`` or ``git`` is missing.
 """
@@ -99,11 +106,17 @@ def _recipe() -> dict:
 
 
 def _course_link(hub_url: str, repo: str) -> str:
-    """The nbgitpuller link from the guide, with this test's hub and repository put in."""
+    """The nbgitpuller link from the guide, with this test's hub and repository put in (the
+    guide's link names the course's one address, docs/hub/links.py's; here it is a local clone)."""
+    sys.path.insert(0, str(ROOT / "docs" / "hub"))
+    import links
+
     text = GUIDE.read_text(encoding="utf-8")
     link = re.search(r"https://<your-hub>(/hub/user-redirect/git-pull\?[^\s`)]+)", text)
     assert link, "docs/hub/README.md gives no nbgitpuller link"
-    path = link.group(1).replace("<repository-url>", quote(repo, safe=""))
+    address = f"repo={quote(links.repository(), safe='')}&"
+    assert address in link.group(1), f"the guide's link does not name {links.repository()}"
+    path = link.group(1).replace(address, f"repo={quote(repo, safe='')}&")
     assert "<" not in path, f"unfilled placeholder in the guide's link: {path}"
     return hub_url + path
 
@@ -132,9 +145,12 @@ class Hub:
         cull.update(cull_idle_timeout=4, cull_interval=1)
         overrides = mounts["/srv/conda/envs/notebook/share/jupyter/lab/settings/overrides.json"]
         (settings / "overrides.json").write_text(json.dumps(overrides), encoding="utf-8")
+        # Test-only too: JupyterLab's application object on window.jupyterapp, so the open-tab
+        # test drives a learner's tab through JupyterLab's own commands (tests/lab_harness.py).
         (etc / "jupyter_server_config.json").write_text(json.dumps(
             {**server_config, "MappingKernelManager": cull,
-             "LabApp": {"app_settings_dir": str(settings)}}), encoding="utf-8")
+             "LabApp": {"app_settings_dir": str(settings), "expose_app_in_browser": True}}),
+            encoding="utf-8")
 
         environment = {key: str(value) for key, value in recipe.get("extraEnv", {}).items()}
         environment.update(JUPYTER_CONFIG_PATH=str(etc), MPLBACKEND="Agg",
@@ -512,3 +528,166 @@ def test_upstream_change_to_library_and_lesson_merges_and_runs(learners, course_
     for learner in (ada, grace):
         texts = learner.run_notebook(lesson)
         assert texts[0].rstrip().endswith(PROBE_TEXT), texts[:2]  # the first code cell's output
+
+
+# nativeauthenticator 1.3.0 calls locale.getdefaultlocale() when imported (deprecated in Python
+# 3.11, its own code, not ours).
+@pytest.mark.filterwarnings("ignore:'locale.getdefaultlocale' is deprecated:DeprecationWarning")
+def test_the_recipes_sign_in_settings_are_the_native_authenticators():
+    """The hub in this test signs in with the dummy authenticator; the recipe's real one is the
+    native authenticator (chart's hub image): its name must resolve to it, and every setting the
+    recipe gives it must be one of its configurable traits (a misspelt one would be ignored)."""
+    from importlib.metadata import entry_points
+
+    hub_config = _recipe()["hub"]["config"]
+    name = hub_config["JupyterHub"]["authenticator_class"]
+    found = [e for e in entry_points(group="jupyterhub.authenticators") if e.name == name]
+    assert found, f"no authenticator is registered as {name!r}"
+    authenticator = found[0].load()
+    assert authenticator.__name__ == "NativeAuthenticator", authenticator
+    traits = authenticator.class_trait_names(config=True)
+    for section in ("NativeAuthenticator", "Authenticator"):
+        unknown = set(hub_config[section]) - set(traits)
+        assert not unknown, f"{section} settings that are not traits of {authenticator.__name__}: {unknown}"
+    assert hub_config["NativeAuthenticator"]["open_signup"] is False  # an admin approves each account
+
+
+# -- an update while a learner has the lesson open -----------------------------------------------
+
+OPEN_TAB_PROBE = "the open tab's update reached the kernel"
+
+# The "File Changed" dialog JupyterLab raises when a save finds the file changed on disk.
+JS_FILE_CHANGED = """
+() => Array.from(document.querySelectorAll('.jp-Dialog')).some(d =>
+  (d.querySelector('.jp-Dialog-header') || {}).textContent === 'File Changed')
+"""
+
+JS_DIALOG_BUTTONS = """
+() => Array.from(document.querySelectorAll('.jp-Dialog .jp-Dialog-button'))
+        .map(b => b.textContent.trim()).filter(Boolean)
+"""
+
+# Start a save of the current notebook as autosave would, without waiting for it (the save
+# waits on the dialog); the page keeps the promise.
+JS_START_SAVE = """
+() => { window.__save = window.jupyterapp.commands.execute('docmanager:save'); return true; }
+"""
+
+JS_CELL_SOURCES = """
+() => window.jupyterapp.shell.currentWidget.content.widgets.map(c => c.model.sharedModel.getSource())
+"""
+
+JS_RESTART_RUN_ALL = """
+async () => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  await panel.sessionContext.restartKernel();
+  await window.jupyterapp.commands.execute('notebook:run-all-cells');
+  return true;
+}
+"""
+
+JS_MARK_DIRTY = """
+() => { window.jupyterapp.shell.currentWidget.content.model.dirty = true; return true; }
+"""
+
+
+def _browser_login(page, hub: Hub, name: str) -> None:
+    page.goto(f"{hub.url}/hub/login")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password]", "any")
+    page.click("input[type=submit], button[type=submit]")
+    page.wait_for_url(f"{hub.url}/**", timeout=60_000)
+
+
+def test_an_update_while_the_lesson_is_open_loses_nothing(hub, course_repo, learners):
+    from playwright.sync_api import sync_playwright
+
+    from tests import lab_harness as lab
+
+    if not lab.CHROMIUM.exists():
+        message = f"{lab.CHROMIUM} is not installed (.ci/run installs Debian's chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    _, link = learners
+    name = "hopper"
+    hub.start_server(name)
+    hub.wait_ready(name)
+    hopper = Learner(hub, name)
+    target = hopper.open_link(link)["query"]["targetpath"]
+    lesson = f"{target}/lessons/00_start_here.ipynb"
+    upstream = course_repo["upstream"]
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(lab.CHROMIUM), args=lab.CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            _browser_login(page, hub, name)
+            page.goto(f"{hub.url}/user/{name}/lab/tree/{lesson}")
+            page.wait_for_function(lab.JS_APP_STARTED, timeout=120_000, polling=250)
+            page.wait_for_function(lab.JS_NOTEBOOK_READY, arg=lesson, timeout=120_000, polling=250)
+            # The learner runs the lesson (the kernel now holds the old library), adds a note
+            # at the end, and saves: step 1 of the procedure.
+            page.evaluate(lab.JS_RUN_ALL)
+            page.wait_for_function(lab.JS_ALL_DONE, timeout=240_000, polling=250)
+            page.evaluate("""async () => {
+              const notebook = window.jupyterapp.shell.currentWidget.content;
+              notebook.activeCellIndex = notebook.widgets.length - 1;
+              await window.jupyterapp.commands.execute('notebook:insert-cell-below');
+              await window.jupyterapp.commands.execute('notebook:change-cell-to-markdown');
+              notebook.activeCell.model.sharedModel.setSource("Hopper's note: fill and drain cost cycles.");
+              await window.jupyterapp.commands.execute('docmanager:save');
+              return true;
+            }""")
+            saved = (hopper.home / lesson).read_text(encoding="utf-8")
+            assert "Hopper's note" in saved
+
+            # Upstream changes the library and the lesson's first code cell, and publishes.
+            init = upstream / "accelkit" / "__init__.py"
+            init.write_text(init.read_text(encoding="utf-8") + f"\n\ndef _open_tab_probe():\n"
+                            f"    return {OPEN_TAB_PROBE!r}\n", encoding="utf-8")
+            path = upstream / "lessons" / "00_start_here.ipynb"
+            notebook = nbformat.read(path, as_version=4)
+            first_code = next(i for i, c in enumerate(notebook.cells) if c.cell_type == "code")
+            notebook.cells[first_code].source += "\nprint(ak._open_tab_probe())"
+            nbformat.write(notebook, path)
+            _git("commit", "-q", "-am", "lesson 00 prints the open-tab probe", cwd=upstream)
+            _git("push", "-q", "hub", "HEAD:main", cwd=upstream)
+
+            # The learner clicks the link with the tab still open: the pull merges on disk.
+            hopper.open_link(link)
+            merged = nbformat.reads((hopper.home / lesson).read_text(encoding="utf-8"), as_version=4)
+            assert "_open_tab_probe" in merged.cells[first_code].source
+            assert merged.cells[-1].source.startswith("Hopper's note")
+            # The tab still shows the old notebook; the next save (autosave's, here started at
+            # once) meets the changed file and asks.
+            assert "_open_tab_probe" not in "".join(page.evaluate(JS_CELL_SOURCES))
+            page.evaluate(JS_MARK_DIRTY)
+            page.evaluate(JS_START_SAVE)
+            page.wait_for_function(JS_FILE_CHANGED, timeout=60_000, polling=200)
+            buttons = page.evaluate(JS_DIALOG_BUTTONS)
+            assert "Revert" in buttons and "Overwrite" in buttons, buttons
+            # The procedure: Revert (never Overwrite, which would write the old tab over the merge).
+            page.click(".jp-Dialog .jp-Dialog-button:has-text('Revert')")
+            page.wait_for_function(
+                "() => window.jupyterapp.shell.currentWidget.content.widgets"
+                ".some(c => c.model.sharedModel.getSource().includes('_open_tab_probe'))",
+                timeout=60_000, polling=200)
+            sources = page.evaluate(JS_CELL_SOURCES)
+            assert sources[-1].startswith("Hopper's note"), sources[-1:]
+            # Then Kernel -> Restart Kernel and Run All Cells: the new kernel imports the update.
+            page.evaluate(JS_RESTART_RUN_ALL)
+            page.wait_for_function(lab.JS_ALL_DONE, timeout=240_000, polling=250)
+            outputs = page.evaluate(lab.JS_OUTPUTS)
+            first = next(o for o in outputs if o["index"] == first_code)
+            printed = "".join(str(out.get("text", "")) for out in first["outputs"])
+            assert OPEN_TAB_PROBE in printed, first
+            page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:save'); return true; }")
+            assert not page.evaluate(JS_FILE_CHANGED), "a second File Changed dialog after the revert"
+        finally:
+            browser.close()
+    # On disk: upstream's change, the learner's note, and the output of the updated library.
+    final = nbformat.reads((hopper.home / lesson).read_text(encoding="utf-8"), as_version=4)
+    assert "_open_tab_probe" in final.cells[first_code].source
+    assert final.cells[-1].source.startswith("Hopper's note")
+    assert OPEN_TAB_PROBE in "".join(o.get("text", "") for o in final.cells[first_code].outputs)
