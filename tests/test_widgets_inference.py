@@ -55,6 +55,27 @@ def test_batch_latency_explorer_marks_the_best_batch_and_turning_point():
     assert w.view.extras["matmul_compute_bound_batch"] < 200  # half the bf16 batch
 
 
+def test_batch_latency_explorer_at_5_ms_speaks_of_the_target_not_the_parameter():
+    """Issue 24: at 5 ms the row showed the library's message for API users, naming the
+    parameter max_seconds_per_token. The learner set a slider: the row names the target and
+    batch 1's own time per token (decode_step's), and what would help."""
+    w = batch_latency_explorer()
+    w.controls["target_ms"].value = 5
+    one = inference.decode_step("llama-3-70b", "TPU v5e", 16, 1, 2048)
+    text = w.html.value
+    assert w.view.result is None and "max_seconds_per_token" not in text
+    assert (f"none: even batch 1 takes {one.seconds * 1e3:,.2f} ms per token, more than the 5 ms "
+            "target (add chips or use int8 weights)") in text
+    w.controls["weights"].value = "int8"  # still above 5 ms; int8 is no longer the way out
+    one = inference.decode_step("llama-3-70b", "TPU v5e", 16, 1, 2048, weight_dtype="int8",
+                                kv_dtype="int8")
+    assert f"takes {one.seconds * 1e3:,.2f} ms per token" in w.html.value
+    assert "int8 weights)" not in w.html.value and "max_seconds_per_token" not in w.html.value
+    w.controls["n_chips"].value = 1  # 70B does not fit on one v5e: that is the reason given
+    assert "none: the weights alone do not fit" in w.html.value
+    assert "even batch 1" not in w.html.value
+
+
 def test_batch_latency_explorer_shows_the_exact_largest_fitting_batch_on_its_curve():
     """The table once said 'under the target: 199' beside 'fits: 181' (a
     sampled grid) and drew the best point past the end of the solid curve. Every number shown is

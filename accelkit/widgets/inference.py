@@ -239,7 +239,18 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
             best_text = (f"batch {best.batch:,}: {best.seconds * 1e3:,.1f} ms/token, "
                          f"{best.tokens_per_second:,.0f} tokens/s")
         except ValueError as error:
+            # The library's message names its parameter (max_seconds_per_token), as an API
+            # user needs; a learner set a slider, so the row speaks of the slider's target.
             best, best_text = None, str(error)
+            if limit >= 1:
+                one = inference.decode_step(v["model"], v["chip"], v["n_chips"], 1, v["context"],
+                                            weight_dtype=v["weights"], kv_dtype=kv)
+                if one.seconds * 1e3 > v["target_ms"]:
+                    best_text = (f"none: even batch 1 takes {one.seconds * 1e3:,.2f} ms per "
+                                 f"token, more than the {v['target_ms']} ms target (add chips"
+                                 + (" or use int8 weights)" if v["weights"] != "int8" else ")"))
+            else:
+                best_text = "none: the weights alone do not fit"
         # Sample the exact largest fitting batch, the first that does not fit and the best
         # batch too, so the solid curve ends where the table says and the dot sits on it.
         top = max(int(BATCHES[-1]), best.batch if best else 1)
