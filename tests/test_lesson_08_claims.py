@@ -152,6 +152,27 @@ def test_the_cost_curves_largest_batch_is_the_tables():
             full.usd_per_million_tokens, rel=1e-12)
 
 
+def test_each_widget_curve_ends_at_the_largest_batch_the_lines_above_print():
+    """'Each curve ends at the largest batch that fits, the batch of the lines above.' Every
+    line the serving-cost widget draws for cell 19's chips ends at that chip's max_batch, at the
+    cost cell 19 prints there (issue 24: the lines ended at a sampling grid's last fitting batch,
+    181 for 16 v5e against the 199 printed above)."""
+    from accelkit import widgets
+
+    assert prose.says("08", "Each curve ends at the largest batch that fits, the batch of the "
+                            "lines above.")
+    explorer = widgets.serving_cost_explorer()
+    assert explorer.values()["model"] == M70 and explorer.values()["context"] == 2048
+    drawn = {line.get_label(): line for line in explorer.view.figure.axes[0].lines}
+    for chip in ("TPU v5e", "TPU v6e", "H100", "B200"):
+        full = _full(M70, chip)
+        name = ak.chips.get(chip).name
+        line = drawn[name.replace("NVIDIA ", "").split(" (")[0].replace("TPU ", "")]
+        assert line.get_xdata()[-1] == full.batch
+        assert line.get_ydata()[-1] == pytest.approx(full.usd_per_million_tokens, rel=1e-12)
+        assert explorer.view.result[name].max_batch == full.batch
+
+
 def test_batch_is_the_biggest_lever_about_a_hundredfold():
     """One user at a time costs about a hundred times more per token than a full batch."""
     for chip in ("TPU v5e", "TPU v6e", "H100", "B200"):

@@ -12,6 +12,7 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator
+from matplotlib.transforms import ScaledTranslation
 
 from accelkit import chips, inference, models, price, roofline, scenarios, serving
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
@@ -239,7 +240,18 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
             best_text = (f"batch {best.batch:,}: {best.seconds * 1e3:,.1f} ms/token, "
                          f"{best.tokens_per_second:,.0f} tokens/s")
         except ValueError as error:
+            # The library's message names its parameter (max_seconds_per_token), as an API
+            # user needs; a learner set a slider, so the row speaks of the slider's target.
             best, best_text = None, str(error)
+            if limit >= 1:
+                one = inference.decode_step(v["model"], v["chip"], v["n_chips"], 1, v["context"],
+                                            weight_dtype=v["weights"], kv_dtype=kv)
+                if one.seconds * 1e3 > v["target_ms"]:
+                    best_text = (f"none: even batch 1 takes {one.seconds * 1e3:,.2f} ms per "
+                                 f"token, more than the {v['target_ms']} ms target (add chips"
+                                 + (" or use int8 weights)" if v["weights"] != "int8" else ")"))
+            else:
+                best_text = "none: the weights alone do not fit"
         # Sample the exact largest fitting batch, the first that does not fit and the best
         # batch too, so the solid curve ends where the table says and the dot sits on it.
         top = max(int(BATCHES[-1]), best.batch if best else 1)
@@ -283,8 +295,56 @@ def batch_latency_explorer(model: str = "llama-3-70b", chip: str = "TPU v5e",
     return Explorer(controls, render, title="Batch against latency and throughput", columns=3)
 
 
+#: Points from a line's last point to its chip's label, and kept clear between two labels and
+#: at the axes' right edge.
+_LABEL_OFFSET_POINTS, _LABEL_MARGIN_POINTS = 3.0, 2.0
+
+
+def _separate(wanted: np.ndarray, left: np.ndarray, right: np.ndarray, gap: float,
+              low: float, high: float) -> np.ndarray:
+    """Heights for labels wanted at ``wanted``, spanning ``left``-``right`` across (any one
+    unit): the heights nearest the wanted ones (least squares) with any two labels that share
+    some of their span at least ``gap`` apart, in their wanted order, and all within
+    ``[low, high]``.
+
+    Only labels that would meet across are kept apart, so a crowd at one end of a plot does
+    not push away a label beside it. The nearest heights are the projection of the wanted
+    ones onto those constraints, found by Hildreth's method (one constraint at a time, each
+    with its own non-negative multiplier; exact for a handful of labels in a few sweeps)."""
+    wanted = np.asarray(wanted, dtype=float)
+    count = len(wanted)
+    order = sorted(range(count), key=lambda k: (wanted[k], k))
+    rank = {k: r for r, k in enumerate(order)}
+    # Each constraint: (upper label, lower label or None, least difference); a label's bound
+    # is a constraint against a fixed height (None).
+    rows: list[tuple[int | None, int | None, float]] = [
+        (j, i, gap) for i in range(count) for j in range(count)
+        if rank[i] < rank[j] and left[i] < right[j] and left[j] < right[i]]
+    rows += [(i, None, low) for i in range(count)] + [(None, i, -high) for i in range(count)]
+    placed = wanted.copy()
+    multipliers = [0.0] * len(rows)
+    for _sweep in range(1000):
+        moved = 0.0  # the largest step of this sweep: none left at the optimum
+        for k, (up, down, least) in enumerate(rows):
+            value = (placed[up] if up is not None else 0.0) - \
+                (placed[down] if down is not None else 0.0)
+            norm = (up is not None) + (down is not None)
+            step = max((least - value) / norm, -multipliers[k])
+            if step:
+                multipliers[k] += step
+                if up is not None:
+                    placed[up] += step
+                if down is not None:
+                    placed[down] -= step
+            moved = max(moved, abs(step))
+        if moved <= 1e-9 * gap:
+            break
+    return placed
+
+
 def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
-    """Dollars per million generated tokens against batch, one line per chip."""
+    """Dollars per million generated tokens against batch, one line per chip, each ending at
+    the largest batch that fits (``inference.cost_curve``)."""
     controls = {
         "model": _dropdown(LANGUAGE_MODELS[:3], model, "model"),
         "context": W.SelectionSlider(options=[512, 2048, 8192], value=2048,
@@ -295,10 +355,13 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
     }
     priced = [c for c in SERVING_CHIPS if chips.get(c).usd_per_hour is not None]
 
-    # One figure, built once; renders move the lines (new axes cost ~30 ms).
-    figure = new_figure(6.6, 3.2)
+    # One figure, built once; renders move the lines and labels (new axes cost ~30 ms).
+    figure = new_figure(6.6, 3.2, margins={"right": 0.95})
     ax = figure.add_subplot()
     _log(ax)
+    # Labels at (batch in data, height in axes fraction), a few points right of the line's end.
+    beside = ax.get_xaxis_transform() + ScaledTranslation(_LABEL_OFFSET_POINTS / 72, 0,
+                                                          figure.dpi_scale_trans)
     shade = {"tpu": 0, "gpu": 0}
     lines, ends = {}, {}
     for name in priced:
@@ -308,57 +371,70 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
         lines[name] = ax.plot([], [], color=colour, label=_label(name),
                               linestyle="-" if kind == "tpu" else "--")[0]
         # Labelled at the line's end (a legend of eight entries crowded the plot).
-        ends[name] = ax.text(1, 1, " " + _label(name), color=colour, fontsize=7, va="center")
-    figure.subplots_adjust(right=0.8)
+        # (on a pale box: a label may sit over another chip's line)
+        ends[name] = ax.text(1, 0.5, _label(name), color=colour, fontsize=7, va="center",
+                             ha="left", transform=beside,
+                             bbox={"boxstyle": "square,pad=0.1", "facecolor": "white",
+                                   "edgecolor": "none", "alpha": 0.8})
     vendor_key(figure)
-    ax.set_xlim(BATCHES[0], BATCHES[-1])
     ax.set_xlabel("batch")
     ax.set_ylabel("USD per million tokens")
     ax.set_title("solid: TPU, dashed: GPU", fontsize=9)
     ticks = _fast_log(ax, "xy", widest="1k")
+    # The labels' sizes in points (their texts never change), measured once, and the axes'.
+    figure.draw_without_rendering()
+    size = {name: (t.get_window_extent().width, t.get_window_extent().height)
+            for name, t in ends.items()}
+    box = ax.get_position()
+    width_points = box.width * figure.get_figwidth() * 72
+    height_points = box.height * figure.get_figheight() * 72
 
     def render(v: dict) -> View:
-        rows, result, low, high = [], {}, np.inf, 0.0
-        last: dict[str, tuple[float, float]] = {}
+        rows, result = [], {}
         for name in priced:
             chip = chips.get(name)
             n = scenarios.replica_chips(v["model"], chip, headroom=1.5)
-            try:
-                sweep = inference.decode_sweep(v["model"], [chip], BATCHES, n, v["context"])
-            except ValueError as why:  # a TP group the model cannot cost (no NVLink, too wide)
-                lines[name].set_data([], [])
-                ends[name].set_visible(False)  # (its name stood alone at the axes' corner)
-                rows.append((f"{n} x {chip.name}", f"not shown: {why}"))
-                continue
             point = price.lowest(chip) if v["price"] == "lowest" else price.price_points(chip)[0]
             if point is None:  # a chip with a catalog price has an on-demand point at least
                 raise ValueError(f"{chip.name} has no sourced price")
-            hourly = point.usd_per_hour
-            fits = sweep.fits[0]
-            if not fits.any():
-                lines[name].set_data([], [])
-                ends[name].set_visible(False)
+            try:
+                curve = inference.cost_curve(v["model"], chip, n, v["context"],
+                                             usd_per_hour=point.usd_per_hour)
+            except ValueError as why:  # a TP group the model cannot cost (no NVLink, too
+                lines[name].set_data([], [])  # wide), or weights that alone do not fit
+                ends[name].set_visible(False)  # (its name stood alone at the axes' corner)
+                rows.append((f"{n} x {chip.name}", f"not shown: {why}"))
                 continue
-            usd = np.array([price.usd_per_million_tokens(chip, r, n, usd_per_hour=hourly)
-                            for r in sweep.tokens_per_second[0][fits]])
-            lines[name].set_data(BATCHES[fits], usd)
-            last[name] = (BATCHES[fits][-1], usd[-1])
-            low, high = min(low, usd.min()), max(high, usd.max())
-            result[chip.name] = (n, hourly, BATCHES[fits], usd)
-            rows.append((f"{n} x {chip.name} at ${hourly:g}/h ({point.basis_note})",
-                         f"batch 1: ${usd[0]:,.2f}; batch {BATCHES[fits][-1]:,}: ${usd[-1]:,.3f}"))
+            lines[name].set_data(curve.batches, curve.usd_per_million_tokens)
+            result[chip.name] = curve
+            rows.append((f"{n} x {chip.name} at ${curve.usd_per_hour:g}/h ({point.basis_note})",
+                         f"batch 1: ${curve.usd_per_million_tokens[0]:,.2f}; batch "
+                         f"{curve.max_batch:,}: ${curve.usd_per_million_tokens_at_max_batch:,.3f}"))
+        shown = [name for name in priced if chips.get(name).name in result]
+        curves = [result[chips.get(name).name] for name in shown]
+        if not curves:
+            raise ValueError(f"no chip can serve {v['model']} at {v['context']:,} tokens")
+        low = min(float(c.usd_per_million_tokens.min()) for c in curves)
+        high = max(float(c.usd_per_million_tokens.max()) for c in curves)
         ax.set_ylim(low / 1.5, high * 1.5)
+        # x from batch 1 to just past the longest line and its label: a label of w points
+        # after a line ending at log-batch e needs (log top - e) / log top >= (offset + w) / W.
+        ends_log = np.log10([c.max_batch for c in curves])
+        room = np.array([(_LABEL_OFFSET_POINTS + size[name][0] + _LABEL_MARGIN_POINTS)
+                         / width_points for name in shown])
+        ax.set_xlim(1, 10 ** float(np.max(ends_log / (1 - room))))
         for axis_ticks in ticks:
             axis_ticks.update()
-        # Each label at its line's last point, nudged apart (log axis) so none overlap.
-        order = sorted(last, key=lambda k: last[k][1])
-        placed: list[float] = []
-        for name in order:
-            y = last[name][1]
-            if placed:
-                y = max(y, placed[-1] * 1.5)
-            placed.append(y)
-            ends[name].set_position((BATCHES[-1], y))
+        # Each label beside its line's last point, heights in axes fractions of the log-y span.
+        lo, hi = np.log10(ax.get_ylim())
+        wanted = (np.log10([c.usd_per_million_tokens_at_max_batch for c in curves]) - lo) \
+            / (hi - lo)
+        left = ends_log / np.log10(ax.get_xlim()[1]) * width_points + _LABEL_OFFSET_POINTS
+        right = left + np.array([size[name][0] for name in shown])
+        gap = (max(size[name][1] for name in shown) + _LABEL_MARGIN_POINTS) / height_points
+        placed = _separate(wanted, left - _LABEL_MARGIN_POINTS, right, gap, gap / 2, 1 - gap / 2)
+        for name, curve, y in zip(shown, curves, placed):
+            ends[name].set_position((curve.max_batch, float(y)))
             ends[name].set_visible(True)
         return View(figure=figure, text=table_html(rows, caption="cost per million generated "
                                                    "tokens, batch 1 and the largest batch that "
