@@ -248,3 +248,12 @@ def test_a_lesson_another_needs_is_never_cut_before_it():
     plan = make_plans.Plan("y", "y", "?", 300, (make_plans.lesson("02"), make_plans.lesson("03"),
                                                  make_plans.lesson("05")), "", ("00", "01"))
     assert [c.what for c in make_plans.cuts(plan)] == ["lesson 05", "lesson 03"]
+
+
+def test_the_instructors_guide_states_the_sign_in_assumptions_the_plans_use():
+    guide = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
+    hub, binder = make_plans.ROUTES["hub"], make_plans.ROUTES["binder"]
+    assert f"{hub.start_minutes} minutes on the course's hub" in guide
+    assert (f"Binder's ({binder.start_minutes} at the start and {binder.again_minutes}\n    more after every "
+            f"break longer than its {binder.idle_minutes} idle minutes") in guide
+    assert f"about **{binder.idle_minutes} minutes without activity**" in guide
