@@ -2,12 +2,16 @@
 
 Run: ``python docs/make_plans.py``. The minutes come from ``docs/timings.json`` (written by
 ``python benchmarks/lesson_timings.py --write``: a range of minutes derived from each notebook's
-measured content at the rates it states, of which a plan uses the middle), the prerequisites from lesson 00's course map (its "needs"
-column), the exercise questions and scenarios from the library, and the hub's memory sizing from
-``docs/hub/measured_memory.json`` (``python benchmarks/kernel_memory.py``). tests/test_plans.py
-fails when the committed page is not what this script writes from ``docs/timings.json``, when a
-plan's minutes do not add up to its slot, when its slack is under 10% of its teaching time, or when
-a lesson comes before one it needs.
+measured content at the rates it states, of which a plan uses the middle), the prerequisites from
+lesson 00's course map and the lesson headers (docs/course_map.py: what a lesson *needs*, and what it
+only finds *helpful*), the exercise questions and scenarios from the library, and the hub's memory
+sizing from ``docs/hub/measured_memory.json`` (``python benchmarks/kernel_memory.py``). Each plan
+starts with the minutes for signing in (:data:`ROUTES`: named assumptions, with what they depend
+on) and ends with what to cut when the room runs late (:func:`cuts`: ordered, each cut's minutes,
+every prerequisite kept). tests/test_plans.py fails when the committed page is not what this script
+writes from ``docs/timings.json``, when a plan's minutes do not add up to its slot, when its slack
+is under 10% of its teaching time, when a lesson comes before one it needs, when a cut breaks that,
+or when the course map and the lesson headers disagree.
 
 ``docs/timings.json`` may lag the notebooks' text by ``MINUTES_TOLERANCE`` (see there):
 tests/test_glossary.py counts each notebook's text now and fails only past it, so a reworded
@@ -19,15 +23,15 @@ from __future__ import annotations
 import importlib
 import json
 import math
-import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "docs"))
 
-import nbformat  # noqa: E402
+import course_map  # noqa: E402
 
 TIMINGS = ROOT / "docs" / "timings.json"
 MEMORY = ROOT / "docs" / "hub" / "measured_memory.json"
@@ -50,6 +54,9 @@ LEARNER_LESSON_MINUTES = {"05": 60, "07": 90, "08": 70}
 # the timings are regenerated. A one-word edit moves the estimate by 1/125 minute, so it can move
 # the rounded minutes by at most one.
 MINUTES_TOLERANCE = 1
+# The plans budget the hub's minutes: docs/instructors.md recommends a hub for a room (on Binder a
+# session dies in any break longer than its idle limit); each plan says what Binder would add.
+BUDGETED_ROUTE = "hub"
 
 
 @dataclass(frozen=True)
@@ -87,27 +94,24 @@ class Plan:
     # Lessons each learner runs alone before the session (lesson 00 checks their setup works): they
     # count for prerequisites and for hub memory, not for the slot's minutes.
     prework: tuple[str, ...] = ()
-    # Minutes at the start of the slot for signing in to the hub (0 until they are measured; a
-    # later issue sets them, and cut-lists that trim a lesson to fit, per item).
-    sign_in_minutes: int = 0
 
 
 # Each plan holds what fits its slot at the middle of each lesson's range (lessons/NN headers show
-# the range): the course's lessons take about 8.8 hours (lesson 00's map), so no single day holds
-# them all, and every plan names what it leaves for homework.
+# the range), after the minutes for signing in (SIGN_IN): the course's lessons take about 8.8 hours
+# (lesson 00's map), so no single day holds them all, and every plan names what it leaves for homework.
 PLANS = (
     Plan("90-minutes", "90 minutes", "Why matrix units, and why does a TPU build one big one?", 90,
-         (lesson("01"), lesson("03")),
-         "lesson 02 (the GPU's answer: many small units and flexible lanes) and exercises 01, 02 "
-         "and 03; the course goes on with lesson 04 (what a big array wastes on small matrices), "
-         "then 05, 06, 07, 08, 09 and 10", ("00",)),
+         (lesson("03"), exercise("03", "q1", "q2", "q3", "q4", "q5")),
+         "lesson 02 (the GPU's answer: many small units and flexible lanes) and exercises 01 and 02; "
+         "the course goes on with lesson 04 (what a big array wastes on small matrices), then 05, 06, "
+         "07, 08, 09 and 10", ("00", "01")),
     Plan("3-hours", "3 hours", "What bounds my model on each chip, and what does serving it cost?", 180,
          (lesson("05"), exercise("05", "q1", "q2"), pause(10), lesson("08")),
          "the rest of exercise 05 and all of exercise 08; lessons 02, 03 and 04, then 06, 07, 09 and 10 (its "
          "scenarios) to finish the course", ("00", "01")),
     Plan("full-day", "Full day (7 hours)", "Which accelerator for my model, at my scale and latency?", 420,
          (lesson("03"), lesson("05"), pause(15), lesson("06"), pause(45, "lunch"), lesson("07"),
-          pause(15), lesson("08"), exercise("08", "q1", "q2")),
+          pause(15), lesson("08"), exercise("08", "q1")),
          "lesson 02 (the GPU), 04 and 09, then lesson 10 and its decision-lab scenarios in pairs "
          "(chatbot, pretrain, recommender); exercises 03, 05 and 07, and the exercise questions not "
          "done in class", ("00", "01")),
@@ -138,23 +142,14 @@ def _notebook(kind: str, number: str) -> str:
 
 
 def prerequisites() -> dict[str, set[str]]:
-    """Lesson number -> the lessons it needs, from the 'needs' column of lesson 00's course map."""
-    notebook = nbformat.read(ROOT / "lessons" / "00_start_here.ipynb", as_version=4)
-    table = next(c.source for c in notebook.cells if c.cell_type == "markdown" and "| needs |" in c.source)
-    lessons = sorted(p.name[:2] for p in (ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
-    needs: dict[str, set[str]] = {"00": set()}
-    for row in table.splitlines():
-        match = re.match(r"\| \[(\d\d) ·.*\| ([^|]+) \|$", row)
-        if not match:
-            continue
-        number, cell = match.group(1), match.group(2).strip()
-        if cell == "this notebook":
-            needs[number] = {"00"}
-        elif cell == "all":
-            needs[number] = {n for n in lessons if n < number}
-        else:
-            needs[number] = set(re.findall(r"\d\d", cell))
-    return needs
+    """Lesson number -> the lessons it needs, from the 'needs' column of lesson 00's course map
+    (docs/course_map.py reads it, and the lesson headers, which tests/test_plans.py holds equal)."""
+    return {number: set(p.needs) for number, p in course_map.from_map().items()}
+
+
+def helpful() -> dict[str, set[str]]:
+    """Lesson number -> the lessons it refers back to but can do without (the map's 'helpful:')."""
+    return {number: set(p.helpful) for number, p in course_map.from_map().items()}
 
 
 def item_minutes(item: Item, rows: dict[str, dict]) -> int:
@@ -186,15 +181,165 @@ def check_order(plan: Plan) -> list[str]:
     return problems
 
 
-def summary(plan: Plan, rows: dict[str, dict]) -> dict[str, int]:
+def summary(plan: Plan, rows: dict[str, dict], route: str = BUDGETED_ROUTE) -> dict[str, int]:
     totals = {"lesson": 0, "exercise": 0, "scenarios": 0, "break": 0}
     for item in plan.items:
         totals[item.kind] += item_minutes(item, rows)
     planned = sum(totals.values())
-    totals["sign_in"] = plan.sign_in_minutes
-    totals["slack"] = plan.slot_minutes - planned - plan.sign_in_minutes
-    totals["teaching"] = plan.slot_minutes - totals["break"] - plan.sign_in_minutes
+    totals["sign_in"] = sign_in_minutes(plan, route)
+    totals["slack"] = plan.slot_minutes - planned - totals["sign_in"]
+    totals["teaching"] = plan.slot_minutes - totals["break"] - totals["sign_in"]
     return totals
+
+
+# --- signing in and opening the link (assumptions) ---------------------------------------------
+
+@dataclass(frozen=True)
+class Route:
+    """How the room reaches the course, and the minutes that costs: named assumptions, not
+    measurements (nothing in this repository times a room signing in; tests/test_hub.py starts
+    servers on one machine, not a cluster)."""
+
+    key: str
+    name: str
+    start_minutes: int    # from the slot's start until the last learner has the first lesson open and running
+    again_minutes: int    # after a break longer than idle_minutes: the server is gone, start again
+    idle_minutes: int     # a server with no activity for this long is stopped
+    idle_source: str
+    why: str
+
+
+def _hub_idle_minutes() -> int:
+    import yaml
+
+    config = yaml.safe_load(HUB_CONFIG.read_text(encoding="utf-8"))
+    return int(config["cull"]["timeout"]) // 60
+
+
+HUB_CONFIG = ROOT / "docs" / "hub" / "config.yaml"
+ROUTES = {
+    "hub": Route(
+        "hub", "the course's JupyterHub (docs/hub)", 5, 3, _hub_idle_minutes(),
+        "`cull.timeout` in docs/hub/config.yaml",
+        "accounts approved before the session (docs/hub/README.md, step 4) and each learner signed in "
+        "once already, for the lesson 00 pre-work; user nodes created and the image pre-pulled before "
+        "the session, so a server starts without waiting for a new node or an image pull, which take "
+        "minutes; the time goes to the room: finding the link, a forgotten password (five wrong ones "
+        "lock an account for 10 minutes: pair that learner with a neighbour), opening the first "
+        "lesson and running its first cell"),
+    "binder": Route(
+        "binder", "mybinder.org (the README's badge)", 10, 5, 10,
+        "mybinder.org's limit, in docs/instructors.md",
+        "the instructor launched the badge an hour before, so the image is built and cached (an "
+        "unbuilt image takes several minutes more, and every commit to the course makes a new one); "
+        "each launch still waits for a server on mybinder.org's shared machines, thirty at once from "
+        "one repository; after a break longer than its idle limit each learner relaunches the badge "
+        "and uploads the notebooks they downloaded before it (docs/instructors.md, Binder)"),
+}
+
+
+def sign_in_minutes(plan: Plan, route: str = BUDGETED_ROUTE) -> int:
+    """Minutes a plan's slot spends signing in: at the start, and again after each break longer
+    than the route's idle limit."""
+    way = ROUTES[route]
+    again = sum(1 for item in plan.items if item.kind == "break" and item.minutes_given > way.idle_minutes)
+    return way.start_minutes + way.again_minutes * again
+
+
+# --- what to cut when running late ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Cut:
+    what: str
+    minutes: int          # what it saves in the slot
+    plan: Plan            # the plan without it (and without what went with it)
+
+
+def _per_question(plan: Plan) -> tuple[Item, ...]:
+    """The plan's items, with each exercise split into one item per question, so each can be cut."""
+    out: list[Item] = []
+    for item in plan.items:
+        if item.kind in ("exercise", "scenarios"):
+            out += [Item(item.kind, item.lesson, (q,)) for q in item.questions]
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def _joined(items: list[Item]) -> tuple[Item, ...]:
+    """Adjacent single-question items of one exercise joined again. Breaks stay, even one left
+    last: a late room still needs its break, so a cut saves teaching minutes only."""
+    out: list[Item] = []
+    for item in items:
+        if out and item.kind in ("exercise", "scenarios") and out[-1].kind == item.kind \
+                and out[-1].lesson == item.lesson:
+            out[-1] = Item(item.kind, item.lesson, out[-1].questions + item.questions)
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def _label(item: Item) -> str:
+    if item.kind == "lesson":
+        return f"lesson {item.lesson}"
+    if item.kind == "exercise":
+        return f"exercise {item.lesson} {', '.join(item.questions)}"
+    return f"scenario {', '.join(item.questions)}"
+
+
+def cuts(plan: Plan, rows: dict[str, dict] | None = None) -> list[Cut]:
+    """What to cut, in order, when the session runs late; each cut moves to the homework.
+
+    At each step the candidates are the items whose removal leaves the plan's order valid
+    (:func:`check_order`: no remaining lesson needs a cut one; a lesson's exercise goes with it)
+    and at least one lesson in it. Exercise questions go first (a learner can do them alone: the
+    checkers check them), the last one in the plan first; then lessons that no remaining lesson
+    finds helpful before those that one does, the latest first (lateness piles up, so the end of
+    the session is always still ahead). The minutes saved are the plan's minutes before less after.
+    """
+    rows = timings() if rows is None else rows
+    helps = helpful()
+    current = replace(plan, items=_per_question(plan))
+    order: list[Cut] = []
+    while True:
+        lessons_left = {i.lesson for i in current.items if i.kind == "lesson"}
+        candidates = []
+        for index, item in enumerate(current.items):
+            if item.kind == "break":
+                continue
+            if item.kind == "lesson":
+                kept = [i for i in current.items if i is not item and not (
+                    i.kind in ("exercise", "scenarios") and i.lesson == item.lesson)]
+            else:
+                kept = [i for i in current.items if i is not item]
+            trial = replace(plan, items=_joined(kept))
+            if not any(i.kind == "lesson" for i in trial.items) or check_order(trial):
+                continue
+            helped = item.kind == "lesson" and any(item.lesson in helps[n] for n in lessons_left)
+            rank = (0 if item.kind != "lesson" else 1, helped, -index)
+            candidates.append((rank, item, kept))
+        if not candidates:
+            return order
+        _, item, kept = min(candidates, key=lambda c: c[0])
+        trimmed = replace(plan, items=_joined(kept))
+        before = summary(replace(plan, items=_joined(list(current.items))), rows)["slack"]
+        saved = summary(trimmed, rows)["slack"] - before
+        went = " and its exercise" if item.kind == "lesson" and any(
+            i.kind == "exercise" and i.lesson == item.lesson for i in current.items) else ""
+        order.append(Cut(_label(item) + went, saved, trimmed))
+        current = replace(plan, items=_per_question(trimmed))
+
+
+def skipped_helpful(plan: Plan) -> dict[str, set[str]]:
+    """Lesson -> the lessons it finds helpful that the plan holds neither before it nor as pre-work."""
+    helps, seen, found = helpful(), set(plan.prework), {}
+    for item in plan.items:
+        if item.kind == "lesson":
+            missing = helps[item.lesson] - seen
+            if missing:
+                found[item.lesson] = missing
+            seen.add(item.lesson)
+    return found
 
 
 def _describe(item: Item) -> str:
@@ -240,6 +385,109 @@ def memory_limit_mib(plan_key: str = "3-hours") -> int:
     return data["server_peak_mb"] + sum(peak[n] for n in opened)
 
 
+def _clock(minutes: int) -> str:
+    return f"{minutes // 60}:{minutes % 60:02d}"
+
+
+def _numbers(numbers: set[str] | frozenset[str]) -> str:
+    ordered = sorted(numbers)
+    return ordered[0] if len(ordered) == 1 else ", ".join(ordered[:-1]) + " and " + ordered[-1]
+
+
+def _needs_sentence() -> str:
+    needs = prerequisites()
+    return ", ".join(f"{number} after {_numbers(needs[number])}" for number in sorted(needs) if needs[number])
+
+
+def _sign_in_section() -> list[str]:
+    hub, binder = ROUTES["hub"], ROUTES["binder"]
+    budgeted = ROUTES[BUDGETED_ROUTE]
+    return [
+        "## Signing in and opening the link", "",
+        f"Each plan's first row is the room signing in: {budgeted.start_minutes} minutes on "
+        f"{budgeted.name}, from the slot's start until the last learner has the first lesson open and its "
+        f"first cell run. **These minutes are an assumption**, not a measurement: nothing here has timed "
+        "a room signing in. What they depend on:", "",
+        "| route | at the start | after a break longer than the idle limit | idle limit | assumes |",
+        "|---|---:|---:|---:|---|",
+        *(f"| {way.name} | {way.start_minutes} | {way.again_minutes} | {way.idle_minutes} minutes "
+          f"({way.idle_source}) | {way.why} |" for way in (hub, binder)),
+        "",
+        f"The plans budget {budgeted.name.split(' (')[0]}; each says what {binder.name.split(' (')[0]} "
+        "would add and which cuts pay for it. A first sign-in (signing up, waiting for approval, a new "
+        "password) is not in any slot: it happens with the lesson 00 pre-work, which is also the "
+        "rehearsal that shows who cannot get in. Time your own room once and put its figures in "
+        "`ROUTES` in `docs/make_plans.py`.",
+    ]
+
+
+def _plan_section(plan: Plan, rows: dict[str, dict]) -> list[str]:
+    totals = summary(plan, rows)
+    lines = [f"## {plan.title}: {plan.question}", ""]
+    if plan.prework:
+        alone = sum(item_minutes(lesson(n), rows) for n in plan.prework)
+        lines += ["Before the session, each learner runs " + " and ".join(
+            _describe(lesson(n)) for n in plan.prework) + f" alone ({alone} minutes): lesson 00 "
+            "checks that their setup works, so the session starts with the first lesson below.", ""]
+    way = ROUTES[BUDGETED_ROUTE]
+    lines += ["| starts at | minutes | what |", "|---:|---:|---|",
+              f"| 0:00 | {way.start_minutes} | sign in and open the first lesson (an assumption: "
+              "\"Signing in\" above) |"]
+    clock = way.start_minutes
+    for item in plan.items:
+        minutes = item_minutes(item, rows)
+        lines.append(f"| {_clock(clock)} | {minutes} | {_describe(item)} |")
+        clock += minutes
+        if item.kind == "break" and item.minutes_given > way.idle_minutes:
+            lines.append(f"| {_clock(clock)} | {way.again_minutes} | sign in again: the server stopped "
+                         "during the break |")
+            clock += way.again_minutes
+    lines.append(f"| {_clock(clock)} | {totals['slack']} | slack: questions, discussion, a slow machine |")
+    share = totals["slack"] / totals["teaching"]
+    lines += ["", f"Signing in {totals['sign_in']} + lessons {totals['lesson']} + exercises "
+              f"{totals['exercise']} + scenarios {totals['scenarios']} + breaks {totals['break']} + slack "
+              f"{totals['slack']} = **{plan.slot_minutes} minutes**; slack is {share:.0%} of the "
+              f"{totals['teaching']} teaching minutes.", ""]
+    skipped = skipped_helpful(plan)
+    if skipped:
+        lines += ["Helpful, not needed, and left for homework: " + ", ".join(
+            f"lesson {number} refers back to {_numbers(missing)}" for number, missing in sorted(skipped.items()))
+            + " (each lesson's header says what for).", ""]
+    lines += [f"Homework: {plan.homework}.", ""]
+    order = cuts(plan, rows)
+    lines += ["**When you run late.** The first "
+              f"{totals['slack']} minutes late come out of the slack. Past that, cut in this order "
+              "(each cut keeps every remaining lesson's prerequisites and joins the homework; skip a line "
+              "you have already taught):", "",
+              "| cut | saves | late by up to |", "|---|---:|---:|"]
+    late = totals["slack"]
+    for cut in order:
+        late += cut.minutes
+        lines.append(f"| {cut.what} | {cut.minutes} | {late} |")
+    lines.append("")
+    for route, way_b in ROUTES.items():
+        if route == BUDGETED_ROUTE:
+            continue
+        extra = sign_in_minutes(plan, route) - totals["sign_in"]
+        slack = totals["slack"] - extra
+        needed = cuts_for(plan, route, rows)
+        advice = (f"the plan still keeps {MIN_SLACK_SHARE:.0%} slack" if needed == 0 else
+                  f"make the first {'cut' if needed == 1 else f'{needed} cuts'} above to keep "
+                  f"{MIN_SLACK_SHARE:.0%} slack" if needed is not None else "no cut above is enough")
+        lines += [f"On {way_b.name}: signing in takes {sign_in_minutes(plan, route)} minutes instead of "
+                  f"{totals['sign_in']}, so the slack falls to {slack}; {advice}.", ""]
+    return lines
+
+
+def cuts_for(plan: Plan, route: str, rows: dict[str, dict]) -> int | None:
+    """How many cuts, in order, restore the minimum slack when the room signs in by ``route``."""
+    for count, trimmed in enumerate([plan] + [cut.plan for cut in cuts(plan, rows)]):
+        totals = summary(trimmed, rows, route)
+        if totals["slack"] >= MIN_SLACK_SHARE * totals["teaching"]:
+            return count
+    return None
+
+
 def render() -> str:
     rows = timings()
     meta = json.loads(TIMINGS.read_text(encoding="utf-8"))
@@ -263,32 +511,15 @@ def render() -> str:
              f"{MINUTES_PER_SCENARIO} minutes (3 to try and record a choice in pairs, 2 for one pair to "
              "defend it). The rates are assumptions: replace them with what you see in your first "
              "session and run `python docs/regenerate.py`.", "",
-             "No plan below holds the whole course: each takes what fits its slot, keeps lesson 00's "
-             "prerequisites (02 and 03 after 01, 04 after 03, 05 after 01, 06 after 03 and 05, 07 after "
-             "05 and 06, 08 after 05, 09 after 02 and 03, 10 after all) and names the rest as homework. "
+             "No plan below holds the whole course: each takes what fits its slot, keeps the prerequisites "
+             f"that lesson 00's course map and each lesson's header state ({_needs_sentence()}) and names "
+             "the rest as homework. A lesson that only finds an earlier one *helpful* can do without it; "
+             "each plan says where it leaves a helpful lesson for homework. "
              f"Every plan keeps at least {MIN_SLACK_SHARE:.0%} of its teaching time (the slot less its "
-             "breaks) as slack for questions and for machines that are slower than ours.", ""]
+             "breaks and signing in) as slack for questions and for machines that are slower than ours.", "",
+             *_sign_in_section(), ""]
     for plan in PLANS:
-        totals = summary(plan, rows)
-        lines += [f"## {plan.title}: {plan.question}", "",
-                  "| starts at | minutes | what |", "|---:|---:|---|"]
-        if plan.prework:
-            alone = sum(item_minutes(lesson(n), rows) for n in plan.prework)
-            lines[-2:-2] = ["Before the session, each learner runs " + " and ".join(
-                _describe(lesson(n)) for n in plan.prework) + f" alone ({alone} minutes): lesson 00 "
-                "checks that their setup works, so the session starts with the first lesson below.", ""]
-        clock = 0
-        for item in plan.items:
-            minutes = item_minutes(item, rows)
-            lines.append(f"| {clock // 60}:{clock % 60:02d} | {minutes} | {_describe(item)} |")
-            clock += minutes
-        lines.append(f"| {clock // 60}:{clock % 60:02d} | {totals['slack']} | slack: questions, discussion, "
-                     "a slow machine |")
-        share = totals["slack"] / totals["teaching"]
-        lines += ["", f"Lessons {totals['lesson']} + exercises {totals['exercise']} + scenarios "
-                  f"{totals['scenarios']} + breaks {totals['break']} + slack {totals['slack']} = "
-                  f"**{plan.slot_minutes} minutes**; slack is {share:.0%} of the {totals['teaching']} "
-                  "teaching minutes.", "", f"Homework: {plan.homework}.", ""]
+        lines += _plan_section(plan, rows)
     data = memory()
     lines += ["## Hub memory per learner", "",
               f"From `{data['command']}` ({data['measured_on']}, {data['machine']}): a JupyterLab server "
