@@ -42,7 +42,7 @@ __all__ = ["Goodput", "LLAMA3", "RECOVERY", "Recovery", "goodput",
            "llama3_failures_per_chip_hour"]
 
 #: Llama 3's interruption record (arXiv:2407.21783 §3.3.4 and Table 5).
-LLAMA3 = {"interruptions": 466, "unexpected": 419, "planned": 47, "days": 54, "gpus": 16384,
+LLAMA3: dict[str, int | float | str] = {"interruptions": 466, "unexpected": 419, "planned": 47, "days": 54, "gpus": 16384,
           "effective_training_time": 0.90,
           "source": "Llama Team 2024, arXiv:2407.21783 §3.3.4: 466 job interruptions in a "
                     "54-day snapshot (47 planned, 419 unexpected) on up to 16,384 H100; "
