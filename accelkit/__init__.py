@@ -11,6 +11,7 @@ Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")
     capacity, serving (requests, continuous batching, latency percentiles, SLO fleets),
     collectives, parallel, mfu, workloads; experts (all-to-all scaling, node-limited routing);
     in_network (NVLink / InfiniBand SHARP all-reduce); goodput (failures and restarts);
+    quality (what lower precision is known to cost in accuracy);
     and the rules those are built from:
     operations and transformer (a model's operations), activations, layout and step_cost (a
     training layout), serving_step and tensor_parallel (a serving step), topology (where a TPU
@@ -68,6 +69,7 @@ _SUBMODULES = (
     "experts",
     "in_network",
     "goodput",
+    "quality",
     "recommender",
     "outcomes",
     "decisions",
@@ -109,6 +111,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         experts,
         goodput,
         in_network,
+        quality,
         activations,
         capacity,
         inference,
