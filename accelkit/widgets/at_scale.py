@@ -1,0 +1,226 @@
+"""Lesson 11's widgets: the expert all-to-all on a torus and on a switched fabric, and what one
+scale-up domain holds.
+
+Every number comes from :mod:`accelkit.collectives` (the all-to-all) and
+:func:`accelkit.training.estimate` (the chips a model's training state needs); this module
+gathers inputs and draws.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import ipywidgets as W
+
+from accelkit import chips, collectives, models, training
+from accelkit.widgets._axes import fixed_ticks, key_row, log_ticks
+from accelkit.widgets._base import (STYLE, Explorer, View, chip_label, new_figure, si,
+                                    table_html, vendor_colour)
+from accelkit.widgets._worked import WorkedProblem
+from accelkit.widgets.quiz import MultipleChoice, multiple_choice
+
+__all__ = ["all_to_all_explorer", "scaleup_domain_explorer", "at_scale_quiz",
+           "at_scale_worked_problem"]
+
+#: The whole array an all-to-all exchanges (the contract of accelkit.collectives), in bytes.
+_ARRAYS = (64e6, 256e6, 1e9, 4e9)
+
+#: The groups each fabric is drawn over: one wrapped axis of a v5p slice (at most 16 chips, an
+#: axis of the largest slice), cubes of v5p axes, and GPUs counted one NVLink domain at a time.
+_AXIS = (2, 4, 8, 16)
+_CUBES = ((2, 2, 2), (4, 4, 4), (8, 8, 8), (16, 16, 16))
+_GPUS = (2, 4, 8, 16, 64, 512, 4096)
+
+
+def _product(shape: tuple[int, ...]) -> int:
+    total = 1
+    for n in shape:
+        total *= n
+    return total
+
+
+def _systems() -> dict[str, tuple[str, tuple[int | tuple[int, ...], ...], str]]:
+    """Label -> (chip, groups, colour) of each fabric the explorer draws."""
+    v5p, h100, b200 = chips.get("v5p"), chips.get("H100"), chips.get("B200")
+    return {
+        "TPU v5p, one wrapped torus axis": (v5p.name, _AXIS, vendor_colour(v5p, 0)),
+        "TPU v5p, a cube of three axes": (v5p.name, _CUBES, vendor_colour(v5p, 2)),
+        "H100: NVLink switch, then one NIC per GPU": (h100.name, _GPUS, vendor_colour(h100, 0)),
+        "B200: NVLink 5 switch, then one NIC per GPU": (b200.name, _GPUS, vendor_colour(b200, 2)),
+    }
+
+
+def all_to_all_explorer() -> Explorer:
+    """The same all-to-all (an expert layer's dispatch: a fixed array, spread over more chips)
+    on one wrapped torus axis, on a cube of torus axes and on switched NVLink and InfiniBand
+    (:func:`accelkit.collectives.all_to_all`): its time as the group grows."""
+    controls = {
+        "array": W.SelectionSlider(options=[(si(v, "B"), v) for v in _ARRAYS], value=1e9,
+                                   description="whole array exchanged",
+                                   continuous_update=False, style=STYLE),
+    }
+    systems = _systems()
+    figure = new_figure(6.4, 3.0, margins={"left": 0.12, "bottom": 0.17, "top": 0.9})
+    ax = figure.add_subplot()
+    lines = {}
+    for label, (_, groups, colour) in systems.items():
+        xs = [g if isinstance(g, int) else _product(g) for g in groups]
+        lines[label] = ax.plot(xs, [1.0] * len(xs), "o-", color=colour, markersize=4)[0]
+    log_ticks(ax, "x", [2, 8, 64, 512, 4096], ["2", "8", "64", "512", "4,096"])
+    log_ticks(ax, "y", [0.001, 0.01, 0.1, 1, 10, 100], ["1 µs", "10 µs", "0.1 ms", "1 ms",
+                                                          "10 ms", "100 ms"])
+    ax.set_xlim(1.6, 6000)
+    ax.set_ylim(0.0005, 300)
+    ax.set_xlabel("chips in the all-to-all")
+    ax.set_ylabel("time (ms)")
+    title = ax.set_title("")
+    fixed_ticks(ax)
+    box = ax.get_position()
+    key_row(figure, [(label, colour, "●") for label, (_, _, colour) in list(systems.items())[:2]],
+            x=box.x1 - 0.01, y=box.y1 - 0.05, fontsize=7, ha="right")
+    key_row(figure, [(label, colour, "●") for label, (_, _, colour) in list(systems.items())[2:]],
+            x=box.x1 - 0.01, y=box.y1 - 0.11, fontsize=7, ha="right")
+
+    def render(values: dict) -> View:
+        size = values["array"]
+        table: dict[str, dict[int, collectives.Collective]] = {}
+        rows = []
+        for label, (chip, groups, _) in systems.items():
+            results = {}
+            for group in groups:
+                n = group if isinstance(group, int) else _product(group)
+                results[n] = collectives.all_to_all(chip, array_bytes=size, over=group)
+            table[label] = results
+            lines[label].set_ydata([r.seconds * 1e3 for r in results.values()])
+            first, last = min(results), max(results)
+            rows.append((label, f"{results[first].seconds * 1e3:,.3g} ms over {first:,} → "
+                                f"{results[last].seconds * 1e3:,.3g} ms over {last:,}"))
+        title.set_text(f"all-to-all of a {si(size, 'B')} array")
+        return View(figure=figure, text=table_html(rows), result=SimpleNamespace(table=table))
+
+    return Explorer(controls, render, title="The expert all-to-all: torus against switch",
+                    columns=1)
+
+
+# -- what one scale-up domain holds ---------------------------------------------------------------
+
+#: Chips shown, where the catalog has them: TPU slices and GPU NVLink domains.
+_DOMAIN_CHIPS = ("TPU v5p", "TPU7x", "H100", "B200", "GB200")
+_TRANSFORMERS = tuple(n for n in models.names() if isinstance(models.get(n), models.Transformer))
+
+
+def _catalog_chips() -> list[chips.Chip]:
+    names = set(chips.names())
+    found = []
+    for name in _DOMAIN_CHIPS:
+        try:
+            chip = chips.get(name)
+        except (KeyError, ValueError):  # a chip this catalog does not list yet
+            continue
+        if chip.name in names and chip.scaleup_domain_chips:
+            found.append(chip)
+    return found
+
+
+def scaleup_domain_explorer() -> Explorer:
+    """Pick a model: the chips its training state needs on each chip (bf16 weights and gradients,
+    fp32 Adam, sharded: :func:`accelkit.training.estimate`), against the chips one scale-up domain
+    holds (a TPU's largest ICI slice, a GPU's NVLink domain)."""
+    controls = {"model": W.Dropdown(options=_TRANSFORMERS, value="deepseek-v3",
+                                    description="model", style=STYLE)}
+    shown = _catalog_chips()
+    labels = [chip_label(c.name) for c in shown]
+    figure = new_figure(6.4, 0.5 + 0.42 * len(shown), margins={"left": 0.16, "bottom": 0.22,
+                                                               "top": 0.86})
+    ax = figure.add_subplot()
+    domains = [float(c.scaleup_domain_chips or 1) for c in shown]
+    ax.barh(range(len(shown)), domains, color=[vendor_colour(c) for c in shown], alpha=0.45,
+            height=0.6)
+    marks = ax.plot(domains, range(len(shown)), "k|", markersize=16, markeredgewidth=2.5)[0]
+    ax.set_yticks(range(len(shown)), labels)
+    ax.invert_yaxis()
+    log_ticks(ax, "x", [1, 10, 100, 1000, 10000], ["1", "10", "100", "1,000", "10,000"])
+    ax.set_xlim(1, 30000)
+    ax.set_xlabel("chips (bar: one scale-up domain; mark: the model's training state)")
+    title = ax.set_title("")
+    fixed_ticks(ax, which="x")
+
+    def render(values: dict) -> View:
+        needs = {}
+        for chip in shown:
+            est = training.estimate(model=values["model"], tokens=1e12, chip=chip, n_chips=1)
+            needs[chip.name] = est.min_chips_to_fit
+        marks.set_xdata([float(needs[c.name]) for c in shown])
+        title.set_text(f"{values['model']}: its training state against one domain")
+        rows = []
+        for chip in shown:
+            domain = chip.scaleup_domain_chips or 0
+            verdict = "fits in one domain" if needs[chip.name] <= domain else "spans domains"
+            kind = "ICI slice" if chip.kind == "tpu" else "NVLink domain"
+            rows.append((chip_label(chip.name), f"needs {needs[chip.name]:,}; one {kind} holds "
+                                                f"{domain:,}: {verdict}"))
+        return View(figure=figure, text=table_html(rows),
+                    result=SimpleNamespace(needs=needs,
+                                           domains={c.name: c.scaleup_domain_chips for c in shown}))
+
+    return Explorer(controls, render, title="What fits in one scale-up domain?", columns=1)
+
+
+# -- check yourself and the worked problem ----------------------------------------------------------
+
+def at_scale_quiz() -> MultipleChoice:
+    """What happens to an all-to-all on one wrapped torus axis when the group doubles."""
+    return multiple_choice(
+        "An expert layer exchanges the same tokens (the same whole array) over 16 TPU v5p chips "
+        "on one wrapped torus axis instead of 8. What happens to the all-to-all's time?",
+        ["It halves: each chip holds half as much.",
+         "It stays about the same: each chip sends half as much, but each byte travels about "
+         "twice as many links.",
+         "It doubles: twice the chips exchange with each other.",
+         "It falls to a quarter, as on a switched fabric."],
+        correct=1,
+        feedback=["Each chip does hold half, but on a ring a byte crosses about n/4 links on "
+                  "average: the busiest link carries about V/8 whatever n is.",
+                  "The busiest link of a wrapped ring of n chips carries about n²/8 × V/n² = V/8 "
+                  "per direction: the time does not fall as chips are added.",
+                  "The whole array is fixed; each chip's share falls as the group grows. It is "
+                  "the path length, not the data, that grows.",
+                  "On a switch each chip sends (n−1)/n² of the array over its own port, so the "
+                  "time falls about as 1/n there; a ring's links are shared by the paths."])
+
+
+def at_scale_worked_problem() -> WorkedProblem:
+    """DeepSeek-V3's training state, its all-to-all and its critical batch against a dense
+    model's — computed with ``training.estimate``, ``collectives`` and ``parallel`` when
+    revealed."""
+    question = ("DeepSeek-V3 (671B parameters, 37B active per token). (1) How many B200s, and "
+                "how many TPU v5p, must pool their HBM just to hold its training state (16 bytes "
+                "per parameter, sharded)? Does that fit one 8-GPU NVLink node; one v5p slice? "
+                "(2) Its dispatch all-to-all exchanges a 1 GB array: how long over the 8 GPUs of "
+                "one B200 node, and over 64 B200s? (3) By what factor is its data-parallel "
+                "critical batch on 1,024 H100s larger than Llama-3-70B's, and why?")
+
+    def answer() -> str:
+        from accelkit import parallel
+
+        need = {c: training.estimate(model="deepseek-v3", tokens=1e12, chip=c, n_chips=1)
+                .min_chips_to_fit for c in ("B200", "TPU v5p")}
+        b200, v5p = chips.get("B200"), chips.get("TPU v5p")
+        node = collectives.all_to_all(b200, array_bytes=1e9, over=8)
+        wide = collectives.all_to_all(b200, array_bytes=1e9, over=64)
+        moe = parallel.dp_critical_tokens_per_chip("deepseek-v3", "H100", 1024)
+        dense = parallel.dp_critical_tokens_per_chip("llama-3-70b", "H100", 1024)
+        m = models.get("deepseek-v3")
+        ratio = m.params / m.active_params  # type: ignore[attr-defined]
+        return (f"<ol><li>{need['B200']} B200s (an 8-GPU node holds "
+                f"{b200.scaleup_domain_chips}: it spans nodes) and {need['TPU v5p']} v5p chips "
+                f"(one slice holds up to {v5p.scaleup_domain_chips:,}).</li>"
+                f"<li>{node.seconds * 1e3:.3f} ms inside the node ({node.network}); "
+                f"{wide.seconds * 1e3:.3f} ms over 64 ({wide.network}): leaving the NVLink "
+                f"domain costs more than the smaller share per GPU saves.</li>"
+                f"<li>{moe:,.0f} against {dense:,.0f} tokens per chip: {moe / dense:.1f}×. The "
+                f"all-reduce carries all {m.params / 1e9:,.0f}B parameters' gradients, the "
+                f"backward pass does the active ones' work: about params ÷ active = "
+                f"{ratio:.1f}×.</li></ol>")
+
+    return WorkedProblem(question, answer)
