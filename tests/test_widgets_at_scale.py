@@ -24,8 +24,8 @@ def test_the_all_to_all_explorer_draws_the_librarys_times_for_every_array():
         assert h100[8].seconds < h100[2].seconds and h100[4096].seconds < h100[16].seconds
         assert table["TPU v5p, a cube of three axes"][4096].seconds < \
             table["TPU v5p, a cube of three axes"][8].seconds
-        for label, results in table.items():
-            line = next(l for l in w.view.figure.axes[0].lines if list(l.get_xdata()) == list(results))
+        for line, (label, results) in zip(w.view.figure.axes[0].lines, table.items()):
+            assert list(line.get_xdata()) == list(results), label
             assert list(line.get_ydata()) == [r.seconds * 1e3 for r in results.values()], label
         assert f"{axis[16].seconds * 1e3:,.3g} ms over 16" in w.html.value
 
