@@ -1,4 +1,4 @@
-"""The chip catalog: 17 TPUs and GPUs, every number with the source it was read from.
+"""The chip catalog: 18 TPUs and GPUs, every number with the source it was read from.
 
     >>> import accelkit as ak
     >>> chip = ak.chips.get("v5e")
@@ -42,9 +42,18 @@ Power: ``watts`` is one figure; where sources disagree the catalog keeps the ran
 (``Chip.tdp_range_watts``, e.g. TPU v3: Google's measured 262 W maximum against the 450 W TDP a
 secondary source gives) and the ``watts`` source names the figure used.
 
-Scale-up domains: the GPU entries model the 8-GPU node (HGX / the AMD OAM platform). A GB200 NVL72
-rack is not a separate entry: it is B200-class GPUs in a 72-GPU NVLink domain at the same 900 GB/s
-per GPU, modelled by ``accelkit.collectives`` with ``scaleup_domain=72`` on "B200".
+Scale-up domains: most GPU entries model the 8-GPU node (HGX / the AMD OAM platform). "GB200" is
+one GPU of a GB200 NVL72 rack: the Blackwell GPU of "B200" at 1,200 W (not 1,000 W) with 186 GB
+of HBM3e, in one 72-GPU NVLink domain at the same 900 GB/s per GPU each way.
+``Chip.scaleup_domain`` reads ``scaleup_domain_chips``:
+
+    >>> ak.chips.get("GB200").scaleup_domain, ak.chips.get("B200").scaleup_domain
+    (72, 8)
+    >>> ak.chips.get("GB200").peak_flops("bf16") / 1e15, ak.chips.get("GB200").usd_per_hour
+    (2.5, None)
+
+(``accelkit.collectives``' ``scaleup_domain=72`` on "B200" still models the same domain with the
+HGX part's figures.) GB200 has no per-GPU list price: it is rented as whole racks (its source says so).
 """
 
 from __future__ import annotations
@@ -189,6 +198,12 @@ class Chip:
         if self.sparsecores_per_chip is not None:
             return self.sparsecores_per_chip > 0
         return "includes SparseCores" in self.source("sparsecores_per_chip")
+
+    @property
+    def scaleup_domain(self) -> int | None:
+        """Chips in one scale-up domain: ``scaleup_domain_chips`` (a GPU's NVLink domain, 72 on
+        GB200 NVL72 and 8 on HGX; a TPU's largest ICI slice), read-only."""
+        return self.scaleup_domain_chips
 
     @property
     def max_slice_chips(self) -> int | None:

@@ -21,7 +21,8 @@ from accelkit import chips
 ALL_NAMES = (
     "TPU v2", "TPU v3", "TPU v4", "TPU v5e", "TPU v5p", "TPU v6e (Trillium)", "TPU7x (Ironwood)",
     "NVIDIA V100 (SXM2)", "NVIDIA A100 (SXM 80GB)", "NVIDIA H100 (SXM)", "NVIDIA H800 (SXM)",
-    "NVIDIA H200 (SXM)", "NVIDIA B200 (HGX)", "NVIDIA L4", "NVIDIA T4", "AMD MI300X", "AMD MI355X",
+    "NVIDIA H200 (SXM)", "NVIDIA B200 (HGX)", "NVIDIA GB200 (NVL72)", "NVIDIA L4", "NVIDIA T4",
+    "AMD MI300X", "AMD MI355X",
 )
 
 # Datasheet dense peak / datasheet HBM bandwidth, worked by hand and rounded: chip -> (bf16, fp8,
@@ -49,7 +50,7 @@ RIDGES = {
 }
 
 
-def test_all_seventeen_chips_in_catalog_order() -> None:
+def test_all_eighteen_chips_in_catalog_order() -> None:
     assert tuple(c.name for c in ak.chips.all()) == ALL_NAMES
     assert isinstance(ak.chips.all(), tuple)
     assert {c.kind for c in ak.chips.all()} == {"tpu", "gpu"}
@@ -492,3 +493,39 @@ def test_peak_table_refuses_bad_input() -> None:
         ak.chips.peak_table(sparse=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="dtype"):
         ak.chips.peak_table(("bf16",))[0].peak("fp8")
+
+
+def test_gb200_nvl72_is_a_catalog_chip_with_a_72_gpu_domain() -> None:
+    # Issue 25's contract: chips.get("GB200") and its scale-up domain of 72. Figures per GPU:
+    # NVIDIA's GB200 NVL72 rack table (13.4 TB HBM3e and 576 TB/s over 72 GPUs; 360 / 720 /
+    # 1,440 PFLOPS bf16 / fp8 / fp4 with sparsity, halved for dense) and glennklockwood's
+    # GB200-at-1,200 W table (2,500 / 5,000 / 10,000 TFLOPS dense).
+    gb = ak.chips.get("GB200")
+    assert gb is ak.chips.get("GB200 NVL72") is ak.chips.get("nvl72")
+    assert gb.kind == "gpu" and gb.scaleup_domain_chips == 72 and gb.scaleup_domain == 72
+    assert ak.chips.get("B200").scaleup_domain == 8  # the HGX part stays the 8-GPU node
+    assert gb.hbm_bytes == 186 * 2**30 and gb.hbm_bytes_per_second == 8e12
+    assert (gb.peak_flops("bf16"), gb.peak_flops("fp8"), gb.peak_flops("fp4")) == (2.5e15, 5e15, 1e16)
+    for d in ("bf16", "fp8", "fp4"):
+        assert gb.peak_flops(d, sparse=True) == 2 * gb.peak_flops(d)  # 2:4 sparse is twice dense
+        assert not gb.is_sparse_peak(d, gb.peak_flops(d))
+    assert gb.scaleup_bytes_per_second == 900e9 and gb.interconnect_bytes_per_second == 1.8e12
+    assert gb.watts == 1200 and gb.ridge_flops_per_byte("bf16") == pytest.approx(312.5)
+    assert gb.usd_per_hour is None and "whole racks" in gb.source("usd_per_hour")
+    with pytest.raises(chips.MissingFigureError, match="usd_per_hour"):
+        gb.require("usd_per_hour")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        gb.scaleup_domain = 8  # type: ignore[misc]
+    for name in (*chips.NUMERIC_FIELDS, *chips.TOPOLOGY_FIELDS, "peak_flops:fp4"):
+        assert gb.source(name).strip(), name
+
+
+def test_gb200_collectives_stay_on_nvlink_up_to_72() -> None:
+    # One 72-GPU NVLink domain: an all-reduce over 72 GB200 is one NVLink ring, the same time
+    # as the B200 with its domain overridden to 72; over 144 it crosses two racks' NICs.
+    rack = ak.collectives.all_reduce("GB200", array_bytes=1e9, over=72)
+    assert rack.network == "NVLink" and rack.domains == 1
+    same = ak.collectives.all_reduce("B200", array_bytes=1e9, over=72, scaleup_domain=72)
+    assert rack.bandwidth_seconds == pytest.approx(same.bandwidth_seconds)
+    two = ak.collectives.all_reduce("GB200", array_bytes=1e9, over=144)
+    assert two.domains == 2 and "scale-out" in two.network
