@@ -13,17 +13,17 @@ def test_the_all_to_all_explorer_draws_the_librarys_times_for_every_array():
     for size in w.controls["array"].options:
         w.controls["array"].value = size[1]
         table = w.view.result.table
-        axis = table["TPU v5p, one wrapped torus axis"]
-        h100 = table["H100: NVLink switch, then one NIC per GPU"]
+        axis = table["TPU v5p: one wrapped torus axis"]
+        h100 = table["H100: NVLink node, then NICs"]
         assert axis[8] == collectives.all_to_all("v5p", array_bytes=size[1], over=8)
         assert h100[64] == collectives.all_to_all("H100", array_bytes=size[1], over=64)
-        assert table["TPU v5p, a cube of three axes"][4096] == collectives.all_to_all(
+        assert table["TPU v5p: a cube of 3 axes"][4096] == collectives.all_to_all(
             "v5p", array_bytes=size[1], over=(16, 16, 16))
         # the lesson's point, as drawn: flat on one wrapped axis, falling on the switch and the cube
         assert axis[16].bandwidth_seconds == pytest.approx(axis[4].bandwidth_seconds, rel=0.02)
         assert h100[8].seconds < h100[2].seconds and h100[4096].seconds < h100[16].seconds
-        assert table["TPU v5p, a cube of three axes"][4096].seconds < \
-            table["TPU v5p, a cube of three axes"][8].seconds
+        assert table["TPU v5p: a cube of 3 axes"][4096].seconds < \
+            table["TPU v5p: a cube of 3 axes"][8].seconds
         for line, (label, results) in zip(w.view.figure.axes[0].lines, table.items()):
             assert list(line.get_xdata()) == list(results), label
             assert list(line.get_ydata()) == [r.seconds * 1e3 for r in results.values()], label
@@ -35,7 +35,7 @@ def test_the_domain_explorer_sets_each_models_state_against_each_domain():
     for model in ("deepseek-v3", "llama-3-8b", "llama-3.1-405b"):
         w.controls["model"].value = model
         needs, domains = w.view.result.needs, w.view.result.domains
-        assert {"TPU v5p", "NVIDIA H100 (SXM)"} <= set(needs)
+        assert {"TPU v5p", "NVIDIA H100 (SXM)", ak.chips.get("GB200").name} <= set(needs)
         for chip, need in needs.items():
             assert need == training.estimate(model=model, tokens=1e12, chip=chip,
                                              n_chips=1).min_chips_to_fit
@@ -44,6 +44,8 @@ def test_the_domain_explorer_sets_each_models_state_against_each_domain():
             assert f"needs {need:,}; " in w.html.value and verdict in w.html.value
     w.controls["model"].value = "deepseek-v3"
     assert "spans domains" in w.html.value and "fits in one domain" in w.html.value
+    gb200 = ak.chips.get("GB200").name  # 72 GPUs hold what an 8-GPU node cannot
+    assert w.view.result.needs[gb200] <= 72 < w.view.result.needs["NVIDIA H100 (SXM)"]
 
 
 def test_the_quiz_marks_the_flat_ring_right():
@@ -57,10 +59,11 @@ def test_the_quiz_marks_the_flat_ring_right():
 
 def test_the_worked_problem_answers_from_the_library():
     text = at_scale_worked_problem().reveal()
-    need = training.estimate(model="deepseek-v3", tokens=1e12, chip="B200", n_chips=1).min_chips_to_fit
-    assert f"{need} B200s" in text
+    need = training.estimate(model="deepseek-v3", tokens=1e12, chip="GB200", n_chips=1).min_chips_to_fit
+    assert need <= ak.chips.get("GB200").scaleup_domain_chips
+    assert f"{need} GB200s (a rack holds 72: it fits)" in text
     moe = parallel.dp_critical_tokens_per_chip("deepseek-v3", "H100", 1024)
     dense = parallel.dp_critical_tokens_per_chip("llama-3-70b", "H100", 1024)
     assert f"{moe:,.0f} against {dense:,.0f}" in text and f"{moe / dense:.1f}×" in text
-    node = collectives.all_to_all("B200", array_bytes=1e9, over=8)
-    assert f"{node.seconds * 1e3:.3f} ms inside the node" in text
+    rack = collectives.all_to_all("GB200", array_bytes=1e9, over=72)
+    assert f"{rack.seconds * 1e6:.0f} µs inside one rack" in text

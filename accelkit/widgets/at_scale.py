@@ -26,10 +26,12 @@ __all__ = ["all_to_all_explorer", "scaleup_domain_explorer", "at_scale_quiz",
 _ARRAYS = (64e6, 256e6, 1e9, 4e9)
 
 #: The groups each fabric is drawn over: one wrapped axis of a v5p slice (at most 16 chips, an
-#: axis of the largest slice), cubes of v5p axes, and GPUs counted one NVLink domain at a time.
+#: axis of the largest slice), cubes of v5p axes, and GPUs whole NVLink domains at a time
+#: beyond one (8-GPU HGX nodes, 72-GPU GB200 racks).
 _AXIS = (2, 4, 8, 16)
 _CUBES = ((2, 2, 2), (4, 4, 4), (8, 8, 8), (16, 16, 16))
 _GPUS = (2, 4, 8, 16, 64, 512, 4096)
+_RACKS = (2, 8, 72, 576, 4608)  # GB200 NVL72: beyond one rack, whole racks
 
 
 def _product(shape: tuple[int, ...]) -> int:
@@ -41,12 +43,12 @@ def _product(shape: tuple[int, ...]) -> int:
 
 def _systems() -> dict[str, tuple[str, tuple[int | tuple[int, ...], ...], str]]:
     """Label -> (chip, groups, colour) of each fabric the explorer draws."""
-    v5p, h100, b200 = chips.get("v5p"), chips.get("H100"), chips.get("B200")
+    v5p, h100, gb200 = chips.get("v5p"), chips.get("H100"), chips.get("GB200")
     return {
-        "TPU v5p, one wrapped torus axis": (v5p.name, _AXIS, vendor_colour(v5p, 0)),
-        "TPU v5p, a cube of three axes": (v5p.name, _CUBES, vendor_colour(v5p, 2)),
-        "H100: NVLink switch, then one NIC per GPU": (h100.name, _GPUS, vendor_colour(h100, 0)),
-        "B200: NVLink 5 switch, then one NIC per GPU": (b200.name, _GPUS, vendor_colour(b200, 2)),
+        "TPU v5p: one wrapped torus axis": (v5p.name, _AXIS, vendor_colour(v5p, 0)),
+        "TPU v5p: a cube of 3 axes": (v5p.name, _CUBES, vendor_colour(v5p, 2)),
+        "H100: NVLink node, then NICs": (h100.name, _GPUS, vendor_colour(h100, 0)),
+        "GB200: NVL72 rack, then NICs": (gb200.name, _RACKS, vendor_colour(gb200, 2)),
     }
 
 
@@ -60,7 +62,7 @@ def all_to_all_explorer() -> Explorer:
                                    continuous_update=False, style=STYLE),
     }
     systems = _systems()
-    figure = new_figure(6.4, 3.0, margins={"left": 0.12, "bottom": 0.17, "top": 0.9})
+    figure = new_figure(6.4, 3.0, margins={"left": 0.15, "bottom": 0.17, "top": 0.9})
     ax = figure.add_subplot()
     lines = {}
     for label, (_, groups, colour) in systems.items():
@@ -72,7 +74,7 @@ def all_to_all_explorer() -> Explorer:
     ax.set_xlim(1.6, 6000)
     ax.set_ylim(0.0005, 300)
     ax.set_xlabel("chips in the all-to-all")
-    ax.set_ylabel("time (ms)")
+    ax.set_ylabel("time")
     title = ax.set_title("")
     fixed_ticks(ax)
     box = ax.get_position()
@@ -193,30 +195,35 @@ def at_scale_worked_problem() -> WorkedProblem:
     """DeepSeek-V3's training state, its all-to-all and its critical batch against a dense
     model's — computed with ``training.estimate``, ``collectives`` and ``parallel`` when
     revealed."""
-    question = ("DeepSeek-V3 (671B parameters, 37B active per token). (1) How many B200s, and "
-                "how many TPU v5p, must pool their HBM just to hold its training state (16 bytes "
-                "per parameter, sharded)? Does that fit one 8-GPU NVLink node; one v5p slice? "
-                "(2) Its dispatch all-to-all exchanges a 1 GB array: how long over the 8 GPUs of "
-                "one B200 node, and over 64 B200s? (3) By what factor is its data-parallel "
-                "critical batch on 1,024 H100s larger than Llama-3-70B's, and why?")
+    question = ("DeepSeek-V3 (671B parameters, 37B active per token). (1) How many H100s, how "
+                "many GB200s and how many TPU v5p must pool their HBM just to hold its training "
+                "state (16 bytes per parameter, sharded)? Does that fit one 8-GPU H100 node; one "
+                "GB200 NVL72 rack; one v5p slice? (2) Its dispatch all-to-all exchanges a 1 GB "
+                "array: how long over the 72 GPUs of one NVL72 rack, and over two racks (144)? "
+                "(3) By what factor is its data-parallel critical batch on 1,024 H100s larger "
+                "than Llama-3-70B's, and why?")
 
     def answer() -> str:
         from accelkit import parallel
 
         need = {c: training.estimate(model="deepseek-v3", tokens=1e12, chip=c, n_chips=1)
-                .min_chips_to_fit for c in ("B200", "TPU v5p")}
-        b200, v5p = chips.get("B200"), chips.get("TPU v5p")
-        node = collectives.all_to_all(b200, array_bytes=1e9, over=8)
-        wide = collectives.all_to_all(b200, array_bytes=1e9, over=64)
+                .min_chips_to_fit for c in ("H100", "GB200", "TPU v5p")}
+        h100, gb200, v5p = chips.get("H100"), chips.get("GB200"), chips.get("TPU v5p")
+        rack = collectives.all_to_all(gb200, array_bytes=1e9, over=gb200.scaleup_domain_chips)
+        two = collectives.all_to_all(gb200, array_bytes=1e9, over=2 * gb200.scaleup_domain_chips)
         moe = parallel.dp_critical_tokens_per_chip("deepseek-v3", "H100", 1024)
         dense = parallel.dp_critical_tokens_per_chip("llama-3-70b", "H100", 1024)
         m = models.get("deepseek-v3")
         ratio = m.params / m.active_params  # type: ignore[attr-defined]
-        return (f"<ol><li>{need['B200']} B200s (an 8-GPU node holds "
-                f"{b200.scaleup_domain_chips}: it spans nodes) and {need['TPU v5p']} v5p chips "
-                f"(one slice holds up to {v5p.scaleup_domain_chips:,}).</li>"
-                f"<li>{node.seconds * 1e3:.3f} ms inside the node ({node.network}); "
-                f"{wide.seconds * 1e3:.3f} ms over 64 ({wide.network}): leaving the NVLink "
+        fits = {c: "fits" if need[c] <= (chip.scaleup_domain_chips or 0) else "does not fit"
+                for c, chip in (("H100", h100), ("GB200", gb200), ("TPU v5p", v5p))}
+        return (f"<ol><li>{need['H100']} H100s (an HGX node holds {h100.scaleup_domain_chips}: "
+                f"it {fits['H100']}), {need['GB200']} GB200s (a rack holds "
+                f"{gb200.scaleup_domain_chips}: it {fits['GB200']}) and {need['TPU v5p']} v5p "
+                f"chips (a slice holds up to {v5p.scaleup_domain_chips:,}: it "
+                f"{fits['TPU v5p']}).</li>"
+                f"<li>{rack.seconds * 1e6:.0f} µs inside one rack ({rack.network}); "
+                f"{two.seconds * 1e6:.0f} µs over two ({two.network}): leaving the NVLink "
                 f"domain costs more than the smaller share per GPU saves.</li>"
                 f"<li>{moe:,.0f} against {dense:,.0f} tokens per chip: {moe / dense:.1f}×. The "
                 f"all-reduce carries all {m.params / 1e9:,.0f}B parameters' gradients, the "
