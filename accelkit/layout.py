@@ -5,17 +5,27 @@ and which of its chips share a scale-up domain.
     >>> layout = Layout(dp=128, tp=8, pp=16, microbatch_tokens=8192, recompute="full")
     >>> layout.chips, str(layout)
     (16384, 'dp128 tp8 pp16 mb=8,192 recompute=full')
+    >>> long = Layout(dp=8, tp=8, cp=16, pp=16, microbatch_tokens=131072, recompute="full")
+    >>> long.chips, str(long), long.data_parallel
+    (16384, 'dp8 tp8 cp16 pp16 mb=131,072 recompute=full', 8)
 
 :mod:`accelkit.parallel` prices a layout's training step (and searches them all); this module
 holds what the step model and :mod:`accelkit.mfu` both need to know about one.
 
-**Mapping of layout axes to the network.** Ranks are numbered with ``tp`` fastest, then ``ep``,
-``pp``, ``fsdp``, ``dp`` (:data:`AXES`, the order of Llama 3, arXiv:2407.21783 §3.3.2: [TP, CP,
-PP, DP]). So TP sits inside the scale-up domain (an NVLink node, an ICI slice) as long as it
+**Mapping of layout axes to the network.** Ranks are numbered with ``tp`` fastest, then ``cp``,
+``ep``, ``pp``, ``fsdp``, ``dp`` (:data:`AXES`, the order of Llama 3, arXiv:2407.21783 §3.3.2:
+[TP, CP, PP, DP]). So TP sits inside the scale-up domain (an NVLink node, an ICI slice) as long as it
 fits; an axis whose stride (the product of the faster axes) fills the domain spans domains with
 one chip per domain, and a group that starts inside a domain and continues beyond it is
 hierarchical (k chips in each domain). Each collective is costed by :mod:`accelkit.collectives`
 for that group (:func:`group_collective`).
+
+**Context parallelism** (``cp``, ring attention: Liu et al. 2023, arXiv:2310.01889; Llama 3
+§3.3.2): each sequence is split over ``cp`` chips, which share the weights (a data axis for the
+gradients) but not the tokens, so ``cp`` is not a replica: ``data_parallel`` is dp·fsdp·ep.
+Each chip holds two chunks of seq_len / (2·cp) tokens, one from each end of the sequence, so
+causal attention's work is balanced (Llama 3 §3.3.2: "2 × CP chunks"); the sequence must split
+that way, and a micro-batch must hold whole sequences (:func:`check_layout`).
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ from accelkit import _validate, chips, collectives, models
 from accelkit.activations import RECOMPUTE
 
 #: Rank order of the layout axes, fastest first.
-AXES = ("tp", "ep", "pp", "fsdp", "dp")
+AXES = ("tp", "cp", "ep", "pp", "fsdp", "dp")
 #: The largest degree accepted.
 MAX_DEGREE = 10**7
 
@@ -49,9 +59,13 @@ class Layout:
     Args:
         dp, fsdp, tp, pp, ep: degrees, ints >= 1 (a float such as ``3.0`` is refused).
         microbatch_tokens: tokens per micro-batch per data-parallel replica, an int; None = one
-            sequence (the model's training length), or the replica's whole batch if smaller.
+            sequence (the model's training length; with ``cp`` > 1 the step's sequence length),
+            or the replica's whole batch if smaller. With ``cp`` > 1 the micro-batch is split
+            over the cp chips: each holds microbatch_tokens / cp of it.
         recompute: "none", "selective" (attention scores) or "full" (each layer's forward).
         interleave: virtual pipeline stages per chip (1 = plain 1F1B), an int.
+        cp: context-parallel degree (ring attention; module docstring), an int >= 1; last so
+            that positional arguments keep their meaning.
 
     Raises:
         TypeError: a degree, ``interleave`` or ``microbatch_tokens`` that is not an int.
@@ -66,9 +80,10 @@ class Layout:
     microbatch_tokens: int | None = None
     recompute: str = "none"
     interleave: int = 1
+    cp: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("dp", "fsdp", "tp", "pp", "ep", "interleave"):
+        for name in ("dp", "fsdp", "tp", "pp", "ep", "interleave", "cp"):
             object.__setattr__(self, name, _whole(name, getattr(self, name), MAX_DEGREE))
         if self.microbatch_tokens is not None:
             object.__setattr__(self, "microbatch_tokens",
@@ -78,22 +93,24 @@ class Layout:
 
     @property
     def chips(self) -> int:
-        return self.dp * self.fsdp * self.tp * self.pp * self.ep
+        return self.dp * self.fsdp * self.tp * self.pp * self.ep * self.cp
 
     @property
     def data_parallel(self) -> int:
-        """Replicas that each see different tokens: dp · fsdp · ep."""
+        """Replicas that each see different sequences: dp · fsdp · ep (not cp: its chips share
+        each sequence)."""
         return self.dp * self.fsdp * self.ep
 
     @property
     def strides(self) -> dict[str, int]:
         """Rank distance between neighbours of each axis's group (:data:`AXES` order)."""
-        return {"tp": 1, "ep": self.tp, "pp": self.tp * self.ep,
-                "fsdp": self.tp * self.ep * self.pp,
-                "dp": self.tp * self.ep * self.pp * self.fsdp}
+        tc = self.tp * self.cp
+        return {"tp": 1, "cp": self.tp, "ep": tc, "pp": tc * self.ep,
+                "fsdp": tc * self.ep * self.pp,
+                "dp": tc * self.ep * self.pp * self.fsdp}
 
     def __str__(self) -> str:
-        parts = [f"{a}{getattr(self, a)}" for a in ("dp", "fsdp", "tp", "pp", "ep")
+        parts = [f"{a}{getattr(self, a)}" for a in ("dp", "fsdp", "tp", "cp", "pp", "ep")
                  if getattr(self, a) > 1] or ["1 chip"]
         if self.interleave > 1:
             parts.append(f"interleave={self.interleave}")  # not "v4": that reads as TPU v4
@@ -109,22 +126,26 @@ def largest_job(chip: chips.Chip) -> int:
 
 
 def check_layout(model: models.Transformer, chip: chips.Chip, layout: Layout, batch_tokens: int,
-                 n_chips: int | None = None) -> int:
+                 n_chips: int | None = None, seq_len: int | None = None) -> int:
     """Refuse a layout this model, chip and batch cannot run; return its micro-batch in tokens.
+
+    ``seq_len`` is the step's sequence length (None: the model's); context parallelism
+    (``cp`` > 1) is checked against it.
 
     Raises:
         TypeError: ``layout`` is not a :class:`Layout`.
         ValueError: degrees that do not multiply to ``n_chips``, a job above the chip's
             largest, ep > 1 on a dense model or not dividing the experts, tp not dividing the
             heads, pp·interleave above the layers, interleave without a pipeline, a batch or
-            micro-batch that does not divide.
+            micro-batch that does not divide; with cp > 1, a sequence that does not split into
+            2·cp equal chunks or a micro-batch that is not whole sequences.
     """
     if not isinstance(layout, Layout):
         raise TypeError(f"layout must be an accelkit.parallel.Layout, got "
                         f"{type(layout).__name__}")
     if n_chips is not None and layout.chips != n_chips:
         raise ValueError(f"layout degrees multiply to {layout.chips:,} chips "
-                         f"(dp·fsdp·tp·pp·ep), but n_chips is {n_chips:,}")
+                         f"(dp·fsdp·tp·cp·pp·ep), but n_chips is {n_chips:,}")
     limit = largest_job(chip)
     if layout.chips > limit:
         raise ValueError(f"layout uses {layout.chips:,} chips; {chip.name}'s largest job is "
@@ -149,12 +170,32 @@ def check_layout(model: models.Transformer, chip: chips.Chip, layout: Layout, ba
                          f"{layout.data_parallel:,} data-parallel replicas (dp·fsdp·ep)")
     replica = batch_tokens // layout.data_parallel
     mb = layout.microbatch_tokens
+    seq = model.seq_len if seq_len is None else int(seq_len)
+    if layout.cp > 1:
+        _check_cp(model, layout.cp, seq, replica, mb)
+    default = seq if layout.cp > 1 else model.seq_len
     if mb is None:
-        mb = model.seq_len if replica % model.seq_len == 0 else replica
+        mb = default if replica % default == 0 else replica
     if replica % mb:
         raise ValueError(f"microbatch_tokens must divide the {replica:,} tokens each "
                          f"data-parallel replica gets per step, got {mb:,}")
     return mb
+
+
+def _check_cp(model: models.Transformer, cp: int, seq: int, replica: int,
+              mb: int | None) -> None:
+    """Refuse a context-parallel degree the sequence or the micro-batch cannot take."""
+    if seq % (2 * cp):
+        raise ValueError(f"cp={cp} needs a sequence that splits into 2·cp = {2 * cp} equal "
+                         f"chunks (two per context-parallel chip, for causal load balance); "
+                         f"seq_len {seq:,} does not: use a cp dividing seq_len / 2")
+    if replica % seq:
+        raise ValueError(f"cp={cp} splits whole sequences: each data-parallel replica's "
+                         f"{replica:,} tokens must be whole sequences of {seq:,}")
+    if mb is not None and mb % seq:
+        raise ValueError(f"microbatch_tokens must be whole sequences of {seq:,} tokens with "
+                         f"cp={cp} (context parallelism already splits each sequence), "
+                         f"got {mb:,}")
 
 
 # --------------------------------------------------------------------------------------------

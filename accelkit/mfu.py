@@ -429,9 +429,10 @@ def step_efficiency(model: str | models.Model, chip: str | chips.Chip, layout: L
     dt = check_chip(the_chip, dtype)
     batch = _validate.positive_int("batch_tokens", batch_tokens, maximum=10**12)
     s = the_model.check_seq_len(seq_len)
-    mb = check_layout(the_model, the_chip, layout, batch)
-    flops, peak_s, mm_s, vec = _step_numbers(the_model, the_chip, dt, layout.tp, layout.ep, mb, s,
-                                             _per_token_work(the_model, s))
+    mb = check_layout(the_model, the_chip, layout, batch, seq_len=s)
+    # a context-parallel chip computes 1/cp of the micro-batch's tokens (its query chunk)
+    flops, peak_s, mm_s, vec = _step_numbers(the_model, the_chip, dt, layout.tp, layout.ep,
+                                             mb // layout.cp, s, _per_token_work(the_model, s))
     vec_s = vec / float(the_chip.require("hbm_bytes_per_second"))
     return StepEfficiency(model=the_model.name, chip=the_chip.name, tp=layout.tp, ep=layout.ep,
                           microbatch_tokens=mb, matmul_flops=flops, peak_seconds=peak_s,

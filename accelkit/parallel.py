@@ -1,4 +1,4 @@
-"""One training step of a transformer laid out over many chips: DP, FSDP, TP, PP and EP.
+"""One training step of a transformer laid out over many chips: DP, FSDP, TP, PP, EP and CP.
 
     >>> import accelkit as ak
     >>> from accelkit.parallel import Layout, train_step
@@ -26,16 +26,27 @@ A :class:`Layout` gives the degree of each kind of parallelism; their product is
 * ``ep``: expert parallel (MoE models only). Routed experts are sharded over ``ep`` chips, which
   are a data axis for everything else (attention, dense layers, shared experts). Per MoE layer and
   micro-batch, two all-to-alls (dispatch and combine) forward and two backward.
+* ``cp``: context parallel (ring attention, Liu et al. 2023, arXiv:2310.01889; Llama 3's
+  long-context stage, arXiv:2407.21783 §3.3.2). Each sequence is split over ``cp`` chips, so
+  the activations per chip are divided by cp; per attention layer the K/V blocks travel round
+  the cp ring, overlapped with the attention compute (:mod:`accelkit.step_cost` names the
+  choice); the gradients are reduced over cp as over a data axis.
+
+    >>> long = train_step("llama-3.1-405b", "H100", Layout(dp=8, tp=8, cp=16, pp=16,
+    ...                   microbatch_tokens=131072, recompute="full"), 16 * 2**20,
+    ...                   seq_len=131072)
+    >>> long.fits, [c.name for c in long.collectives][:3]
+    (True, ['tp', 'pp', 'cp'])
 
 **Mapping of layout axes to the network**: ranks are numbered ``tp`` fastest, then ``ep``,
-``pp``, ``fsdp``, ``dp``, so TP sits inside the scale-up domain while it fits
+``pp``, ``fsdp``, ``dp`` (``cp`` right after ``tp``), so TP sits inside the scale-up domain while it fits
 (:mod:`accelkit.layout`, which also says when a layout is valid).
 
 **The step model** (what overlaps with what, memory per chip, compute):
 :mod:`accelkit.step_cost`, which evaluates every candidate layout at once; memory per chip
 follows :mod:`accelkit.activations` for the activations.
 
-Not modelled: context parallelism, load imbalance between experts, optimizer-step time, stragglers,
+Not modelled: load imbalance between experts, optimizer-step time, stragglers,
 failures, the embedding's uneven share of the first and last stages; kernel efficiency only
 with ``compute_efficiency="predicted"`` (:mod:`accelkit.mfu`).
 """
@@ -60,7 +71,7 @@ _RECOMPUTE_CODE = {name: i for i, name in enumerate(RECOMPUTE)}
 class CollectiveCost:
     """One kind of collective in a step: per call, calls per step, and what is exposed."""
 
-    name: str            # "tp", "ep", "pp", "fsdp_gather", "fsdp_scatter", "dp_grads"
+    name: str            # "tp", "ep", "pp", "cp", "fsdp_gather", "fsdp_scatter", "dp_grads"
     kind: str            # all_reduce, all_gather, reduce_scatter, all_to_all, send
     group_chips: int
     chips_per_domain: int
@@ -154,14 +165,16 @@ def _kernel_efficiency(choice: float | str, model: models.Transformer, chip: chi
     """The fraction of peak each candidate's kernels reach: the fraction chosen, or
     accelkit.mfu's prediction per candidate when the choice is :data:`PREDICTED`."""
     if choice == PREDICTED:
-        return mfu.compute_efficiencies(model, chip, dtype, c["tp"], c["ep"], c["mb"], s)
+        # a context-parallel chip computes 1/cp of each micro-batch's tokens
+        tokens = c["mb"] // c["cp"] if "cp" in c else c["mb"]
+        return mfu.compute_efficiencies(model, chip, dtype, c["tp"], c["ep"], tokens, s)
     return float(choice)
 
 
 def _arrays(layout: Layout, mb: int) -> dict[str, np.ndarray]:
     """One layout as the one-entry candidate arrays the step model evaluates."""
     cand = {a: np.array([getattr(layout, a)]) for a in ("dp", "fsdp", "tp", "pp", "ep",
-                                                         "interleave")}
+                                                         "interleave", "cp")}
     cand["mb"] = np.array([mb])
     cand["recompute"] = np.array([_RECOMPUTE_CODE[layout.recompute]])
     return cand
@@ -171,7 +184,7 @@ def _step(model: models.Transformer, chip: chips.Chip, layout: Layout, batch: in
           choice: float | str, dtype: str, dropout: bool, n_chips: int | None = None
           ) -> TrainStep:
     """:func:`train_step` on checked arguments."""
-    mb = check_layout(model, chip, layout, batch, n_chips)
+    mb = check_layout(model, chip, layout, batch, n_chips, seq_len=s)
     cand = _arrays(layout, mb)
     r = {k: float(v[0]) for k, v in step_cost.evaluate(
         step_cost.spec(model, s, dropout), chip, batch, cand,
@@ -201,7 +214,9 @@ def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout
         A :class:`TrainStep`; ``fits`` False (with the memory it would need) if it does not fit.
     Raises:
         ValueError: ep > 1 on a dense model, tp not dividing the heads, pp above the layers,
-            batch or micro-batch not dividing, a job above the chip's largest, bad names.
+            batch or micro-batch not dividing, a job above the chip's largest, bad names; a
+            cp the sequence does not split into 2·cp chunks for, or a micro-batch that is not
+            whole sequences with cp > 1.
     """
     the_model, the_chip = _transformer(model), chips.get(chip)
     batch = _validate.positive_int("batch_tokens", batch_tokens, maximum=10**12)
@@ -235,17 +250,19 @@ def _result(model: models.Model, chip: chips.Chip, layout: Layout, batch: int, s
     add("ep", "ep", "all_to_all", r["ep_bytes"], r["ep_calls"], r["ep_each"], r["ep_exposed"])
     add("pp", "pp", "send", r["act_mb"] / layout.tp, r["pp_calls"], r["pp_each"],
         r["pp_exposed"])
+    add("cp", "cp", "all_gather", r["cp_bytes"], r["cp_calls"], r["cp_each"], r["cp_exposed"])
     fsdp_total = r["m"] * (2 * r["gather_each"] + r["scatter_each"])
     share = r["fsdp_exposed"] / fsdp_total if fsdp_total else 0.0
     add("fsdp_gather", "fsdp", "all_gather", r["stage_params"] * WEIGHT_BYTES, 2 * r["m"],
         r["gather_each"], share * 2 * r["m"] * r["gather_each"])
     add("fsdp_scatter", "fsdp", "reduce_scatter", r["stage_params"] * GRAD_BYTES, r["m"],
         r["scatter_each"], share * r["m"] * r["scatter_each"])
-    if layout.dp > 1 or layout.ep > 1:
-        n = layout.dp * layout.ep
+    if layout.dp > 1 or layout.ep > 1 or layout.cp > 1:
+        n = layout.dp * layout.ep * layout.cp
+        first = next(a for a in ("dp", "ep", "cp") if getattr(layout, a) > 1)
         rows.append(CollectiveCost("dp_grads", "all_reduce", n,
                                    int(chips_per_domain(layout.dp, strides["dp"], domain)),
-                                   group("dp" if layout.dp > 1 else "ep", "all_reduce")[2],
+                                   group(first, "all_reduce")[2],
                                    r["dense_grad"] + r["expert_grad"], 1.0, r["dp_time"],
                                    r["dp_time"], r["dp_exposed"]))
     hbm = float(chip.hbm_bytes or 0)
@@ -305,13 +322,15 @@ def _divisors(n: int) -> list[int]:
 
 
 def candidate_layouts(model: str | models.Model, n_chips: int, batch_tokens: int,
-                      seq_len: int | None = None, *, whole_sequences: bool = True
-                      ) -> dict[str, np.ndarray]:
+                      seq_len: int | None = None, *, whole_sequences: bool = True,
+                      max_cp: int = 1) -> dict[str, np.ndarray]:
     """Every layout :func:`best_layouts` searches, as arrays (one entry per candidate).
 
-    Degrees: every factorisation of ``n_chips`` into dp·fsdp·tp·pp·ep with tp dividing the
-    heads, pp ≤ layers, ep dividing the experts (1 for dense models) and the batch dividing over
-    the replicas; micro-batches: the replica's batch halved repeatedly while it stays a whole
+    Degrees: every factorisation of ``n_chips`` into dp·fsdp·tp·cp·pp·ep with tp dividing the
+    heads, pp ≤ layers, ep dividing the experts (1 for dense models), cp splitting the sequence
+    into 2·cp equal chunks and at most ``max_cp`` (default 1: no context parallelism, the search
+    lessons 07 and 10 show; cp > 1 only with ``whole_sequences``, as it splits whole sequences)
+    and the batch dividing over the replicas; micro-batches: the replica's batch halved repeatedly while it stays a whole
     number of sequences (``whole_sequences=False``: down to 1/64 of a sequence, as if a sequence
     could be split over micro-batches, which needs context parallelism this model does not cost);
     interleave 1, 2, 4, 8 where pp > 1 and pp·v ≤ layers; all three recompute policies.
@@ -320,17 +339,18 @@ def candidate_layouts(model: str | models.Model, n_chips: int, batch_tokens: int
     n = _validate.positive_int("n_chips", n_chips, maximum=MAX_DEGREE)
     batch = _validate.positive_int("batch_tokens", batch_tokens, maximum=10**12)
     s = the_model.check_seq_len(seq_len)
-    return _candidates(the_model, n, batch, s, bool(whole_sequences))
+    max_cp = _validate.positive_int("max_cp", max_cp, maximum=MAX_DEGREE)
+    return _candidates(the_model, n, batch, s, bool(whole_sequences), max_cp)
 
 
 def _expand_microbatches(combos: np.ndarray, layers: int, s: int, min_mb: int,
                          whole_sequences: bool) -> np.ndarray:
-    """Rows (dp, fsdp, tp, pp, ep, mb, interleave) for degree combinations (dp, fsdp, tp, pp,
-    ep, replica tokens): each replica's batch, then halved while it stays even, at least
+    """Rows (dp, fsdp, tp, pp, ep, mb, interleave, cp) for degree combinations (dp, fsdp, tp,
+    pp, ep, replica tokens, cp): each replica's batch, then halved while it stays even, at least
     ``min_mb`` and (``whole_sequences``) a whole number of sequences; each with interleave 1,
     2, 4, 8 where pp > 1 and pp·v ≤ layers. Same rows, in the same order, as nested loops."""
     if len(combos) == 0:
-        return np.zeros((0, 7), dtype=np.int64)
+        return np.zeros((0, 8), dtype=np.int64)
     mb = combos[:, 5].copy()
     halvings = np.zeros(len(combos), dtype=np.int64)
     alive = np.ones(len(combos), dtype=bool)
@@ -353,45 +373,51 @@ def _expand_microbatches(combos: np.ndarray, layers: int, s: int, min_mb: int,
     allowed = (options[None, :] * pp[:, None] <= layers) & ((pp[:, None] > 1) | (options[None, :] == 1))
     row, option = np.nonzero(allowed)
     picked = index[row]
-    return np.column_stack([combos[picked, :5], mbs[row], options[option]])
+    return np.column_stack([combos[picked, :5], mbs[row], options[option], combos[picked, 6]])
 
 
 def _candidates(the_model: models.Transformer, n: int, batch: int, s: int,
-                whole_sequences: bool) -> dict[str, np.ndarray]:
+                whole_sequences: bool, max_cp: int = 1) -> dict[str, np.ndarray]:
     """:func:`candidate_layouts` for checked arguments."""
     heads, layers = the_model.heads, the_model.layers
     experts = the_model.n_experts if isinstance(the_model, models.MoETransformer) else 1
     divs = _divisors(n)
-    combos: list[tuple[int, int, int, int, int, int]] = []   # dp, fsdp, tp, pp, ep, replica
+    # dp, fsdp, tp, pp, ep, replica, cp
+    combos: list[tuple[int, int, int, int, int, int, int]] = []
     min_mb = s if whole_sequences else max(1, s // 64)
     for tp in divs:
         if heads % tp:
             continue
-        for ep in _divisors(n // tp):
-            if experts % ep:
+        for cp in _divisors(n // tp):
+            if cp > max_cp:
+                break
+            if cp > 1 and (not whole_sequences or s % (2 * cp)):
                 continue
-            for pp in _divisors(n // (tp * ep)):
-                if pp > layers:
+            for ep in _divisors(n // (tp * cp)):
+                if experts % ep:
                     continue
-                rest = n // (tp * ep * pp)
-                for fsdp in _divisors(rest):
-                    dp = rest // fsdp
-                    replicas = dp * fsdp * ep
-                    if batch % replicas:
+                for pp in _divisors(n // (tp * cp * ep)):
+                    if pp > layers:
                         continue
-                    replica = batch // replicas
-                    if whole_sequences and replica % s:
-                        continue
-                    combos.append((dp, fsdp, tp, pp, ep, replica))
-    rows = _expand_microbatches(np.array(combos, dtype=np.int64).reshape(-1, 6), layers, s,
+                    rest = n // (tp * cp * ep * pp)
+                    for fsdp in _divisors(rest):
+                        dp = rest // fsdp
+                        replicas = dp * fsdp * ep
+                        if batch % replicas:
+                            continue
+                        replica = batch // replicas
+                        if whole_sequences and replica % s:
+                            continue
+                        combos.append((dp, fsdp, tp, pp, ep, replica, cp))
+    rows = _expand_microbatches(np.array(combos, dtype=np.int64).reshape(-1, 7), layers, s,
                                 min_mb, whole_sequences)
     if not len(rows):
         return {k: np.zeros(0, dtype=np.int64) for k in
-                ("dp", "fsdp", "tp", "pp", "ep", "mb", "interleave", "recompute")}
+                ("dp", "fsdp", "tp", "pp", "ep", "mb", "interleave", "cp", "recompute")}
     base = rows
     table = np.repeat(base, len(RECOMPUTE), axis=0)
     codes = np.tile(np.arange(len(RECOMPUTE)), len(base))
-    names = ("dp", "fsdp", "tp", "pp", "ep", "mb", "interleave")
+    names = ("dp", "fsdp", "tp", "pp", "ep", "mb", "interleave", "cp")
     out = {name: np.ascontiguousarray(table[:, i]) for i, name in enumerate(names)}
     out["recompute"] = codes
     return out
@@ -400,9 +426,17 @@ def _candidates(the_model: models.Transformer, n: int, batch: int, s: int,
 def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int,
                  batch_tokens: int, top: int = 5, *, seq_len: int | None = None,
                  dtype: str = "bf16", compute_efficiency: float | str = 1.0,
-                 dropout: bool = False, whole_sequences: bool = True
+                 dropout: bool = False, whole_sequences: bool = True, max_cp: int = 1
                  ) -> tuple[TrainStep, ...]:
     """The ``top`` fastest layouts that fit in memory, fastest first (exhaustive search).
+
+    Context parallelism is searched up to ``max_cp`` (default 1: none, so the layouts lessons
+    07 and 10 show stay the search they teach); a long-context job passes e.g. ``max_cp=64``:
+
+        >>> best = best_layouts("llama-3-8b", "H100", 64, 32 * 65536, top=1,
+        ...                     seq_len=65536, max_cp=16)
+        >>> best[0].layout.cp > 1
+        True
 
     Searches :func:`candidate_layouts` with the step model of :func:`train_step`, vectorised
     over candidates (ties broken by less memory). Micro-batches are whole sequences unless
@@ -422,7 +456,8 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
     limit = largest_job(the_chip)
     if n > limit:
         raise ValueError(f"n_chips is {n:,}; {the_chip.name}'s largest job is {limit:,} chips")
-    cand = _candidates(the_model, n, batch, s, bool(whole_sequences))
+    max_cp = _validate.positive_int("max_cp", max_cp, maximum=MAX_DEGREE)
+    cand = _candidates(the_model, n, batch, s, bool(whole_sequences), max_cp)
     if len(cand["dp"]) == 0:
         return ()
     r = step_cost.evaluate(step_cost.spec(the_model, s, dropout), the_chip, batch, cand,
@@ -437,7 +472,7 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
                         pp=int(cand["pp"][i]), ep=int(cand["ep"][i]),
                         microbatch_tokens=int(cand["mb"][i]),
                         recompute=RECOMPUTE[int(cand["recompute"][i])],
-                        interleave=int(cand["interleave"][i]))
+                        interleave=int(cand["interleave"][i]), cp=int(cand["cp"][i]))
         out.append(_step(the_model, the_chip, layout, batch, s, choice, dtype, dropout))
     return tuple(out)
 
@@ -555,9 +590,9 @@ def critical_tokens_per_chip(model: str | models.Model, chip: str | chips.Chip, 
     ref = 2**20
     probe = Layout(dp=layout.dp, fsdp=layout.fsdp, tp=layout.tp, pp=layout.pp, ep=layout.ep,
                    microbatch_tokens=ref, recompute=layout.recompute,
-                   interleave=layout.interleave)
+                   interleave=layout.interleave, cp=layout.cp)
     batch = probe.data_parallel * ref
-    check_layout(the_model, the_chip, probe, batch)
+    check_layout(the_model, the_chip, probe, batch, seq_len=s)
     if probe.data_parallel == 1:
         return 0.0
     spec = step_cost.spec(the_model, s, False)
@@ -567,7 +602,7 @@ def critical_tokens_per_chip(model: str | models.Model, chip: str | chips.Chip, 
     backward_share = 2.0 / (3.0 + (probe.recompute == "full"))
     fsdp = (2.0 * r["gather_each"] + r["scatter_each"]) / compute_per_token
     dp = r["dp_time"] / (backward_share * compute_per_token)
-    return max(fsdp, dp) / (probe.tp * probe.pp)
+    return max(fsdp, dp) / (probe.tp * probe.pp * probe.cp)
 
 
 def dp_communication_ratios(model: str | models.Model, chip: str | chips.Chip,

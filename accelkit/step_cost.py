@@ -11,6 +11,13 @@ with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
 * Tensor-parallel collectives, expert all-to-alls and pipeline sends are on the critical path
   (no overlap modelled). Real systems hide some of them (DeepSeek's DualPipe overlaps the
   all-to-alls), so those layouts are pessimistic here.
+* Context parallelism (``cp``, ring attention, Liu et al. 2023 arXiv:2310.01889): per attention
+  layer each chip passes its K/V block around the cp ring (cp - 1 steps: a ring all-gather of
+  the micro-batch's K/V, costed as one), once forward and twice backward (K/V again and their
+  gradients; once more under full recompute). The choice made here: **the ring's transfers
+  overlap with the attention compute** of the block in hand, so only the part longer than the
+  attention's FLOPs is exposed. Llama 3 (arXiv:2407.21783 §3.3.2) all-gathers K/V before the
+  attention instead (exposed, small under GQA); that variant is not modelled.
 
 **Collectives**: each group's cost is a line in the array size (latency + bytes × a constant,
 :func:`accelkit.layout.cost_line`), read once per distinct group of the candidates, so thousands
@@ -18,8 +25,10 @@ of layouts cost a few dozen calls to :mod:`accelkit.collectives`.
 
 **Memory per chip** (bytes): weights, gradients and optimizer state at 2 + 2 + 12 bytes per
 parameter (bf16 weights and gradients, fp32 master copy and two Adam moments), sharded over
-tp·pp (routed experts also over ep) and over fsdp, the optimizer state also over dp; FSDP adds
-two gathered layers in flight.
+tp·pp (routed experts also over ep) and over fsdp, the optimizer state also over dp·cp (the
+distributed optimizer spans the data and context-parallel chips, which hold the same weights);
+FSDP adds two gathered layers in flight. Context parallelism divides the activations per chip
+by cp (each chip holds 1/cp of every sequence).
 Activations follow :mod:`accelkit.activations` (Korthikanti et al. 2022, generalised to the
 real tensor widths; recompute "none", "selective" or "full"; the micro-batches in flight on a
 pipeline stage; the last stage's logits).
@@ -67,6 +76,8 @@ class ModelSpec:
     activations: activations.LayerActivations
     experts_per_token: int
     n_experts: int
+    kv_bytes_per_token: float = 0.0  # K and V of one token, one layer, bf16 (ring attention)
+    kv_heads: int = 1                # K/V heads (split over tp while tp <= kv_heads)
 
 
 def spec(model: models.Transformer, seq_len: int, dropout: bool = False) -> ModelSpec:
@@ -84,7 +95,10 @@ def spec(model: models.Transformer, seq_len: int, dropout: bool = False) -> Mode
         model_flops_token=model.flops_per_token("train", seq_len=seq_len),
         attn_fwd_flops_token=attn_fwd, activations=activations.of(model, dropout),
         experts_per_token=moe.experts_per_token if moe is not None else 0,
-        n_experts=moe.n_experts if moe is not None else 0)
+        n_experts=moe.n_experts if moe is not None else 0,
+        kv_bytes_per_token=ACT_BYTES * model.attention_kv_heads * (model.qk_head_dim
+                                                                  + model.value_head_dim),
+        kv_heads=model.attention_kv_heads)
 
 
 def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -119,7 +133,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     """Time, memory and collectives of one step of each candidate layout, as arrays.
 
     ``c`` holds equal-length integer arrays ``dp``, ``fsdp``, ``tp``, ``pp``, ``ep``,
-    ``interleave``, ``mb`` (micro-batch tokens) and ``recompute`` (codes: the index in
+    ``interleave``, ``mb`` (micro-batch tokens), optionally ``cp`` (context parallel, 1 when
+    absent) and ``recompute`` (codes: the index in
     :data:`accelkit.activations.RECOMPUTE`), one entry per candidate; ``efficiency`` is the
     fraction of peak the kernels reach (a float, or one per candidate). Returns arrays the
     candidates' length, by name: ``seconds``, ``compute``, ``comm``, ``exposed``, ``bubble``,
@@ -128,6 +143,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     """
     dp, fsdp, tp, pp, ep = (c[a].astype(float) for a in ("dp", "fsdp", "tp", "pp", "ep"))
     v, mb, rc = c["interleave"].astype(float), c["mb"].astype(float), c["recompute"]
+    cp = c["cp"].astype(float) if "cp" in c else np.ones_like(tp)
     peak = chip.peak_flops(dtypes.check(dtype)) * efficiency
     replicas = dp * fsdp * ep
     m = batch_tokens / replicas / mb                       # micro-batches per step
@@ -140,7 +156,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # -- compute ---------------------------------------------------------------------------
     hw_token = spec.model_flops_token + np.where(
         rc == 2, spec.model_flops_token / 3.0, np.where(rc == 1, spec.attn_fwd_flops_token, 0.0))
-    flops_mb = mb * hw_token / (tp * pp) * balance
+    flops_mb = mb * hw_token / (tp * pp * cp) * balance
     # -- parameters held per chip (before FSDP sharding) -----------------------------------
     dense_params = (spec.params - spec.expert_params) / (tp * pp)
     expert_params = spec.expert_params / (tp * pp * ep)
@@ -155,13 +171,14 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
                                 overlap=True).seconds
 
     # -- strides and domains -----------------------------------------------------------------
-    domain = domain_chips(chip, int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0]))
+    domain = domain_chips(chip, int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0] * cp[0]))
     stride = {"tp": np.ones_like(tp)}
-    stride["ep"] = tp
-    stride["pp"] = tp * ep
-    stride["fsdp"] = tp * ep * pp
-    stride["dp"] = tp * ep * pp * fsdp
-    size = {"tp": tp, "ep": ep, "pp": pp, "fsdp": fsdp, "dp": dp}
+    stride["cp"] = tp
+    stride["ep"] = tp * cp
+    stride["pp"] = tp * cp * ep
+    stride["fsdp"] = tp * cp * ep * pp
+    stride["dp"] = tp * cp * ep * pp * fsdp
+    size = {"tp": tp, "cp": cp, "ep": ep, "pp": pp, "fsdp": fsdp, "dp": dp}
     per = {a: chips_per_domain(size[a].astype(np.int64), stride[a].astype(np.int64), domain)
            for a in AXES}
 
@@ -173,7 +190,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
         lat, sec_per_byte = unit[kind, axis]
         return np.where(size[axis] > 1, lat + sec_per_byte * nbytes, 0.0)
 
-    act_mb = mb * spec.d * ACT_BYTES                       # a micro-batch's d_model activations
+    act_mb = mb / cp * spec.d * ACT_BYTES                  # a chip's d_model activations
     # -- tensor parallel: 2 all-reduce-equivalents per layer forward, 2 backward, 2 recompute
     tp_calls = stage_layers * (4.0 + 2.0 * (rc == 2))
     tp_each = cost("all_reduce", "tp", act_mb)
@@ -188,6 +205,18 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"])
     pp_each = np.where(pp > 1, pp_lat + pp_per * act_mb / tp, 0.0)
     pp_mb = pp_calls * pp_each
+    # -- context parallel: the ring passes K/V blocks (an all-gather of the micro-batch's K/V on
+    # this TP shard) once forward, twice backward, once more under full recompute; it runs
+    # behind the attention's own FLOPs (forward, 2x backward, a recompute of the scores)
+    cp_calls = stage_layers * (3.0 + (rc == 2))
+    kv_share = np.maximum(spec.kv_heads / tp, 1.0) / spec.kv_heads
+    cp_bytes = mb * spec.kv_bytes_per_token * kv_share
+    cp_each = cost("all_gather", "cp", cp_bytes)
+    attention_mb = (spec.attn_fwd_flops_token * (3.0 + (rc >= 1)) * mb / (tp * pp * cp)
+                    * balance / peak)
+    cp_mb = roofline.times(compute_seconds=attention_mb,
+                           communication_seconds=cp_calls * cp_each,
+                           overlap=True).exposed_communication_seconds
 
     # -- FSDP: gather weights twice, reduce-scatter gradients once, per micro-batch ---------
     gather_each = cost("all_gather", "fsdp", stage_params * WEIGHT_BYTES)
@@ -202,8 +231,12 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # over dp, all-gather over ep.
     dense_grad = dense_params * balance * GRAD_BYTES / fsdp
     expert_grad = expert_params * balance * GRAD_BYTES / fsdp
-    dp_time = (cost("all_reduce", "dp", dense_grad / ep + expert_grad)
-               + cost("reduce_scatter", "ep", dense_grad) + cost("all_gather", "ep", dense_grad))
+    # cp is a data axis for every gradient: reduce-scatter over cp first, all-gather last
+    dp_time = (cost("all_reduce", "dp", (dense_grad / ep + expert_grad) / cp)
+               + cost("reduce_scatter", "ep", dense_grad / cp)
+               + cost("all_gather", "ep", dense_grad / cp)
+               + cost("reduce_scatter", "cp", dense_grad + expert_grad)
+               + cost("all_gather", "cp", dense_grad + expert_grad))
     backward_last = compute_mb * 2.0 / (3.0 + (rc == 2))
     # ... which hides behind the last micro-batch's backward pass: overlapped
     dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
@@ -212,24 +245,25 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # -- the step --------------------------------------------------------------------------
     # TP, EP and pipeline transfers wait for the layers and the layers for them: not overlapped
     t_mb = roofline.times(compute_seconds=prefetched.seconds,
-                          communication_seconds=tp_mb + ep_mb + pp_mb, overlap=False).seconds
+                          communication_seconds=tp_mb + ep_mb + pp_mb + cp_mb,
+                          overlap=False).seconds
     fill = (pp - 1.0) / v
     seconds = (m + fill) * t_mb + dp_exposed
     compute = m * compute_mb
     bubble = fill * t_mb
-    comm_total = m * (tp_mb + ep_mb + pp_mb + fsdp_mb) + dp_time
+    comm_total = m * (tp_mb + ep_mb + pp_mb + fsdp_mb + cp_calls * cp_each) + dp_time
     exposed = seconds - compute - bubble
     model_flops = spec.model_flops_token * batch_tokens
-    chips_n = replicas * tp * pp
+    chips_n = replicas * tp * pp * cp
 
     # -- memory per chip -------------------------------------------------------------------
     weights_b = (stage_params * WEIGHT_BYTES / fsdp
                  + np.where(fsdp > 1, 2.0 * spec.layer_params / tp * WEIGHT_BYTES, 0.0))
     grads_b = stage_params * GRAD_BYTES / fsdp
-    optimizer_b = stage_params * OPTIMIZER_BYTES / (fsdp * dp)
+    optimizer_b = stage_params * OPTIMIZER_BYTES / (fsdp * dp * cp)
     state = weights_b + grads_b + optimizer_b
     held = activations.stage_bytes(spec.activations, recompute=rc, seq_len=spec.seq_len,
-                                   microbatch_tokens=mb, microbatches=m,
+                                   microbatch_tokens=mb / cp, microbatches=m,
                                    stage_layers=stage_layers, tp=tp, pp=pp, interleave=v)
     memory = state + held
     return {
@@ -248,6 +282,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
         "dense_grad": dense_grad, "expert_grad": expert_grad,
         "tp_exposed": m * tp_calls * tp_each, "ep_exposed": m * ep_calls * ep_each,
         "pp_exposed": m * pp_calls * pp_each,
+        "cp_calls": m * cp_calls, "cp_each": cp_each, "cp_bytes": cp_bytes,
+        "cp_exposed": m * cp_mb,
     }
 
 
