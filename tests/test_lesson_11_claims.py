@@ -1,0 +1,213 @@
+"""Every quantitative claim in lessons/11_at_scale.ipynb, recomputed with the library.
+
+Published figures the lesson quotes: DeepSeek-AI 2024, 'DeepSeek-V3 Technical Report'
+(arXiv:2412.19437) section 2.1.2 (each token to at most M = 4 nodes; 8 of 256 routed experts, as
+the catalog's config); Llama Team 2024, 'The Llama 3 Herd of Models' (arXiv:2407.21783) Table 4
+(the 131,072-token stage on 16,384 H100 with CP 16, BF16 MFU 38%) and section 3.3.4 (466 job
+interruptions in 54 days) — read from the repository's records of them (validation/) where it
+keeps one.
+
+The numbers the prose states are read out of its markdown (tests/prose.py) and compared with the
+library at the precision shown.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import accelkit as ak
+from accelkit import collectives, parallel, training
+from accelkit.parallel import Layout
+from tests import prose
+
+H100, V5P, GB200 = "H100", "TPU v5p", "GB200"
+
+
+def _moe(name):
+    model = ak.models.get(name)
+    assert isinstance(model, ak.models.MoETransformer)
+    return model
+
+
+# -- 1. mixtures of experts --------------------------------------------------------------------
+
+def test_total_over_active_grows_the_critical_batch():
+    """'DeepSeek-V3 needs about seventeen times the dense model's tokens per chip', on both
+    fabrics, and the factor is close to (and below) total ÷ active, itself below experts ÷ k."""
+    (times,) = prose.shown("11", "DeepSeek-V3 needs about {} times the dense model's tokens per chip")
+    n = 1024
+    prose.check("11", "On {} chips:", n)
+    for chip in (H100, V5P):
+        ratio = (parallel.dp_critical_tokens_per_chip("deepseek-v3", chip, n)
+                 / parallel.dp_critical_tokens_per_chip("llama-3-70b", chip, n))
+        assert times.agrees(ratio), (chip, ratio)
+    for name in ("mixtral-8x7b", "deepseek-v3"):
+        m = _moe(name)
+        factor = (parallel.dp_critical_tokens_per_chip(name, H100, n)
+                  / parallel.dp_critical_tokens_per_chip("llama-3-70b", H100, n))
+        assert 0.75 * m.params / m.active_params < factor < m.params / m.active_params
+        assert m.params / m.active_params < m.n_experts / m.experts_per_token
+
+
+def test_expert_parallelism_lowers_the_critical_batch():
+    """'shard the routed experts over an ep group, so each chip holds and reduces only its share'"""
+    one = parallel.dp_critical_tokens_per_chip("deepseek-v3", H100, 1024)
+    wide = parallel.dp_critical_tokens_per_chip("deepseek-v3", H100, 1024, ep=64)
+    assert wide < one / 5
+
+
+def test_an_all_to_all_on_one_wrapped_axis_is_v_over_8_whatever_n():
+    """'the busiest link carries about n²/8 pieces of size V/n², so V/8 whatever n is'"""
+    v5p = ak.chips.get(V5P)
+    (eight,) = prose.shown("11", "about n²/{} pieces of size V/n², so V/8 whatever n is")
+    for n in (4, 8, 16):
+        r = collectives.all_to_all(V5P, array_bytes=1e9, over=n)
+        assert r.network == "ICI"
+        assert r.bandwidth_seconds == pytest.approx(1e9 / (eight.value * v5p.link_bytes_per_second))
+    # the book's quarter of an all-gather on the same ring
+    gather = collectives.all_gather(V5P, array_bytes=1e9, over=16)
+    assert collectives.all_to_all(V5P, array_bytes=1e9, over=16).bandwidth_seconds == \
+        pytest.approx(gather.bandwidth_seconds / 4 * 16 / 15)
+
+
+def test_on_a_switch_each_gpu_sends_its_share_and_the_nic_is_a_ninth():
+    """'each GPU sends its (n−1)/n² share through its own port, so the time falls about as 1/n —
+    until the group leaves the 8-GPU node and the pieces go through the NICs, each about a ninth
+    of a GPU's NVLink; past that jump it falls as 1/n again.'"""
+    h100 = ak.chips.get(H100)
+    for n in (2, 4, 8):
+        r = collectives.all_to_all(H100, array_bytes=1e9, over=n)
+        assert r.network == "NVLink"
+        assert r.bandwidth_seconds == pytest.approx((n - 1) * 1e9 / (n * n * h100.scaleup_bytes_per_second))
+    prose.check("11", "leaves the {}-GPU node and the pieces go through the NICs", h100.scaleup_domain_chips)
+    assert prose.says("11", "each about a ninth of a GPU's NVLink")
+    assert round(h100.scaleup_bytes_per_second / h100.scaleout_bytes_per_second) == 9
+    t = {n: collectives.all_to_all(H100, array_bytes=1e9, over=n).seconds for n in (8, 16, 64, 512)}
+    assert t[16] > t[8] and t[512] < t[64] < t[16]
+
+
+def test_a_gb200_rack_runs_the_switch_to_72():
+    """'A GB200 NVL72 rack puts 72 GPUs on one NVLink switch fabric, so the same fall runs to 72
+    before the jump.'"""
+    gb200 = ak.chips.get(GB200)
+    prose.check("11", "A GB200 NVL72 rack puts {} GPUs on one NVLink switch fabric", gb200.scaleup_domain_chips)
+    t = {n: collectives.all_to_all(GB200, array_bytes=1e9, over=n) for n in (8, 72, 144)}
+    assert t[72].network == "NVLink" and t[72].seconds < t[8].seconds
+    assert t[144].network != "NVLink" and t[144].seconds > t[72].seconds
+
+
+def test_a_cube_of_axes_falls_as_n_to_the_two_thirds():
+    """'spread the experts over a cube of three axes and the links that cross the middle grow as
+    the cube's face, so the time falls about as n^(2/3)'"""
+    times = {n: collectives.all_to_all(V5P, array_bytes=1e9, over=(n, n, n)).bandwidth_seconds
+             for n in (4, 8, 16)}
+    assert times[4] / times[16] == pytest.approx((16 ** 3 / 4 ** 3) ** (2 / 3), rel=0.01)
+    assert times[4] / times[8] == pytest.approx((8 ** 3 / 4 ** 3) ** (2 / 3), rel=0.01)
+    assert prose.says("11", "so the time falls about as n^(2/3)")
+
+
+def test_node_limited_routing_figures():
+    """'DeepSeek-V3 routes each token to 8 of its 256 experts but to at most 4 nodes ... the slow
+    links carry at most half the pieces'"""
+    m = _moe("deepseek-v3")
+    k, experts, nodes = prose.shown("11", "routes each token to {} of its {} experts but to at most {} nodes")
+    assert (k.value, experts.value) == (m.experts_per_token, m.n_experts)
+    assert nodes.value == 4  # DeepSeek-V3 report section 2.1.2: M = 4
+    assert prose.says("11", "at most half the pieces") and nodes.value / k.value == 0.5
+
+
+def test_the_search_keeps_expert_groups_small():
+    """'Mixtral's 8 experts fit on every chip once FSDP and tensor parallelism have sharded them,
+    and DeepSeek-V3's expert group stays inside one NVLink node on the H100s.'"""
+    prose.check("11", "Mixtral's {} experts fit on every chip", _moe("mixtral-8x7b").n_experts)
+    for chip in (H100, V5P):
+        best = parallel.best_layouts("mixtral-8x7b", chip, 2048, 4 * 2**20, top=1)[0]
+        assert best.layout.ep == 1 and best.layout.fsdp * best.layout.tp > 1
+    best = parallel.best_layouts("deepseek-v3", H100, 2048, 16 * 2**20, top=1)[0]
+    ep = next(c for c in best.collectives if c.name == "ep")
+    assert best.layout.ep > 1 and ep.network == "NVLink"
+
+
+# -- 2. scale-up domains -----------------------------------------------------------------------
+
+def test_the_domains_are_the_catalogs():
+    """'8 GPUs on an HGX board, 72 in a GB200 NVL72 rack'; 'for a 16×16×24 slice, two faces of
+    16×16 links'; 'a v5p pod is built of 4×4×4 cubes'"""
+    prose.check("11", "({} GPUs on an HGX board, {} in a GB200 NVL72 rack)",
+                ak.chips.get(H100).scaleup_domain_chips, ak.chips.get(GB200).scaleup_domain_chips)
+    v5p = ak.chips.get(V5P)
+    a, b, c, d, e = prose.shown("11", "for a {}×{}×{} slice, two faces of {}×{} links")
+    assert (a.value, b.value, c.value) == v5p.max_slice_shape and (d.value, e.value) == v5p.max_slice_shape[:2]
+    assert prose.says("11", "4×4×4 cubes joined by optical circuit switches")
+    assert "4x4x4 cubes + OCS" in v5p.interconnect_topology
+
+
+def test_what_fits_in_one_domain():
+    """'A v5p slice holds DeepSeek-V3's whole state many times over; an 8-GPU node does not ... A
+    GB200 NVL72 rack holds it in one domain (55 of its 72 GPUs)'"""
+    need = {c: training.estimate(model="deepseek-v3", tokens=1e12, chip=c, n_chips=1).min_chips_to_fit
+            for c in (V5P, H100, "B200", GB200)}
+    assert ak.chips.get(V5P).scaleup_domain_chips > 10 * need[V5P]
+    assert need[H100] > 8 and need["B200"] > 8
+    prose.check("11", "({} of its {} GPUs)", need[GB200], ak.chips.get(GB200).scaleup_domain_chips)
+
+
+def test_multislice_is_whole_slices_over_dcn():
+    slices, shape = collectives.group_layout(V5P, 18432)
+    assert slices * ak.chips.get(V5P).scaleup_domain_chips == 18432 and slices == 3
+    r = collectives.all_reduce(V5P, array_bytes=2e9, over=18432)
+    assert "DCN" in r.network
+
+
+# -- 3. long context ---------------------------------------------------------------------------
+
+def _no_cp():
+    return parallel.train_step("llama-3.1-405b", H100,
+                               Layout(dp=16, tp=8, pp=16, microbatch_tokens=131072, recompute="full",
+                                      interleave=4), batch_tokens=16 * 131072, seq_len=131072)
+
+
+def test_the_scores_grow_with_the_square_and_one_sequence_does_not_fit():
+    """'the scores of one 131,072-token sequence are 256 times an 8K one's'; 'Laid out as its 8K
+    stage was, TP 8 and PP 16 with one sequence per micro-batch (on 2,048 of the GPUs, for 16
+    sequences a step)'; it does not fit."""
+    base = ak.models.get("llama-3.1-405b").seq_len
+    seq, times = prose.shown("11", "the scores of one {}-token sequence are {} times an 8K one's")
+    assert base == 8192 and times.value == (seq.value / base) ** 2
+    step = _no_cp()
+    prose.check("11", "(on {} of the GPUs, for {} sequences a step)", step.layout.chips,
+                step.batch_tokens / step.seq_len)
+    assert (step.layout.tp, step.layout.pp) == (8, 16) and not step.fits
+
+
+def test_cp16_fits_and_hides_its_ring():
+    """'Sixteen-way CP brings the activations within the H100's memory, and the ring's traffic hides
+    behind attention's FLOPs'; '(16 sequences per replica for 16 stages)'"""
+    layout = Layout(dp=8, tp=8, cp=16, pp=16, microbatch_tokens=131072, recompute="full", interleave=4)
+    step = parallel.train_step("llama-3.1-405b", H100, layout, batch_tokens=16 * 2**20, seq_len=131072)
+    assert step.fits and step.layout.chips == 16384
+    ring = next(c for c in step.collectives if c.name == "cp")
+    assert ring.group_chips == 16 and ring.exposed_seconds == 0.0
+    prose.check("11", "({} sequences per replica for {} stages)", step.microbatches, step.layout.pp)
+    assert step.activation_bytes_per_chip < _no_cp().activation_bytes_per_chip / 10
+
+
+# -- 4. goodput --------------------------------------------------------------------------------
+
+def test_the_interruptions_are_the_records():
+    """'Llama 3 counts 466 job interruptions in a 54-day snapshot of pre-training on 16,384 GPUs'"""
+    from validation.totals import PUBLISHED_RUNS
+
+    run = next(r for r in PUBLISHED_RUNS if r.model == "llama-3.1-405b")
+    count, days, gpus = prose.shown("11", "Llama 3 counts {} job interruptions in a {}-day snapshot of "
+                                          "pre-training on {} GPUs")
+    assert f"{count.text} job interruptions in a {days.text}-day" in run.note
+    assert gpus.value == run.n_chips
+
+
+# -- 5. precision ------------------------------------------------------------------------------
+
+def test_the_catalog_peaks_the_lesson_prints_exist():
+    for name in ("H100", "B200", "TPU v5p", "TPU7x"):
+        chip = ak.chips.get(name)
+        assert "bf16" in chip.dtypes and len(chip.dtypes) > 1
