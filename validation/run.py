@@ -54,7 +54,11 @@ WHY = {
             "the 12-way model parallelism runs on one torus axis",
     "Llama 3": "predicted too fast: every matmul at the engines' predicted efficiency with no "
                "memory stalls, kernel overheads or non-matmul recomputation; recomputation and "
-               "interleaving are not published (ours takes the fastest that fits)",
+               "interleaving are not published (ours takes the fastest that fits); in the "
+               "131k-token stage also: the causal attention over 131k keys (most of its FLOPs) "
+               "at the predicted matmul efficiency, with no measurement of a fused-attention "
+               "kernel, and context parallelism as an overlapped K/V ring where Llama 3 "
+               "all-gathers K/V before the attention (exposed)",
     "MaxText": "predicted too fast: kernels on a stall-free MXU model, no optimizer step",
     "MLPerf": "predicted too fast: fp8/int8 matmuls scaled from the datasheet fp8/int8 peak "
               "(no casts or scaling bookkeeping), tensor-parallel collectives never overlapped "
