@@ -211,3 +211,17 @@ def test_the_catalog_peaks_the_lesson_prints_exist():
     for name in ("H100", "B200", "TPU v5p", "TPU7x"):
         chip = ak.chips.get(name)
         assert "bf16" in chip.dtypes and len(chip.dtypes) > 1
+
+
+def test_the_validation_row_for_the_131k_stage():
+    """'reports a BF16 MFU of 38% for it'; 'The model predicts the stage too fast, by 30%.' — the
+    repository's validation row (validation/published.py), its kernels as the engines predict."""
+    from validation.published import LLAMA3_LONG_SEQ_LEN, llama3_long_context_step
+
+    row = llama3_long_context_step("predicted")
+    predicted = row.step.mfu * row.flops_ratio
+    prose.check("11", "reports a BF16 MFU of {}% for it", 100 * row.published_mfu)
+    prose.check("11", "The model predicts the stage too fast, by {}%", 100 * (predicted / row.published_mfu - 1))
+    assert row.step.layout.cp == 16 and row.step.seq_len == LLAMA3_LONG_SEQ_LEN
+    prose.check("11", "at {} tokens on {} H100", LLAMA3_LONG_SEQ_LEN, row.step.layout.chips)
+    assert prose.says("11", "Llama 3's layout for this stage, CP 16")
