@@ -9,7 +9,8 @@ Engines (toy, but honest):
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
     chips, dtypes, models, roofline, energy, price, training, inference, recommender,
     capacity, serving (requests, continuous batching, latency percentiles, SLO fleets),
-    collectives, parallel, mfu, workloads; and the rules those are built from:
+    collectives, parallel, mfu, workloads; experts (all-to-all scaling, node-limited routing);
+    and the rules those are built from:
     operations and transformer (a model's operations), activations, layout and step_cost (a
     training layout), serving_step and tensor_parallel (a serving step), topology (where a TPU
     group sits)
@@ -63,6 +64,7 @@ _SUBMODULES = (
     "collectives",
     "parallel",
     "mfu",
+    "experts",
     "recommender",
     "outcomes",
     "decisions",
@@ -101,6 +103,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         dtypes,
         energy,
         exercises,
+        experts,
         activations,
         capacity,
         inference,
