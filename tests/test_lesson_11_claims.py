@@ -107,13 +107,29 @@ def test_a_cube_of_axes_falls_as_n_to_the_two_thirds():
 
 
 def test_node_limited_routing_figures():
-    """'DeepSeek-V3 routes each token to 8 of its 256 experts but to at most 4 nodes ... the slow
-    links carry at most half the pieces'"""
+    """'DeepSeek-V3 routes each token to 8 of its 256 experts but to at most 4 nodes'; 'Sent
+    straight to each of its experts, a token crosses InfiniBand 7 times ...; one copy per node it
+    needs cuts that to 4.59, and the 4-node limit to 3.5, half the first.'"""
     m = _moe("deepseek-v3")
     k, experts, nodes = prose.shown("11", "routes each token to {} of its {} experts but to at most {} nodes")
     assert (k.value, experts.value) == (m.experts_per_token, m.n_experts)
     assert nodes.value == 4  # DeepSeek-V3 report section 2.1.2: M = 4
-    assert prose.says("11", "at most half the pieces") and nodes.value / k.value == 0.5
+    ep, n_nodes = prose.shown("11", "with the experts spread over {} H100s ({} nodes)")
+    copies = {}
+    for scheme, limit in (("per_expert", None), ("per_node", None), ("per_node", int(nodes.value))):
+        d = ak.experts.dispatch("deepseek-v3", H100, tokens_per_chip=4096, ep=int(ep.value),
+                                scheme=scheme, max_nodes=limit)
+        assert d.nodes == n_nodes.value
+        copies[scheme, limit] = d
+    prose.check("11", "a token crosses InfiniBand {} times (its {} experts, {} in {} of them on another",
+                copies["per_expert", None].remote_copies_per_token, m.experts_per_token,
+                n_nodes.value - 1, n_nodes.value)
+    prose.check("11", "one copy per node it needs cuts that to {}", copies["per_node", None].remote_copies_per_token)
+    limited = copies["per_node", 4]
+    prose.check("11", "and the {}-node limit to {}, half the first", nodes.value, limited.remote_copies_per_token)
+    assert limited.remote_copies_per_token == copies["per_expert", None].remote_copies_per_token / 2
+    assert limited.scaleout_seconds < copies["per_node", None].scaleout_seconds < \
+        copies["per_expert", None].scaleout_seconds
 
 
 def test_the_search_keeps_expert_groups_small():
