@@ -10,6 +10,7 @@ Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")
     chips, dtypes, models, roofline, energy, price, training, inference, recommender,
     capacity, serving (requests, continuous batching, latency percentiles, SLO fleets),
     collectives, parallel, mfu, workloads; experts (all-to-all scaling, node-limited routing);
+    in_network (NVLink / InfiniBand SHARP all-reduce);
     and the rules those are built from:
     operations and transformer (a model's operations), activations, layout and step_cost (a
     training layout), serving_step and tensor_parallel (a serving step), topology (where a TPU
@@ -65,6 +66,7 @@ _SUBMODULES = (
     "parallel",
     "mfu",
     "experts",
+    "in_network",
     "recommender",
     "outcomes",
     "decisions",
@@ -104,6 +106,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         energy,
         exercises,
         experts,
+        in_network,
         activations,
         capacity,
         inference,
