@@ -241,3 +241,22 @@ def test_the_validation_row_for_the_131k_stage():
     assert row.step.layout.cp == 16 and row.step.seq_len == LLAMA3_LONG_SEQ_LEN
     prose.check("11", "at {} tokens on {} H100", LLAMA3_LONG_SEQ_LEN, row.step.layout.chips)
     assert prose.says("11", "Llama 3's layout for this stage, CP 16")
+
+
+def test_in_network_reduction_is_the_measured_benefit():
+    """'(nccl-tests on 8 H100: about 370 GB/s of bus bandwidth for the ring, 480 with NVLS, none on
+    4 GPUs or fewer)'; 'On one 8-GPU node NVLS makes a 1 GB all-reduce 1.30 times faster (the
+    ideal, half the bytes on the wire, would be 1.75)'; refused on a TPU."""
+    from accelkit import in_network
+
+    gpus, ring, nvls, few = prose.shown("11", "(nccl-tests on {} H100: about {} GB/s of bus bandwidth for the "
+                                              "ring, {} with NVLS, none on {} GPUs or fewer)")
+    assert ring.value == in_network.RING_BUSBW_GB_S and nvls.value == in_network.NVLS_BUSBW_GB_S[int(gpus.value)]
+    assert in_network.nvls_speedup(int(few.value)) == 1.0 < in_network.nvls_speedup(int(few.value) + 1)
+    r = in_network.all_reduce(H100, array_bytes=1e9, over=8)
+    n = 8
+    prose.check("11", "NVLS makes a 1 GB all-reduce {} times faster (the ideal, half the bytes on the wire, "
+                      "would be {})", r.speedup, 2 * (n - 1) / n)
+    assert not in_network.all_reduce(H100, array_bytes=1e9, over=64, scheme="nvls+ib_sharp").assumptions == ()
+    with pytest.raises(ValueError, match="no switch"):
+        in_network.all_reduce(V5P, array_bytes=1e9, over=8)
