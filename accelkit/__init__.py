@@ -10,7 +10,8 @@ Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")
     chips, dtypes, models, roofline, energy, price, training, inference, recommender,
     capacity, serving (requests, continuous batching, latency percentiles, SLO fleets),
     collectives, parallel, mfu, workloads; experts (all-to-all scaling, node-limited routing);
-    in_network (NVLink / InfiniBand SHARP all-reduce);
+    in_network (NVLink / InfiniBand SHARP all-reduce); goodput (failures and restarts);
+    quality (what lower precision is known to cost in accuracy);
     and the rules those are built from:
     operations and transformer (a model's operations), activations, layout and step_cost (a
     training layout), serving_step and tensor_parallel (a serving step), topology (where a TPU
@@ -67,6 +68,8 @@ _SUBMODULES = (
     "mfu",
     "experts",
     "in_network",
+    "goodput",
+    "quality",
     "recommender",
     "outcomes",
     "decisions",
@@ -106,7 +109,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         energy,
         exercises,
         experts,
+        goodput,
         in_network,
+        quality,
         activations,
         capacity,
         inference,
