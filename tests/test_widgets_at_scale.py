@@ -67,3 +67,27 @@ def test_the_worked_problem_answers_from_the_library():
     assert f"{moe:,.0f} against {dense:,.0f}" in text and f"{moe / dense:.1f}×" in text
     rack = collectives.all_to_all("GB200", array_bytes=1e9, over=72)
     assert f"{rack.seconds * 1e6:.0f} µs inside one rack" in text
+
+
+def test_the_goodput_explorer_draws_the_librarys_goodput_and_spares():
+    from accelkit.widgets import goodput_explorer
+
+    w = goodput_explorer()
+    rate = ak.goodput.llama3_failures_per_chip_hour()
+    for key in ("", "gpu_hot_spares", "tpu_ocs_reroute"):
+        w.controls["recovery"].value = key
+        spare = ak.goodput.RECOVERY[key].spare_fraction if key else 0.0
+        results = w.view.result.results
+        expected = ak.goodput.goodput(chips=16384, failures_per_chip_hour=rate, checkpoint_seconds=60,
+                                      restart_seconds=600, spare_fraction=spare)
+        assert results[16384] == expected
+        line, spared = w.view.figure.axes[0].lines[:2]
+        assert list(line.get_ydata()) == [r.goodput for r in results.values()]
+        assert list(spared.get_ydata()) == [r.useful_fraction for r in results.values()]
+        assert f"goodput {expected.goodput:.1%}; useful {expected.useful_fraction:.1%}" in w.html.value
+    # an hour's restart at 131,072 chips (an interruption every 21 minutes) is refused by the
+    # library: the widget says why instead of drawing a point
+    w.controls["restart"].value = 3600
+    refused = w.view.result.results[131072]
+    assert isinstance(refused, str) and "too frequent" in refused and refused in w.html.value
+    assert w.view.figure.axes[0].lines[0].get_ydata()[-1] != w.view.figure.axes[0].lines[0].get_ydata()[-1]

@@ -1,9 +1,10 @@
-"""Lesson 11's widgets: the expert all-to-all on a torus and on a switched fabric, and what one
-scale-up domain holds.
+"""Lesson 11's widgets: the expert all-to-all on a torus and on a switched fabric, what one
+scale-up domain holds, and the goodput of a job as it grows.
 
-Every number comes from :mod:`accelkit.collectives` (the all-to-all) and
-:func:`accelkit.training.estimate` (the chips a model's training state needs); this module
-gathers inputs and draws.
+Every number comes from :mod:`accelkit.collectives` (the all-to-all),
+:func:`accelkit.training.estimate` (the chips a model's training state needs) and
+:mod:`accelkit.goodput` (failures, checkpoints and restarts); this module gathers inputs and
+draws.
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ from types import SimpleNamespace
 
 import ipywidgets as W
 
-from accelkit import chips, collectives, models, training
+from accelkit import chips, collectives, goodput, models, training
 from accelkit.widgets._axes import fixed_ticks, key_row, log_ticks
-from accelkit.widgets._base import (STYLE, Explorer, View, chip_label, new_figure, si,
-                                    table_html, vendor_colour)
+from accelkit.widgets._base import (CHOICE_COLOUR, INK, STYLE, Explorer, View, chip_label,
+                                    new_figure, si, table_html, vendor_colour)
 from accelkit.widgets._worked import WorkedProblem
 from accelkit.widgets.quiz import MultipleChoice, multiple_choice
 
-__all__ = ["all_to_all_explorer", "scaleup_domain_explorer", "at_scale_quiz",
-           "at_scale_worked_problem"]
+__all__ = ["all_to_all_explorer", "scaleup_domain_explorer", "goodput_explorer",
+           "at_scale_quiz", "at_scale_worked_problem"]
 
 #: The whole array an all-to-all exchanges (the contract of accelkit.collectives), in bytes.
 _ARRAYS = (64e6, 256e6, 1e9, 4e9)
@@ -166,6 +167,77 @@ def scaleup_domain_explorer() -> Explorer:
                                            domains={c.name: c.scaleup_domain_chips for c in shown}))
 
     return Explorer(controls, render, title="What fits in one scale-up domain?", columns=1)
+
+
+# -- goodput as the job grows --------------------------------------------------------------------
+
+_JOB_CHIPS = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+
+
+def goodput_explorer() -> Explorer:
+    """A job at Llama 3's interruption rate per chip (:func:`accelkit.goodput.
+    llama3_failures_per_chip_hour`): its goodput, and the share of the chips paid for that train,
+    as it grows, for a checkpoint save, a restart and a recovery scheme you pick
+    (:func:`accelkit.goodput.goodput`, :data:`accelkit.goodput.RECOVERY`)."""
+    recoveries = [("no spares", "")] + [(r.name, key) for key, r in goodput.RECOVERY.items()]
+    controls = {
+        "checkpoint": W.SelectionSlider(options=[(f"{s:g} s", s) for s in (10, 30, 60, 120, 300, 600)],
+                                        value=60, description="checkpoint save",
+                                        continuous_update=False, style=STYLE),
+        "restart": W.SelectionSlider(options=[(f"{s / 60:g} min", s) for s in (60, 300, 600, 1800, 3600)],
+                                     value=600, description="restart",
+                                     continuous_update=False, style=STYLE),
+        "recovery": W.Dropdown(options=recoveries, value="", description="spares",
+                               style=STYLE, layout=W.Layout(width="420px")),
+    }
+    rate = goodput.llama3_failures_per_chip_hour()
+    figure = new_figure(6.4, 2.8, margins={"left": 0.12, "bottom": 0.18, "top": 0.9})
+    ax = figure.add_subplot()
+    kept = ax.plot(_JOB_CHIPS, [1.0] * len(_JOB_CHIPS), "o-", color=INK, markersize=4)[0]
+    useful = ax.plot(_JOB_CHIPS, [1.0] * len(_JOB_CHIPS), "s--", color=CHOICE_COLOUR,
+                     markersize=4)[0]
+    log_ticks(ax, "x", [1024, 4096, 16384, 65536], ["1,024", "4,096", "16,384", "65,536"])
+    ax.set_xlim(800, 170000)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("chips in the job")
+    ax.set_ylabel("share of the time / chips")
+    title = ax.set_title("")
+    fixed_ticks(ax)
+    box = ax.get_position()
+    key_row(figure, [("goodput (time that trains)", INK, "●"),
+                     ("× chips not held as spares", CHOICE_COLOUR, "■")],
+            x=box.x0 + 0.01, y=box.y0 + 0.06, fontsize=7, ha="left")
+
+    def render(values: dict) -> View:
+        spare = goodput.RECOVERY[values["recovery"]].spare_fraction if values["recovery"] else 0.0
+        results: dict[int, goodput.Goodput | str] = {}
+        for n in _JOB_CHIPS:
+            try:
+                results[n] = goodput.goodput(chips=n, failures_per_chip_hour=rate,
+                                             checkpoint_seconds=values["checkpoint"],
+                                             restart_seconds=values["restart"],
+                                             spare_fraction=spare)
+            except ValueError as refused:  # failures too frequent for these times: say so
+                results[n] = str(refused)
+        kept.set_ydata([r.goodput if isinstance(r, goodput.Goodput) else float("nan")
+                        for r in results.values()])
+        useful.set_ydata([r.useful_fraction if isinstance(r, goodput.Goodput) else float("nan")
+                          for r in results.values()])
+        title.set_text(f"at Llama 3's rate: one interruption per {1 / rate:,.0f} chip-hours")
+        rows = []
+        for n in (1024, 16384, 131072):
+            r = results[n]
+            if isinstance(r, goodput.Goodput):
+                rows.append((f"{n:,} chips", f"an interruption every {r.job_mtbf_seconds / 3600:.3g} h; "
+                             f"checkpoint every {r.checkpoint_interval_seconds / 60:.0f} min; "
+                             f"goodput {r.goodput:.1%}; useful {r.useful_fraction:.1%}"))
+            else:
+                rows.append((f"{n:,} chips", r))
+        return View(figure=figure, text=table_html(rows), result=SimpleNamespace(
+            rate=rate, spare_fraction=spare, results=results))
+
+    return Explorer(controls, render, title="Goodput: how much of a big job's time trains?",
+                    columns=2)
 
 
 # -- check yourself and the worked problem ----------------------------------------------------------
