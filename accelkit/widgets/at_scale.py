@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import ipywidgets as W
 
-from accelkit import chips, collectives, goodput, models, training
+from accelkit import chips, collectives, goodput, models, parallel, training
 from accelkit.widgets._axes import fixed_ticks, key_row, log_ticks
 from accelkit.widgets._base import (CHOICE_COLOUR, INK, STYLE, Explorer, View, chip_label,
                                     new_figure, si, table_html, vendor_colour)
@@ -276,17 +276,18 @@ def at_scale_worked_problem() -> WorkedProblem:
                 "than Llama-3-70B's, and why?")
 
     def answer() -> str:
-        from accelkit import parallel
-
         need = {c: training.estimate(model="deepseek-v3", tokens=1e12, chip=c, n_chips=1)
                 .min_chips_to_fit for c in ("H100", "GB200", "TPU v5p")}
         h100, gb200, v5p = chips.get("H100"), chips.get("GB200"), chips.get("TPU v5p")
-        rack = collectives.all_to_all(gb200, array_bytes=1e9, over=gb200.scaleup_domain_chips)
-        two = collectives.all_to_all(gb200, array_bytes=1e9, over=2 * gb200.scaleup_domain_chips)
+        domain = gb200.scaleup_domain
+        if domain is None:  # the catalog gives GB200 its 72-GPU domain: unreachable
+            raise ValueError("the worked problem needs GB200's NVLink domain size")
+        rack = collectives.all_to_all(gb200, array_bytes=1e9, over=domain)
+        two = collectives.all_to_all(gb200, array_bytes=1e9, over=2 * domain)
         moe = parallel.dp_critical_tokens_per_chip("deepseek-v3", "H100", 1024)
         dense = parallel.dp_critical_tokens_per_chip("llama-3-70b", "H100", 1024)
         m = models.get("deepseek-v3")
-        ratio = m.params / m.active_params  # type: ignore[attr-defined]
+        ratio = m.params / m.active_params
         fits = {c: "fits" if need[c] <= (chip.scaleup_domain_chips or 0) else "does not fit"
                 for c, chip in (("H100", h100), ("GB200", gb200), ("TPU v5p", v5p))}
         return (f"<ol><li>{need['H100']} H100s (an HGX node holds {h100.scaleup_domain_chips}: "
