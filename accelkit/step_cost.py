@@ -179,8 +179,11 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     stride["fsdp"] = tp * cp * ep * pp
     stride["dp"] = tp * cp * ep * pp * fsdp
     size = {"tp": tp, "cp": cp, "ep": ep, "pp": pp, "fsdp": fsdp, "dp": dp}
+    with_cp = bool((cp > 1).any())  # most searches have none: skip their arithmetic
     per = {a: chips_per_domain(size[a].astype(np.int64), stride[a].astype(np.int64), domain)
-           for a in AXES}
+           for a in AXES if a != "cp" or with_cp}
+    if not with_cp:
+        per["cp"] = np.ones(len(cp), dtype=np.int64)
 
     unit: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
 
@@ -211,12 +214,16 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     cp_calls = stage_layers * (3.0 + (rc == 2))
     kv_share = np.maximum(spec.kv_heads / tp, 1.0) / spec.kv_heads
     cp_bytes = mb * spec.kv_bytes_per_token * kv_share
-    cp_each = cost("all_gather", "cp", cp_bytes)
-    attention_mb = (spec.attn_fwd_flops_token * (3.0 + (rc >= 1)) * mb / (tp * pp * cp)
-                    * balance / peak)
-    cp_mb = roofline.times(compute_seconds=attention_mb,
-                           communication_seconds=cp_calls * cp_each,
-                           overlap=True).exposed_communication_seconds
+    zero = np.zeros_like(mb)
+    cp_each = cost("all_gather", "cp", cp_bytes) if with_cp else zero
+    if with_cp:
+        attention_mb = (spec.attn_fwd_flops_token * (3.0 + (rc >= 1)) * mb / (tp * pp * cp)
+                        * balance / peak)
+        cp_mb = roofline.times(compute_seconds=attention_mb,
+                               communication_seconds=cp_calls * cp_each,
+                               overlap=True).exposed_communication_seconds
+    else:
+        cp_mb = zero
 
     # -- FSDP: gather weights twice, reduce-scatter gradients once, per micro-batch ---------
     gather_each = cost("all_gather", "fsdp", stage_params * WEIGHT_BYTES)
@@ -235,8 +242,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     dp_time = (cost("all_reduce", "dp", (dense_grad / ep + expert_grad) / cp)
                + cost("reduce_scatter", "ep", dense_grad / cp)
                + cost("all_gather", "ep", dense_grad / cp)
-               + cost("reduce_scatter", "cp", dense_grad + expert_grad)
-               + cost("all_gather", "cp", dense_grad + expert_grad))
+               + (cost("reduce_scatter", "cp", dense_grad + expert_grad)
+                  + cost("all_gather", "cp", dense_grad + expert_grad) if with_cp else 0.0))
     backward_last = compute_mb * 2.0 / (3.0 + (rc == 2))
     # ... which hides behind the last micro-batch's backward pass: overlapped
     dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,

@@ -310,6 +310,26 @@ CASES = [
          "overlap"),
     Case("times memory negative", lambda: ak.roofline.times(memory_seconds=-1.0, overlap=True),
          "memory_seconds"),
+    # -- at scale: context parallelism, experts, in-network reduction, goodput, quality ---------
+    Case("layout cp a float", lambda: ak.parallel.Layout(cp=2.0), "cp"),
+    Case("layout cp not splitting the sequence", lambda: ak.parallel.train_step(
+        "llama-3-8b", "H100", ak.parallel.Layout(tp=8, cp=3, microbatch_tokens=8192), 8192),
+         "cp=3"),
+    Case("best_layouts max_cp zero", lambda: ak.parallel.best_layouts(
+        "llama-3-8b", "H100", 8, 8 * 8192, max_cp=0), "max_cp"),
+    Case("experts counts enormous", lambda: ak.experts.all_to_all_scaling(
+        "H100", array_bytes=1e9, counts=(10**12,)), "counts[0]"),
+    Case("experts dispatch tokens NaN", lambda: ak.experts.dispatch(
+        "deepseek-v3", "H100", tokens_per_chip=NAN, ep=64), "tokens_per_chip"),
+    Case("in_network array infinite", lambda: ak.in_network.all_reduce(
+        "H100", array_bytes=INF, over=8), "array_bytes"),
+    Case("goodput chips enormous", lambda: ak.goodput.goodput(
+        chips=10**12, failures_per_chip_hour=1e-6, checkpoint_seconds=60, restart_seconds=60),
+         "chips"),
+    Case("goodput restart NaN", lambda: ak.goodput.goodput(
+        chips=1024, failures_per_chip_hour=1e-6, checkpoint_seconds=60, restart_seconds=NAN),
+         "restart_seconds"),
+    Case("quality unknown phase", lambda: ak.quality.recipes(phase="serving"), "phase"),
     # -- widgets (their factories pass arguments on to the library) ------------------------------
     Case("widget first_widget rows zero", lambda: ak.widgets.first_widget(rows=0), "rows"),
     Case("widget first_widget cols fractional", lambda: ak.widgets.first_widget(cols=1.5), "cols"),
