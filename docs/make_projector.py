@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 import nbformat  # noqa: E402
 
 import accelkit as ak  # noqa: E402
-from accelkit import inference, scenarios, widgets, workloads  # noqa: E402
+from accelkit import inference, parallel, scenarios, widgets, workloads  # noqa: E402
 from accelkit.widgets.quiz import MultipleChoice  # noqa: E402
 
 OUT = ROOT / "docs" / "projector"
@@ -83,6 +83,11 @@ NUMBERS = {
     "10": Number("dollars per million tokens for the chatbot scenario on H100s (its SLO fleet, list price)",
                  lambda: scenarios.evaluate("chatbot", "H100").usd_per_million, "${:.2f}",
                  'scenarios.evaluate("chatbot", chip)'),
+    "11": Number("times a dense 70B model's tokens per chip that DeepSeek-V3 needs to hide its gradient "
+                 "all-reduce (data parallel, 1,024 H100)",
+                 lambda: (parallel.dp_critical_tokens_per_chip("deepseek-v3", "H100", 1024)
+                          / parallel.dp_critical_tokens_per_chip("llama-3-70b", "H100", 1024)), "{:.0f}×",
+                 "parallel.dp_critical_tokens_per_chip(name, chip, 1024)"),
 }
 
 CALL = re.compile(r"\b(\w+)\(")

@@ -12,7 +12,7 @@ Two tiers:
   them out too; ``-m "deploy and lesson05"`` runs lesson 05's. A deploy module imports at its top
   only what the ``test`` extra installs (the contributor's run collects it before deselecting it).
 
-Per-lesson markers, ``lesson00`` ... ``lesson10`` (``-m lesson05``: lesson 05's claims, widgets,
+Per-lesson markers, ``lesson00`` ... ``lesson11`` (``-m lesson05``: lesson 05's claims, widgets,
 notebook and exercise tests), given here so that test modules need no marks of their own:
 
 * by module: ``test_lesson_NN_*`` is lesson NN's; ``LESSON_OF_MODULE`` maps the other lesson
@@ -80,6 +80,7 @@ LESSON_OF_MODULE: dict[str, tuple[str, ...]] = {
     "test_widgets_inference": ("08",),
     "test_widgets_flexibility": ("09",),
     "test_widgets_decision_lab": ("10",),
+    "test_widgets_at_scale": ("11",),
     "test_ex01_ex05": ("01", "05"),  # the checkers of exercises 01 and 05
 }
 SHARED_WIDGET_MODULES = {"test_widgets_axes", "test_widgets_base", "test_widgets_render",

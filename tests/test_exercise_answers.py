@@ -26,7 +26,7 @@ from accelkit.parallel import Layout
 from accelkit.workloads import compare
 
 MODULES = {f"ex{n:02d}": importlib.import_module(f"accelkit.exercises.ex{n:02d}")
-           for n in range(1, 11)}
+           for n in range(1, 12)}
 ALL = {f"{mod}.{name}": q for mod, module in MODULES.items()
        for name, q in sorted(questions(module).items())}
 
@@ -47,6 +47,7 @@ _step405 = parallel.train_step("llama-3.1-405b", "H100",
 _s = compare("transformer_layer").tpu_outside_matrix_share
 _dense = compare("dense_matmul")
 _v5p = ak.chips.get("TPU v5p")
+_DSV3 = ak.models.get("deepseek-v3")
 _pretrain_seconds = 6 * L70.params * 15e12 / (4096 * _v5p.peak_flops("bf16") * 0.4)
 
 RIGHT_NUMBERS: dict[str, list] = {
@@ -80,6 +81,11 @@ RIGHT_NUMBERS: dict[str, list] = {
     "ex10.q1": [_pretrain_seconds / 3600 * 4096 * _v5p.usd_per_hour, 4.03e7, 40_349_342],
     "ex10.q2": [2, 2.0, np.int64(2), math.ceil(ak.models.get("llama-3-8b").params * 16
                                                / H100.hbm_bytes)],
+    # lesson 11: the catalog's counts; the ring's V/8 per link (docs/collectives.md) plus the
+    # ring's hops at the catalog's hop latency
+    "ex11.q1": [_DSV3.params / _DSV3.active_params, 17.87, 17.9, 18],
+    "ex11.q2": [1e9 / (8 * _v5p.link_bytes_per_second) * 1e3,
+                (1e9 / (8 * _v5p.link_bytes_per_second) + 4 * _v5p.hop_latency_seconds) * 1e3, 1.39],
 }
 
 RIGHT_CHOICES: dict[str, list] = {
@@ -91,6 +97,7 @@ RIGHT_CHOICES: dict[str, list] = {
     "ex08.q4": ["memory", "Memory"],
     "ex09.q4": ["gpu", "GPU"],
     "ex10.q4": ["H100", "h100", "NVIDIA H100 (SXM)", H100.name],
+    "ex11.q4": ["H100", "h100", "NVIDIA H100 (SXM)", " H100 "],
 }
 
 
@@ -134,6 +141,9 @@ RIGHT_FUNCTIONS: dict[str, list] = {
                 lambda users, interval_seconds, max_rate_per_replica:
                 max(1, -(-users // (interval_seconds * max_rate_per_replica))),
                 lambda u, i, r: max(1, int(np.ceil(u / i / r)))],
+    "ex11.q3": [lambda array_bytes, n, link_bytes_per_second:
+                (n * n / 8 if n % 2 == 0 else (n * n - 1) / 8) * array_bytes / n ** 2 / link_bytes_per_second,
+                lambda v, n, w: (n ** 2 - n % 2) / 8 * v / n ** 2 / w],
 }
 
 
@@ -208,6 +218,12 @@ NUMBER_SLIPS: dict[str, list[tuple[object, str]]] = {
                 (_n("ex10.q1") * 1.3, "MFU multiplies the peak"),
                 (_n("ex10.q1") * 0.8, "at 40% of the peak")],
     "ex10.q2": [(3, "how many bytes of HBM"), (1, "round up")],
+    "ex11.q1": [(256 / 8, "experts ÷ experts-per-token"), (1 / _n("ex11.q1"), "upside down"),
+                (_n("ex11.q1") * 1.3, "do the active parameters include"),
+                (_n("ex11.q1") * 0.8, "the total counts every expert")],
+    "ex11.q2": [(4 * _n("ex11.q2"), "an all-gather's time"), (2 * _n("ex11.q2"), "one direction only"),
+                (_n("ex11.q2") / 1e3, "power of ten"),
+                (_n("ex11.q2") * 1.3, "the shorter way round"), (_n("ex11.q2") * 0.7, "cross several links")],
 }
 
 CHOICE_SLIPS: dict[str, list[tuple[object, str]]] = {
@@ -224,6 +240,8 @@ CHOICE_SLIPS: dict[str, list[tuple[object, str]]] = {
     "ex09.q4": [("tpu", "multiply each machine's cycles by its own MAC cells")],
     "ex10.q4": [("TPU v6e", "lowest sourced price"), ("TPU v6e (Trillium)", "lowest sourced price"),
                 ("v6e", "lowest sourced price"), ("B200", "not one of the options")],
+    "ex11.q4": [("TPU v5p", "whatever the group"), ("v5p", "whatever the group"),
+                ("B200", "not one of the options")],
 }
 
 

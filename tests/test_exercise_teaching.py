@@ -20,7 +20,7 @@ from accelkit.exercises._core import KEYWORD_NOTE, Outcome, Shown, _show, tolera
 from tests.notebook_runner import ROOT, execute, load
 
 MODULES = {f"ex{n:02d}": importlib.import_module(f"accelkit.exercises.ex{n:02d}")
-           for n in range(1, 11)}
+           for n in range(1, 12)}
 ALL = {f"{mod}.{name}": q for mod, module in MODULES.items()
        for name, q in sorted(questions(module).items())}
 

@@ -86,7 +86,7 @@ def test_widget_modules_define_no_public_helpers():
 
 def test_every_worked_problem_is_a_worked_problem():
     factories = sorted(n for n in WIDGET_NAMES if n.endswith("worked_problem"))
-    assert len(factories) == 10
+    assert len(factories) == 11
     for name in factories:
         assert isinstance(getattr(widgets_package, name)(), WorkedProblem), name
 

@@ -16,7 +16,7 @@ from accelkit.exercises._core import (CORRECT, INCORRECT, NOT_ATTEMPTED, ChoiceQ
                                       ExplainQuestion, FunctionQuestion, NumberQuestion, Outcome)
 
 __all__ = ["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "ChoiceQuestion", "ExplainQuestion",
-           "FunctionQuestion", "NumberQuestion", "Outcome"] + [f"ex{n:02d}" for n in range(1, 11)]
+           "FunctionQuestion", "NumberQuestion", "Outcome"] + [f"ex{n:02d}" for n in range(1, 12)]
 
 
 def __getattr__(name: str) -> Any:
