@@ -241,7 +241,7 @@ def _result(model: models.Model, chip: chips.Chip, layout: Layout, batch: int, s
     def group(axis: str, kind: str) -> tuple[int, int, str]:
         n = getattr(layout, axis)
         k = int(chips_per_domain(n, strides[axis], domain))
-        return n, k, cost_line(chip, kind, n, k, bandwidth)[2]
+        return n, k, cost_line(chip, kind, n, k, bandwidth, layout.chips)[2]
 
     rows: list[CollectiveCost] = []
 

@@ -103,8 +103,8 @@ def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return unique, np.repeat(run_index.reshape(-1), lengths)
 
 
-def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray, bandwidth: str = "datasheet"
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray, bandwidth: str = "datasheet",
+           job_chips: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(latency, seconds per byte) per candidate: :func:`accelkit.layout.cost_line` of each
     distinct group (``n`` chips, ``k`` per domain), one collectives call each."""
     keys = n.astype(np.int64) * (1 << 24) + k.astype(np.int64)
@@ -112,7 +112,8 @@ def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray, bandwidth:
     lat = np.empty(len(unique))
     per = np.empty(len(unique))
     for i, key in enumerate(unique.tolist()):
-        lat[i], per[i], _ = cost_line(chip, kind, key >> 24, key & ((1 << 24) - 1), bandwidth)
+        lat[i], per[i], _ = cost_line(chip, kind, key >> 24, key & ((1 << 24) - 1), bandwidth,
+                                      job_chips)
     inverse = inverse.reshape(-1)
     return lat[inverse], per[inverse]
 
@@ -172,7 +173,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
         compute_mb = np.asarray(kernel_seconds, dtype=float) * balance / pp
 
     # -- strides and domains -----------------------------------------------------------------
-    domain = domain_chips(chip, int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0]))
+    job = int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0])
+    domain = domain_chips(chip, job)
     stride = {"tp": np.ones_like(tp)}
     stride["ep"] = tp
     stride["pp"] = tp * ep
@@ -186,7 +188,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
 
     def cost(kind: str, axis: str, nbytes: np.ndarray) -> np.ndarray:
         if (kind, axis) not in unit:
-            unit[kind, axis] = _costs(chip, kind, size[axis], per[axis], bandwidth)
+            unit[kind, axis] = _costs(chip, kind, size[axis], per[axis], bandwidth, job)
         lat, sec_per_byte = unit[kind, axis]
         return np.where(size[axis] > 1, lat + sec_per_byte * nbytes, 0.0)
 
@@ -202,7 +204,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     ep_mb = ep_calls * ep_each
     # -- pipeline sends: one activation forward, one gradient backward, per virtual stage
     pp_calls = 2.0 * v * (pp > 1)
-    pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"], bandwidth)
+    pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"], bandwidth, job)
     pp_each = np.where(pp > 1, pp_lat + pp_per * act_mb / tp, 0.0)
     pp_mb = pp_calls * pp_each
 
@@ -225,8 +227,18 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     backward_last = compute_mb * 2.0 / (3.0 + (rc == 2))
     # ... which hides behind the last micro-batch's backward pass: overlapped (where the
     # framework overlaps it; else it runs after the backward pass)
-    dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
-                                overlap=fw.dp_overlap).exposed_communication_seconds
+    if fw.param_sync_overlap and fw.distributed_optimizer:
+        # the weights' all-gather half runs behind the next step's first forward pass
+        forward_first = compute_mb / (3.0 + (rc == 2))
+        dp_exposed = (roofline.times(compute_seconds=backward_last,
+                                     communication_seconds=dp_time / 2.0,
+                                     overlap=fw.dp_overlap).exposed_communication_seconds
+                      + roofline.times(compute_seconds=forward_first,
+                                       communication_seconds=dp_time / 2.0,
+                                       overlap=True).exposed_communication_seconds)
+    else:
+        dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
+                                    overlap=fw.dp_overlap).exposed_communication_seconds
     # -- the optimizer step: memory-bound over the parameters this chip updates -------------
     local = stage_params / fsdp / (dp if fw.distributed_optimizer else 1.0)
     hbm_rate = (chip.achievable_hbm_bytes_per_second if bandwidth == "achievable"
