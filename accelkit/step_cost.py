@@ -2,15 +2,20 @@
 :func:`accelkit.parallel.train_step` and :func:`accelkit.parallel.best_layouts` price layouts
 with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
 
-**What overlaps with what** (the model's assumptions):
+**What overlaps with what** (each a named choice of the run's framework,
+:mod:`accelkit.frameworks`; ``"default"`` is the model before frameworks were named):
 
 * FSDP all-gathers and reduce-scatters run behind the micro-batch's compute (prefetching the
-  next layer); only the part longer than the compute is exposed.
-* The data-parallel gradient all-reduce runs behind the backward pass of the last micro-batch;
-  only the part longer than that backward pass is exposed.
-* Tensor-parallel collectives, expert all-to-alls and pipeline sends are on the critical path
-  (no overlap modelled). Real systems hide some of them (DeepSeek's DualPipe overlaps the
-  all-to-alls), so those layouts are pessimistic here.
+  next layer) where ``fsdp_overlap``; only the part longer than the compute is exposed.
+* The data-parallel gradient reduction runs behind the backward pass of the last micro-batch
+  where ``dp_overlap`` (else after it); with ``param_sync_overlap`` and a sharded optimizer its
+  all-gather half runs behind the next step's first forward pass instead.
+* Tensor-parallel collectives run behind the layers' matmuls where ``tp_overlap`` (Transformer
+  Engine userbuffers, XLA collective matmul), else on the critical path; expert all-to-alls
+  and pipeline sends are on the critical path (no overlap modelled: DeepSeek's DualPipe hides
+  the all-to-alls, so those layouts are pessimistic here).
+* The optimizer step (Adam over the parameters this chip updates, memory-bound:
+  :data:`ADAM_STEP_BYTES` plus the gradient read and written) runs after the step.
 * Context parallelism (``cp``, ring attention, Liu et al. 2023 arXiv:2310.01889): per attention
   layer each chip passes its K/V block around the cp ring (cp - 1 steps: a ring all-gather of
   the micro-batch's K/V, costed as one), once forward and twice backward (K/V again and their
@@ -23,21 +28,23 @@ with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
 :func:`accelkit.layout.cost_line`), read once per distinct group of the candidates, so thousands
 of layouts cost a few dozen calls to :mod:`accelkit.collectives`.
 
-**Memory per chip** (bytes): weights, gradients and optimizer state at 2 + 2 + 12 bytes per
-parameter (bf16 weights and gradients, fp32 master copy and two Adam moments), sharded over
-tp·pp (routed experts also over ep) and over fsdp, the optimizer state also over dp·cp (the
-distributed optimizer spans the data and context-parallel chips, which hold the same weights);
-FSDP adds two gathered layers in flight. Context parallelism divides the activations per chip
-by cp (each chip holds 1/cp of every sequence).
+**Memory per chip** (bytes): weights, gradients and optimizer state at 2 + g + 12 bytes per
+parameter (bf16 weights, gradients in the framework's precision g = 2 or 4, fp32 master copy
+and two Adam moments), sharded over tp·pp (routed experts also over ep) and over fsdp, the
+optimizer state also over dp·cp where the framework shards it (Megatron-LM's 2021 runs: not;
+the distributed optimizer spans the data and context-parallel chips, which hold the same
+weights); FSDP adds two gathered layers in flight. Context parallelism divides the activations
+per chip by cp (each chip holds 1/cp of every sequence).
 Activations follow :mod:`accelkit.activations` (Korthikanti et al. 2022, generalised to the
 real tensor widths; recompute "none", "selective" or "full"; the micro-batches in flight on a
 pipeline stage; the last stage's logits).
 
-**Compute**: the model's FLOPs per token (``Model.flops_per_token("train")``: matmuls and
-causal attention) plus what recomputation adds (the forward pass for ``"full"``, the attention
-scores for ``"selective"``), at ``compute_efficiency`` × peak (default 1.0, the peak: an upper
-bound; small or skinny matmuls reach less, which this model does not capture). MFU counts model
-FLOPs only (no recomputation), as PaLM defines it.
+**Compute**: with ``kernel_seconds`` (``compute_efficiency="predicted"`` in
+:mod:`accelkit.parallel`), every kernel as it runs (:mod:`accelkit.kernels`: recomputation,
+attention implementation and sequence parallelism included) and collectives at achievable
+bandwidth; otherwise the model's FLOPs per token (``Model.flops_per_token("train")``) plus what
+recomputation adds, at ``compute_efficiency`` × the datasheet peak (1.0: an upper bound), with
+datasheet bandwidths. MFU counts model FLOPs only (no recomputation), as PaLM defines it.
 
 Every combination of times goes through :func:`accelkit.roofline.times`, which names where
 the model overlaps and where it adds.
@@ -50,11 +57,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accelkit import activations, chips, dtypes, models, roofline
+from accelkit import activations, chips, dtypes, frameworks, models, roofline
 from accelkit.layout import AXES, chips_per_domain, cost_line, domain_chips
 
 #: Bytes per parameter: bf16 weights, bf16 gradients, fp32 master weights + Adam m and v.
 WEIGHT_BYTES, GRAD_BYTES, OPTIMIZER_BYTES = 2.0, 2.0, 12.0
+#: HBM bytes per parameter of one Adam step beyond the gradient's: read and write the fp32
+#: master weight, m and v (24), write the bf16 weight (2). The step is memory-bound.
+ADAM_STEP_BYTES = 26.0
 ACT_BYTES = activations.BYTES_PER_VALUE  # bf16 activations
 
 
@@ -114,8 +124,8 @@ def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return unique, np.repeat(run_index.reshape(-1), lengths)
 
 
-def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray, bandwidth: str = "datasheet",
+           job_chips: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(latency, seconds per byte) per candidate: :func:`accelkit.layout.cost_line` of each
     distinct group (``n`` chips, ``k`` per domain), one collectives call each."""
     keys = n.astype(np.int64) * (1 << 24) + k.astype(np.int64)
@@ -123,13 +133,17 @@ def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray
     lat = np.empty(len(unique))
     per = np.empty(len(unique))
     for i, key in enumerate(unique.tolist()):
-        lat[i], per[i], _ = cost_line(chip, kind, key >> 24, key & ((1 << 24) - 1))
+        lat[i], per[i], _ = cost_line(chip, kind, key >> 24, key & ((1 << 24) - 1), bandwidth,
+                                      job_chips)
     inverse = inverse.reshape(-1)
     return lat[inverse], per[inverse]
 
 
 def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.ndarray],
-             efficiency: float | np.ndarray, dtype: str) -> dict[str, np.ndarray]:
+             efficiency: float | np.ndarray, dtype: str, *,
+             framework: frameworks.Framework | None = None,
+             kernel_seconds: np.ndarray | None = None,
+             bandwidth: str = "datasheet") -> dict[str, np.ndarray]:
     """Time, memory and collectives of one step of each candidate layout, as arrays.
 
     ``c`` holds equal-length integer arrays ``dp``, ``fsdp``, ``tp``, ``pp``, ``ep``,
@@ -140,7 +154,16 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     candidates' length, by name: ``seconds``, ``compute``, ``comm``, ``exposed``, ``bubble``,
     ``bubble_fraction``, ``memory``, ``state``, ``activations``, ``mfu``, ``tps`` and the
     per-collective breakdown :mod:`accelkit.parallel` builds a TrainStep from.
+
+    ``framework`` (:mod:`accelkit.frameworks`, default ``"default"``) says which collectives
+    overlap, the gradient precision and whether the optimizer state is sharded over dp.
+    ``kernel_seconds`` (one per candidate: :func:`accelkit.kernels.microbatch_seconds`, a
+    micro-batch through every layer on one TP shard, recomputation included) replaces the
+    FLOPs-at-``efficiency`` roofline; ``bandwidth`` ("datasheet" or "achievable") is the
+    bandwidth collectives and the optimizer step run at.
     """
+    fw = frameworks.get(framework)
+    grad_bytes = fw.grad_bytes
     dp, fsdp, tp, pp, ep = (c[a].astype(float) for a in ("dp", "fsdp", "tp", "pp", "ep"))
     v, mb, rc = c["interleave"].astype(float), c["mb"].astype(float), c["recompute"]
     cp = c["cp"].astype(float) if "cp" in c else np.ones_like(tp)
@@ -169,9 +192,12 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     compute_mb = roofline.times(compute_seconds=flops_mb / peak,
                                 memory_seconds=weight_traffic / chip.hbm_bytes_per_second,
                                 overlap=True).seconds
+    if kernel_seconds is not None:  # kernels as they run (accelkit.kernels), this stage's share
+        compute_mb = np.asarray(kernel_seconds, dtype=float) * balance / pp
 
     # -- strides and domains -----------------------------------------------------------------
-    domain = domain_chips(chip, int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0] * cp[0]))
+    job = int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0] * cp[0])
+    domain = domain_chips(chip, job)
     stride = {"tp": np.ones_like(tp)}
     stride["cp"] = tp
     stride["ep"] = tp * cp
@@ -189,7 +215,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
 
     def cost(kind: str, axis: str, nbytes: np.ndarray) -> np.ndarray:
         if (kind, axis) not in unit:
-            unit[kind, axis] = _costs(chip, kind, size[axis], per[axis])
+            unit[kind, axis] = _costs(chip, kind, size[axis], per[axis], bandwidth, job)
         lat, sec_per_byte = unit[kind, axis]
         return np.where(size[axis] > 1, lat + sec_per_byte * nbytes, 0.0)
 
@@ -205,7 +231,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     ep_mb = ep_calls * ep_each
     # -- pipeline sends: one activation forward, one gradient backward, per virtual stage
     pp_calls = 2.0 * v * (pp > 1)
-    pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"])
+    pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"], bandwidth, job)
     pp_each = np.where(pp > 1, pp_lat + pp_per * act_mb / tp, 0.0)
     pp_mb = pp_calls * pp_each
     # -- context parallel: the ring passes K/V blocks (an all-gather of the micro-batch's K/V on
@@ -227,17 +253,18 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
 
     # -- FSDP: gather weights twice, reduce-scatter gradients once, per micro-batch ---------
     gather_each = cost("all_gather", "fsdp", stage_params * WEIGHT_BYTES)
-    scatter_each = cost("reduce_scatter", "fsdp", stage_params * GRAD_BYTES)
+    scatter_each = cost("reduce_scatter", "fsdp", stage_params * grad_bytes)
     fsdp_mb = 2.0 * gather_each + scatter_each
-    # FSDP's gathers and scatter prefetch behind the micro-batch's compute: overlapped
+    # FSDP's gathers and scatter prefetch behind the micro-batch's compute: overlapped (where
+    # the framework prefetches; else one after the other)
     prefetched = roofline.times(compute_seconds=compute_mb, communication_seconds=fsdp_mb,
-                                overlap=True)
+                                overlap=fw.fsdp_overlap)
     fsdp_exposed_mb = prefetched.exposed_communication_seconds
     # -- DP: all-reduce the (FSDP-sharded) gradients once per step, over dp; dense gradients
     # also over ep (ep is a data axis for them): reduce-scatter over ep, all-reduce the shard
     # over dp, all-gather over ep.
-    dense_grad = dense_params * balance * GRAD_BYTES / fsdp
-    expert_grad = expert_params * balance * GRAD_BYTES / fsdp
+    dense_grad = dense_params * balance * grad_bytes / fsdp
+    expert_grad = expert_params * balance * grad_bytes / fsdp
     # cp is a data axis for every gradient: reduce-scatter over cp first, all-gather last
     dp_time = (cost("all_reduce", "dp", (dense_grad / ep + expert_grad) / cp)
                + cost("reduce_scatter", "ep", dense_grad / cp)
@@ -245,29 +272,49 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
                + (cost("reduce_scatter", "cp", dense_grad + expert_grad)
                   + cost("all_gather", "cp", dense_grad + expert_grad) if with_cp else 0.0))
     backward_last = compute_mb * 2.0 / (3.0 + (rc == 2))
-    # ... which hides behind the last micro-batch's backward pass: overlapped
-    dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
-                                overlap=True).exposed_communication_seconds
+    # ... which hides behind the last micro-batch's backward pass: overlapped (where the
+    # framework overlaps it; else it runs after the backward pass)
+    if fw.param_sync_overlap and fw.distributed_optimizer:
+        # the weights' all-gather half runs behind the next step's first forward pass
+        forward_first = compute_mb / (3.0 + (rc == 2))
+        dp_exposed = (roofline.times(compute_seconds=backward_last,
+                                     communication_seconds=dp_time / 2.0,
+                                     overlap=fw.dp_overlap).exposed_communication_seconds
+                      + roofline.times(compute_seconds=forward_first,
+                                       communication_seconds=dp_time / 2.0,
+                                       overlap=True).exposed_communication_seconds)
+    else:
+        dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
+                                    overlap=fw.dp_overlap).exposed_communication_seconds
+    # -- the optimizer step: memory-bound over the parameters this chip updates -------------
+    local = stage_params / fsdp / (dp if fw.distributed_optimizer else 1.0)
+    hbm_rate = (chip.achievable_hbm_bytes_per_second if bandwidth == "achievable"
+                else float(chip.require("hbm_bytes_per_second")))
+    optimizer_s = local * (ADAM_STEP_BYTES + 2.0 * grad_bytes) / hbm_rate
 
     # -- the step --------------------------------------------------------------------------
-    # TP, EP and pipeline transfers wait for the layers and the layers for them: not overlapped
-    t_mb = roofline.times(compute_seconds=prefetched.seconds,
-                          communication_seconds=tp_mb + ep_mb + pp_mb + cp_mb,
-                          overlap=False).seconds
+    # TP collectives: behind the layers' matmuls where the framework overlaps them (TE
+    # userbuffers, XLA collective matmul), else on the critical path; EP and pipeline
+    # transfers wait for the layers and the layers for them: not overlapped (the context-parallel
+    # ring's exposed part, cp_mb, likewise)
+    with_tp = roofline.times(compute_seconds=prefetched.seconds, communication_seconds=tp_mb,
+                             overlap=fw.tp_overlap)
+    t_mb = roofline.times(compute_seconds=with_tp.seconds,
+                          communication_seconds=ep_mb + pp_mb + cp_mb, overlap=False).seconds
     fill = (pp - 1.0) / v
-    seconds = (m + fill) * t_mb + dp_exposed
+    seconds = (m + fill) * t_mb + dp_exposed + optimizer_s
     compute = m * compute_mb
     bubble = fill * t_mb
     comm_total = m * (tp_mb + ep_mb + pp_mb + fsdp_mb + cp_calls * cp_each) + dp_time
-    exposed = seconds - compute - bubble
+    exposed = seconds - compute - bubble - optimizer_s
     model_flops = spec.model_flops_token * batch_tokens
     chips_n = replicas * tp * pp * cp
 
     # -- memory per chip -------------------------------------------------------------------
     weights_b = (stage_params * WEIGHT_BYTES / fsdp
                  + np.where(fsdp > 1, 2.0 * spec.layer_params / tp * WEIGHT_BYTES, 0.0))
-    grads_b = stage_params * GRAD_BYTES / fsdp
-    optimizer_b = stage_params * OPTIMIZER_BYTES / (fsdp * dp * cp)
+    grads_b = stage_params * grad_bytes / fsdp
+    optimizer_b = stage_params * OPTIMIZER_BYTES / (fsdp * (dp * cp if fw.distributed_optimizer else 1.0))
     state = weights_b + grads_b + optimizer_b
     held = activations.stage_bytes(spec.activations, recompute=rc, seq_len=spec.seq_len,
                                    microbatch_tokens=mb / cp, microbatches=m,
@@ -287,12 +334,12 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
         "fsdp_exposed": m * fsdp_exposed_mb, "dp_time": dp_time, "dp_exposed": dp_exposed,
         "act_mb": act_mb, "ep_bytes": ep_bytes, "stage_params": stage_params,
         "dense_grad": dense_grad, "expert_grad": expert_grad,
-        "tp_exposed": m * tp_calls * tp_each, "ep_exposed": m * ep_calls * ep_each,
-        "pp_exposed": m * pp_calls * pp_each,
+        "tp_exposed": m * with_tp.exposed_communication_seconds, "ep_exposed": m * ep_calls * ep_each,
+        "pp_exposed": m * pp_calls * pp_each, "optimizer": optimizer_s,
         "cp_calls": m * cp_calls, "cp_each": cp_each, "cp_bytes": cp_bytes,
         "cp_exposed": m * cp_mb,
     }
 
 
-__all__ = ["ACT_BYTES", "GRAD_BYTES", "ModelSpec", "OPTIMIZER_BYTES", "WEIGHT_BYTES", "evaluate",
+__all__ = ["ACT_BYTES", "ADAM_STEP_BYTES", "GRAD_BYTES", "ModelSpec", "OPTIMIZER_BYTES", "WEIGHT_BYTES", "evaluate",
            "spec"]
