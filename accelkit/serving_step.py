@@ -315,6 +315,29 @@ class IterationGroup:
         return timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
                       one + further * (tokens - 1.0))
 
+    def seconds_many(self, tokens: np.ndarray, logits: np.ndarray, pairs: np.ndarray,
+                     reads: np.ndarray) -> np.ndarray:
+        """:meth:`timing`'s seconds of many iterations at once (one per entry of the four
+        arrays of totals): one vectorised evaluation of :func:`timing` for a dense model
+        (estimates over many batches, :mod:`accelkit.serving.steady`), :meth:`seconds` one
+        by one for a mixture of experts."""
+        tokens, logits, pairs, reads = (np.asarray(a, dtype=float)
+                                        for a in (tokens, logits, pairs, reads))
+        if self.line is None:
+            return np.array([self.seconds(int(t), lo, p, r)
+                             for t, lo, p, r in zip(tokens, logits, pairs, reads)])
+        f0, f1, b0, b1 = self.line
+        flops = f0[:, None] + f1[:, None] * tokens
+        moved = b0[:, None] + b1[:, None] * tokens
+        for amount, (f, b) in ((logits - tokens, self.per_logit), (pairs - tokens, self.per_pair),
+                               (reads - tokens, self.per_read)):
+            flops = flops + f[:, None] * amount
+            moved = moved + b[:, None] * amount
+        peak, bandwidth, _ = self.rates
+        one, further = self.communication
+        return np.asarray(timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
+                                 one + further * (tokens - 1.0)).seconds)
+
     # -- the same rule, fast: what a simulator calls per iteration ---------------------------
 
     def _varies(self) -> np.ndarray:
@@ -322,7 +345,7 @@ class IterationGroup:
         return np.any([self.per_logit[0], self.per_logit[1], self.per_pair[0],
                        self.per_pair[1], self.per_read[0], self.per_read[1]], axis=0) != 0
 
-    def _chunk(self, index: int) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    def _chunk(self, index: int) -> tuple[list[float], list[tuple[list[float], list[float]]]]:
         """For token counts ``index·CHUNK`` to ``(index + 1)·CHUNK - 1``: the seconds of the
         operations that depend on the token count alone, with the collectives (the rule of
         :func:`timing`, one vectorised call), and for each other operation its compute and
@@ -353,11 +376,12 @@ class IterationGroup:
         for i in np.flatnonzero(varies):
             slope_f = self.per_logit[0][i] + self.per_pair[0][i] + self.per_read[0][i]
             slope_b = self.per_logit[1][i] + self.per_pair[1][i] + self.per_read[1][i]
-            others.append(((flops[i] - tokens * slope_f) / peak,
-                           (moved[i] - tokens * slope_b) / bandwidth))
+            others.append((((flops[i] - tokens * slope_f) / peak).tolist(),
+                           ((moved[i] - tokens * slope_b) / bandwidth).tolist()))
         if len(self._parts) > 4096:
             self._parts.clear()
-        self._parts[index] = found = (base, others)
+        # kept as Python floats: a simulator reads one entry per iteration
+        self._parts[index] = found = (base.tolist(), others)
         return found
 
     def _moe_line(self) -> tuple[int, tuple[np.ndarray, ...]]:
@@ -395,7 +419,7 @@ class IterationGroup:
     def _at(self, tokens: int) -> tuple[float, list[tuple[float, float]]]:
         base, others = self._chunk(tokens // _CHUNK)
         j = tokens % _CHUNK
-        return float(base[j]), [(float(c[j]), float(m[j])) for c, m in others]
+        return base[j], [(c[j], m[j]) for c, m in others]
 
     def seconds(self, tokens: int, logits: float, pairs: float, reads: float) -> float:
         """The iteration's seconds, as :meth:`timing` gives them (the same rule: what depends

@@ -15,8 +15,9 @@ exactly :func:`accelkit.inference.prefill` and :func:`accelkit.inference.decode_
 iteration is one of those), so the simulator adds queueing and scheduling, not a second cost
 model. :func:`capacity` searches for the cheapest fleet whose simulation meets a TTFT and a
 TPOT limit at their 99th percentiles; :func:`load_curve` simulates one replica at a ladder
-of loads (lesson 08's widget, and the decision lab's cheaper plan); :func:`accelkit.capacity.plan`
-remains the steady-state estimate.
+of loads (lesson 08's widget); :func:`steady_state` is one replica's closed-form estimate under
+Poisson load (the decision lab starts its search from it); :func:`accelkit.capacity.plan`
+remains the fleet's steady-state estimate with no arrivals.
 
 **Metrics** are vLLM's and MLPerf's (:mod:`accelkit.serving.result`): TTFT from arrival to the
 first token, queueing included; TPOT per request ``(latency - TTFT) / (output tokens - 1)``;
@@ -94,7 +95,8 @@ from accelkit.serving.plan import NoServingPlan, ServingPlan, capacity
 from accelkit.serving.result import ServingResult
 from accelkit.serving.simulation import (BLOCK_TOKENS, DISPATCH, KV_LINKS, KV_POLICIES,
                                          MAX_REQUESTS, SCHEDULERS, arrivals, lengths, simulate)
+from accelkit.serving.steady import SteadyState, steady_state
 
 __all__ = ["BLOCK_TOKENS", "CurvePlan", "DISPATCH", "FRACTIONS", "KV_LINKS", "KV_POLICIES",
-           "LoadCurve", "MAX_REQUESTS", "NoServingPlan", "SCHEDULERS", "ServingPlan", "ServingResult", "arrivals", "capacity",
-           "lengths", "load_curve", "simulate"]
+           "LoadCurve", "MAX_REQUESTS", "NoServingPlan", "SCHEDULERS", "ServingPlan", "ServingResult", "SteadyState",
+           "arrivals", "capacity", "lengths", "load_curve", "simulate", "steady_state"]

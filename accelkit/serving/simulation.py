@@ -79,6 +79,15 @@ def _group(m: models.Transformer, chip: chips.Chip, n_chips: int,
                                         split, per_op)
 
 
+def replica_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
+                  formats: tuple[DType, DType, DType], split: str = "even",
+                  per_op: float = 0.0) -> serving_step.IterationGroup:
+    """The iteration rule :func:`simulate` prices a replica's iterations by (checked formats,
+    split and per-operation cost), the same object it uses (kept), for estimates that must
+    agree with it (:mod:`accelkit.serving.steady`)."""
+    return _group(m, chip, n_chips, formats, split, per_op)
+
+
 @dataclass(frozen=True)
 class _Pool:
     group: serving_step.IterationGroup
@@ -369,4 +378,4 @@ def _check_fits(m: models.Transformer, chip: chips.Chip, n_chips: int, prompts: 
 
 
 __all__ = ["BLOCK_TOKENS", "DISPATCH", "KV_LINKS", "KV_POLICIES", "MAX_REQUESTS", "SCHEDULERS",
-           "arrivals", "lengths", "simulate"]
+           "arrivals", "lengths", "replica_group", "simulate"]
