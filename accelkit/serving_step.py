@@ -464,10 +464,22 @@ class IterationGroup:
         together, and their seconds (``limit`` and its seconds if even those fall short)."""
         base, lines = self._run_lines(batch, pairs, reads)
 
-        def total(k: int) -> float:
-            return base * k + sum(_sum_max(*line, 0, k) for line in lines)
+        if len(lines) == 1:     # the usual case (attention alone grows with the context)
+            line = lines[0]
 
-        first = total(1)
+            def total(k: int) -> float:
+                return base * k + _sum_max(*line, 0, k)
+        else:
+            def total(k: int) -> float:
+                return base * k + sum(_sum_max(*line, 0, k) for line in lines)
+
+        def one(k: int) -> float:   # iteration k's seconds alone
+            total = base
+            for c0, c1, m0, m1, fixed in lines:
+                total += max(c0 + c1 * k, m0 + m1 * k, fixed)
+            return total
+
+        first = one(0)
         if first >= seconds or limit <= 1:
             return (1, first) if limit >= 1 else (0, 0.0)
         # Iterations never get shorter, so the answer lies between seconds over the last
@@ -476,7 +488,7 @@ class IterationGroup:
         whole = total(high)
         if whole < seconds:
             return high, whole   # only when high == limit
-        last = whole - total(high - 1)
+        last = one(high - 1)
         low = max(1, min(high - 1, int(seconds // last)))
         if total(low) >= seconds:
             low = 1

@@ -121,7 +121,15 @@ class _Replica:
         return total + sum(w[b + 1 - s:])
 
     def free_blocks(self) -> int:
-        return self.e.kv_blocks - self.blocks_held(self.tau) - self.prefill_blocks
+        # blocks_held(self.tau), inlined: the simulator asks this at every event
+        b = self.e.block_tokens
+        q, s = divmod(self.tau, b)
+        held = self.const + self.residue_sum * (q + 1)
+        if s == 0:
+            held -= self.residue[0]
+        elif s > 1:
+            held += sum(self.residue[b + 1 - s:])
+        return self.e.kv_blocks - held - self.prefill_blocks
 
     def reservation(self, prompt: int, remaining: int, width: int, has_kv: bool = False
                     ) -> int:
@@ -203,6 +211,8 @@ class _Replica:
             self.next_arrival += 1
 
     def sequences(self) -> int:
+        if not self.prefilling:
+            return self.tokens
         return self.tokens + sum(p[5] for p in self.prefilling)
 
     def admit(self, budget_left: float) -> float:

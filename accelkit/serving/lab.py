@@ -111,10 +111,12 @@ def fleet_bounds(state: SteadyState, rate: float, ttft_limit: float, tpot_limit:
 
 def fewest_replicas(model: str, chip: str, n: int, weights: DType, prompt: int, output: int,
                     rate: float, ttft_limit: float, tpot_limit: float, floor: int,
-                    estimate: int) -> tuple[int, ServingResult, bool] | None:
+                    estimate: int, most: int = MAX_REPLICAS
+                    ) -> tuple[int, ServingResult, bool] | None:
     """A fleet whose replica, simulated at its share of ``rate``, meets both limits: the
     ``floor`` (the fewest replicas the steady state allows) if its simulation meets, else the
-    first from ``estimate`` up that meets (None if even :data:`MAX_REPLICAS` miss). Each
+    first from ``estimate`` up that meets (None if even ``most`` replicas, by default
+    :data:`MAX_REPLICAS`, miss: a search for a fleet cheaper than one in hand stops there). Each
     replica count tried costs one simulation. When the floor misses and the estimate meets,
     the fewest that meet lie between them and are not searched (a replica count between costs
     a simulation each): the plan is then at most ``estimate - floor - 1`` replicas larger than
@@ -126,14 +128,17 @@ def fewest_replicas(model: str, chip: str, n: int, weights: DType, prompt: int, 
     def meets(r: int) -> bool:
         return run(r).meets(ttft_p99_seconds=ttft_limit, tpot_p99_seconds=tpot_limit)
 
+    most = min(most, MAX_REPLICAS)
+    if floor > most:
+        return None
     if meets(floor):
         return floor, run(floor), True
-    start = r = min(max(estimate, floor + 1), MAX_REPLICAS)
-    while not meets(r):
-        if r >= MAX_REPLICAS:
-            return None
+    start = r = max(estimate, floor + 1)
+    while r <= most:
+        if meets(r):
+            return r, run(r), r > start or r == floor + 1
         r += 1
-    return r, run(r), r > start or r == floor + 1
+    return None
 
 
 def group_sizes(m: models.Transformer, chip: chips.Chip, weights: DType, prompt: int,
@@ -240,14 +245,19 @@ def _service_plan(m: models.Transformer, chip: chips.Chip, sizes: tuple[int, ...
     for _, n, floor, estimate in sorted(bounds):
         if best is not None and (floor * n, n) >= best[:2]:
             continue   # even its floor is no cheaper than a fleet already simulated
+        # a later group size is searched only over fleets cheaper than the best in hand
+        most = (MAX_REPLICAS if best is None else
+                (int(best[0]) - (1 if n > best[1] else 0)) // n)
         try:
             searched = fewest_replicas(m.name, chip.name, n, weights, prompt, output, rate,
-                                       ttft_limit, tpot_limit, floor, estimate)
+                                       ttft_limit, tpot_limit, floor, estimate, most)
         except (ValueError, chips.MissingFigureError) as why:
             notes.append(f"{n} chips a replica: {why}")
             continue
         if searched is None:
-            notes.append(f"{n} chips a replica: even {MAX_REPLICAS:,} replicas miss a limit")
+            if best is None:
+                notes.append(f"{n} chips a replica: even {MAX_REPLICAS:,} replicas miss a "
+                             "limit")
             continue
         replicas, result, proven = searched
         if not proven:
