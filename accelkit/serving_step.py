@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from accelkit import chips, models, roofline, tensor_parallel
+from accelkit import chips, collectives, models, roofline, tensor_parallel
 from accelkit.dtypes import DType
 
 
@@ -90,10 +90,23 @@ def affine(model: models.Transformer) -> bool:
     return not isinstance(model, models.MoETransformer)
 
 
-def chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[float, float, float]:
-    """A group's pooled peak FLOP/s (in ``compute_dtype``), HBM bytes/s and HBM bytes."""
-    bandwidth = chip.require("hbm_bytes_per_second")
+#: The ceilings a step is priced at: the datasheet's peaks, or what kernels measurably reach
+#: (:meth:`accelkit.chips.Chip.achievable_flops`, ``achievable_hbm_bytes_per_second`` and, for
+#: the collectives, :func:`accelkit.collectives.at_bandwidth`; each with its source).
+CEILINGS = ("datasheet", "achievable")
+
+
+def chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType,
+               ceilings: str = "datasheet") -> tuple[float, float, float]:
+    """A group's pooled peak FLOP/s (in ``compute_dtype``), HBM bytes/s and HBM bytes: the
+    datasheet's, or with ``ceilings="achievable"`` the measured matmul and HBM ceilings."""
     hbm = float(chip.require("hbm_bytes"))
+    if ceilings == "achievable":
+        return (n_chips * chip.achievable_flops(compute_dtype),
+                n_chips * chip.achievable_hbm_bytes_per_second, n_chips * hbm)
+    if ceilings != "datasheet":
+        raise ValueError(f"ceilings must be one of {CEILINGS}, got {ceilings!r}")
+    bandwidth = chip.require("hbm_bytes_per_second")
     return n_chips * chip.peak_flops(compute_dtype), n_chips * bandwidth, n_chips * hbm
 
 
@@ -537,8 +550,10 @@ def _sum_max(c0: float, c1: float, m0: float, m1: float, fixed: float, start: in
 
 def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
                     formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
-                    split: str, per_op_overhead: float) -> IterationGroup:
-    """The :class:`IterationGroup` of checked arguments (the group itself checked here)."""
+                    split: str, per_op_overhead: float,
+                    ceilings: str = "datasheet") -> IterationGroup:
+    """The :class:`IterationGroup` of checked arguments (the group itself checked here), its
+    kernels and collectives at ``ceilings`` (:data:`CEILINGS`)."""
     tensor_parallel.check_group(m, chip, n_chips, split)
     weight, kv, _ = formats
     copies = tensor_parallel.copies(m, n_chips, split)
@@ -575,13 +590,14 @@ def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
     arrays = [is_attention, counts, *per_pair, *per_read, *per_logit, *(line or ())]
     for array in arrays:
         array.flags.writeable = False
-    comm_one, network = tensor_parallel.communication_seconds(m, chip, n_chips, 1.0, weight)
-    comm_two, _ = tensor_parallel.communication_seconds(m, chip, n_chips, 2.0, weight)
+    rates = chip_rates(chip, n_chips, formats[2], ceilings)
+    links = collectives.at_bandwidth(chip, ceilings)
+    comm_one, network = tensor_parallel.communication_seconds(m, links, n_chips, 1.0, weight)
+    comm_two, _ = tensor_parallel.communication_seconds(m, links, n_chips, 2.0, weight)
     return IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
                           (per_logit[0], per_logit[1]), per_pair, per_read, counts,
-                          is_attention, (comm_one, comm_two - comm_one), network,
-                          chip_rates(chip, n_chips, formats[2]))
+                          is_attention, (comm_one, comm_two - comm_one), network, rates)
 
 
-__all__ = ["DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates", "decode_group",
+__all__ = ["CEILINGS", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates", "decode_group",
            "decode_line", "decode_shape", "iteration_group", "operation_arrays", "timing"]

@@ -79,6 +79,13 @@ percentiles over requests; goodput the requests per second meeting every limit.
 * **Mixtures of experts** decode expert-parallel: on a group the routed experts are spread over
   the chips with two all-to-alls per MoE layer (:mod:`accelkit.tensor_parallel`), and each
   iteration reads the experts its tokens are routed to.
+* ``ceilings``: ``"datasheet"`` (default: every kernel at the datasheet peak and full HBM
+  bandwidth, as :func:`accelkit.inference.decode_step` prices it) or ``"achievable"``: matmuls
+  at the catalog's measured ceiling for the arithmetic format
+  (:meth:`accelkit.chips.Chip.achievable_flops`, mamf-finder's brute-force search), bytes at
+  its achievable HBM bandwidth and the tensor-parallel collectives at the measured bus
+  bandwidth (:func:`accelkit.collectives.at_bandwidth`), each sourced in the catalog; the
+  validation rows run at these (``validation/serving.py``).
 * ``dispatch``: ``"round_robin"`` (default) or ``"random"`` over the replicas;
   ``max_batch``: sequences per replica (beams count one each; NVIDIA's MLPerf configs call it
   ``gpu_batch_size``); ``weight_dtype``, ``kv_dtype``, ``compute_dtype``, ``kv_cache_split``,
