@@ -247,10 +247,15 @@ WHY_LOW = {
     "latency": "predicted too short: the run sits at about 90-97% of its own Offline rate, "
                "where latency rises steeply with load; the model's faster steps leave its "
                "fleet lower on that curve, and even at the same fraction of its own Offline "
-               "rate (the sensitivity section) it holds far fewer sequences per replica (about "
-               "110-170 against the 700-900 the run's TPOT implies by Little's law) in far "
-               "shorter iterations: the run's step time grows with the batch faster than the "
-               "model's, which is the throughput error seen per iteration",
+               "rate (the sensitivity section) it holds far fewer requests per replica (about "
+               "110-170, against roughly 500-1,200 that the run's own rate and p99 TPOT imply "
+               "by Little's law) in far shorter iterations. The run's throughput still grows with "
+               "the batch up to near its cap, the model's has all but saturated by ~150 "
+               "requests (its steps turn compute-bound): the run's iteration has a large part "
+               "that does not shrink with a smaller batch, which the model does not price "
+               "(named candidates: per-iteration CPU and scheduling time, launch gaps, "
+               "matmuls at small batch below the achievable ceiling, fp8 quantisation of "
+               "activations)",
 }
 
 
@@ -306,7 +311,12 @@ def sensitivity(key: str = "v4.1-h100-llama2-70b") -> dict[str, Any]:
                      "ttft_p99_ms": at.ttft_p99 * 1e3, "tpot_p99_ms": at.tpot_p99 * 1e3,
                      "measured_ttft_p99_ms": r["server"]["ttft_p99_ms"],
                      "measured_tpot_p99_ms": r["server"]["tpot_p99_ms"],
-                     "mean_batch": at.mean_batch})
+                     "mean_batch": at.mean_batch,
+                     # Little's law on the run's own figures: requests a replica decodes at
+                     # once, from its arrival rate, mean output and p99 TPOT (an upper estimate:
+                     # the mean TPOT is below the 99th percentile)
+                     "run_implied_batch": r["server"]["scheduled_samples_per_second"]
+                     / r["replicas"] * tokens_per_sample(r) * r["server"]["tpot_p99_ms"] / 1e3})
     return {"run": _label(run), "measured_offline_tokens_per_second_per_gpu": measured,
             "measured_ttft_p99_ms": run["server"]["ttft_p99_ms"],
             "measured_tpot_p99_ms": run["server"]["tpot_p99_ms"],
@@ -365,14 +375,17 @@ def render(table: list[dict[str, Any]], sens: dict[str, Any]) -> list[str]:
                    f"{_fmt(c['ttft_p99_ms'])} | {_fmt(c['tpot_p99_ms'])} |")
     out += ["", "Each run at the same fraction of the model's own Offline rate as the run was "
             "at of its own (measured Server over measured Offline samples/s): where the "
-            "model's latency would be if only its throughput were off. Mean sequences held "
-            "per replica in the simulation beside it:", "",
-            "| run | load | p99 TTFT ms (measured) | p99 TPOT ms (measured) | sequences held |",
-            "|---|---:|---:|---:|---:|"]
+            "model's latency would be if only its throughput were off. Beside it, the mean "
+            "requests a simulated replica holds, and the requests a replica of the run decodes "
+            "at once by Little's law on its own figures (arrival rate per replica x mean output "
+            "x p99 TPOT: an upper estimate):", "",
+            "| run | load | p99 TTFT ms (measured) | p99 TPOT ms (measured) | held, model | "
+            "decoding, run |", "|---|---:|---:|---:|---:|---:|"]
     for c in sens["same_load"]:
         out.append(f"| {c['run']} | {c['load']:.0%} | {_fmt(c['ttft_p99_ms'])} "
                    f"({_fmt(c['measured_ttft_p99_ms'])}) | {_fmt(c['tpot_p99_ms'])} "
-                   f"({_fmt(c['measured_tpot_p99_ms'])}) | {c['mean_batch']:,.0f} |")
+                   f"({_fmt(c['measured_tpot_p99_ms'])}) | {c['mean_batch']:,.0f} | "
+                   f"{c['run_implied_batch']:,.0f} |")
     out += ["", "### Serving sources", ""]
     for run in runs():
         out.append(f"* **{_label(run)}**: Offline {run['offline']['source']}; Server "
