@@ -471,6 +471,24 @@ class IterationGroup:
         base, lines = self._run_lines(batch, pairs, reads)
         return base * (stop - start) + sum(_sum_max(*line, start, stop) for line in lines)
 
+    def run_seconds(self, tokens: int, logits: float, pairs: float, reads: float,
+                    pairs_step: float, reads_step: float, steps: int) -> float:
+        """Seconds of ``steps`` consecutive iterations with ``tokens`` and ``logits`` each,
+        whose pairs and reads start at ``pairs`` and ``reads`` and grow by ``pairs_step`` and
+        ``reads_step`` an iteration (a prompt's chunks of a fixed size beside a fixed set of
+        decodes: :mod:`accelkit.serving.engine`). Exactly the sum of :meth:`seconds` over
+        them, in closed form."""
+        if steps <= 0:
+            return 0.0
+        base, others = self._at(tokens)
+        total = base * steps
+        for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
+            total += _sum_max(c0 + cl * logits + cp * pairs + cr * reads,
+                              cp * pairs_step + cr * reads_step,
+                              m0 + ml * logits + mp * pairs + mr * reads,
+                              mp * pairs_step + mr * reads_step, fixed, 0, steps)
+        return total
+
     def decode_run_steps(self, batch: int, pairs: float, reads: float, seconds: float,
                          limit: int) -> tuple[int, float]:
         """The fewest iterations (at most ``limit``) of such a run that take at least ``seconds``

@@ -167,3 +167,20 @@ def test_many_iterations_at_once_are_the_rule(model, chip, n):
     for i in range(tokens.size):
         one = g.timing(int(tokens[i]), logits[i], pairs[i], reads[i]).seconds
         assert many[i] == pytest.approx(float(one), rel=1e-12)
+
+
+@pytest.mark.parametrize("model, chip, n", GROUPS)
+def test_a_run_of_chunks_is_the_sum_of_its_iterations(model, chip, n):
+    """run_seconds (the engine's closed-form run of a prompt's chunks beside fixed decodes)
+    equals seconds() summed over the iterations, pairs and reads growing each step."""
+    g = _group(model, chip, n)
+    decodes, chunk, done, context = 37, 475, 1200, 900
+    steps = 9
+    pairs0 = decodes * (context + 1) + g.pairs(chunk, done)
+    reads0 = decodes * (context + 1) + done + chunk
+    pairs_step = decodes + g.pairs(chunk, done + chunk) - g.pairs(chunk, done)
+    one_by_one = sum(g.seconds(decodes + chunk, decodes, pairs0 + j * pairs_step,
+                               reads0 + j * (decodes + chunk)) for j in range(steps))
+    assert g.run_seconds(decodes + chunk, decodes, pairs0, reads0, pairs_step, decodes + chunk,
+                         steps) == pytest.approx(one_by_one, rel=1e-12)
+    assert g.run_seconds(decodes + chunk, decodes, pairs0, reads0, pairs_step, 1.0, 0) == 0.0

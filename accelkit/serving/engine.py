@@ -292,6 +292,44 @@ class _Replica:
                 self.prefill_blocks -= blocks
                 self.prefilled(rid, prompt, remaining, width, blocks)
 
+    def chunk_run(self) -> bool:
+        """Chunked prefill of one long prompt beside a fixed set of decodes: iterations that
+        each take a full chunk (the budget less the decode tokens), until the next event (a
+        decode finishing, the cache running short, the prompt's last chunk), summed in closed
+        form. No request can join meanwhile (the prompt still pending fills the budget). False,
+        having done nothing, when fewer than two such iterations are ahead."""
+        e, g = self.e, self.g
+        if (len(self.prefilling) != 1 or e.token_budget is None or not e.chunked_prefill
+                or self.has_kv):
+            return False
+        rid, done, prompt, remaining, blocks, width = self.prefilling[0]
+        decodes = self.tokens
+        chunk = e.token_budget - decodes
+        left = prompt - done
+        if chunk <= 0 or left <= chunk:
+            return False
+        steps = (left - 1) // chunk       # each leaves at least one token for later
+        if steps < 2:
+            return False
+        while self.heap and self.heap[0][1] not in self.running:
+            heapq.heappop(self.heap)
+        if self.heap:
+            steps = min(steps, self.heap[0][0] - self.tau)
+        if e.kv_policy == "preempt":
+            steps = min(steps, e.block_tokens * (self.free_blocks() // max(1, decodes)) + 1)
+        if steps < 2:
+            return False
+        decode_pairs = self.sum_a1 + decodes * self.tau
+        seconds = g.run_seconds(decodes + chunk, decodes,
+                                decode_pairs + g.pairs(chunk, done),
+                                decode_pairs + done + chunk,
+                                decodes + g.pairs(chunk, done + chunk) - g.pairs(chunk, done),
+                                decodes + chunk, steps)
+        self.advance(seconds, steps)
+        self.prefilling[0][1] = done + steps * chunk
+        self.complete_decodes()
+        return True
+
     def prefilled(self, rid: int, prompt: int, remaining: int, width: int, blocks: int) -> None:
         """A prompt's last chunk ran: its logits give the next token."""
         if math.isnan(self.first[rid]):
@@ -355,7 +393,8 @@ class _Replica:
                               - self._prefill_tokens_pending())
                     self.admit(budget)
             if self.prefilling:
-                self.iteration()
+                if not self.chunk_run():
+                    self.iteration()
             elif self.running:
                 self.decode_run()
             elif self.next_arrival < self.n:
