@@ -2,33 +2,40 @@
 :func:`accelkit.parallel.train_step` and :func:`accelkit.parallel.best_layouts` price layouts
 with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
 
-**What overlaps with what** (the model's assumptions):
+**What overlaps with what** (each a named choice of the run's framework,
+:mod:`accelkit.frameworks`; ``"default"`` is the model before frameworks were named):
 
 * FSDP all-gathers and reduce-scatters run behind the micro-batch's compute (prefetching the
-  next layer); only the part longer than the compute is exposed.
-* The data-parallel gradient all-reduce runs behind the backward pass of the last micro-batch;
-  only the part longer than that backward pass is exposed.
-* Tensor-parallel collectives, expert all-to-alls and pipeline sends are on the critical path
-  (no overlap modelled). Real systems hide some of them (DeepSeek's DualPipe overlaps the
-  all-to-alls), so those layouts are pessimistic here.
+  next layer) where ``fsdp_overlap``; only the part longer than the compute is exposed.
+* The data-parallel gradient reduction runs behind the backward pass of the last micro-batch
+  where ``dp_overlap`` (else after it); with ``param_sync_overlap`` and a sharded optimizer its
+  all-gather half runs behind the next step's first forward pass instead.
+* Tensor-parallel collectives run behind the layers' matmuls where ``tp_overlap`` (Transformer
+  Engine userbuffers, XLA collective matmul), else on the critical path; expert all-to-alls
+  and pipeline sends are on the critical path (no overlap modelled: DeepSeek's DualPipe hides
+  the all-to-alls, so those layouts are pessimistic here).
+* The optimizer step (Adam over the parameters this chip updates, memory-bound:
+  :data:`ADAM_STEP_BYTES` plus the gradient read and written) runs after the step.
 
 **Collectives**: each group's cost is a line in the array size (latency + bytes × a constant,
 :func:`accelkit.layout.cost_line`), read once per distinct group of the candidates, so thousands
 of layouts cost a few dozen calls to :mod:`accelkit.collectives`.
 
-**Memory per chip** (bytes): weights, gradients and optimizer state at 2 + 2 + 12 bytes per
-parameter (bf16 weights and gradients, fp32 master copy and two Adam moments), sharded over
-tp·pp (routed experts also over ep) and over fsdp, the optimizer state also over dp; FSDP adds
+**Memory per chip** (bytes): weights, gradients and optimizer state at 2 + g + 12 bytes per
+parameter (bf16 weights, gradients in the framework's precision g = 2 or 4, fp32 master copy
+and two Adam moments), sharded over tp·pp (routed experts also over ep) and over fsdp, the
+optimizer state also over dp where the framework shards it (Megatron-LM's 2021 runs: not); FSDP adds
 two gathered layers in flight.
 Activations follow :mod:`accelkit.activations` (Korthikanti et al. 2022, generalised to the
 real tensor widths; recompute "none", "selective" or "full"; the micro-batches in flight on a
 pipeline stage; the last stage's logits).
 
-**Compute**: the model's FLOPs per token (``Model.flops_per_token("train")``: matmuls and
-causal attention) plus what recomputation adds (the forward pass for ``"full"``, the attention
-scores for ``"selective"``), at ``compute_efficiency`` × peak (default 1.0, the peak: an upper
-bound; small or skinny matmuls reach less, which this model does not capture). MFU counts model
-FLOPs only (no recomputation), as PaLM defines it.
+**Compute**: with ``kernel_seconds`` (``compute_efficiency="predicted"`` in
+:mod:`accelkit.parallel`), every kernel as it runs (:mod:`accelkit.kernels`: recomputation,
+attention implementation and sequence parallelism included) and collectives at achievable
+bandwidth; otherwise the model's FLOPs per token (``Model.flops_per_token("train")``) plus what
+recomputation adds, at ``compute_efficiency`` × the datasheet peak (1.0: an upper bound), with
+datasheet bandwidths. MFU counts model FLOPs only (no recomputation), as PaLM defines it.
 
 Every combination of times goes through :func:`accelkit.roofline.times`, which names where
 the model overlaps and where it adds.
