@@ -437,26 +437,30 @@ class IterationGroup:
     def seconds(self, tokens: int, logits: float, pairs: float, reads: float) -> float:
         """The iteration's seconds, as :meth:`timing` gives them (the same rule: what depends
         on the token count alone is evaluated for many counts at once and kept)."""
-        base, others = self._at(tokens)
-        total = base
-        for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
-            total += max(c0 + cl * logits + cp * pairs + cr * reads,
-                         m0 + ml * logits + mp * pairs + mr * reads, fixed)
+        bases, others = self._chunk(tokens // _CHUNK)
+        j = tokens % _CHUNK
+        total = bases[j]
+        for (cs, ms), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
+            total += max(cs[j] + cl * logits + cp * pairs + cr * reads,
+                         ms[j] + ml * logits + mp * pairs + mr * reads, fixed)
         return total
 
     def _run_lines(self, batch: int, pairs: float, reads: float
                    ) -> tuple[float, list[tuple[float, float, float, float, float]]]:
         """A pure-decode run: the seconds every iteration shares, and per other operation its
         compute and memory seconds as lines in the iteration index, and its fixed cost."""
-        base, others = self._at(batch)
+        bases, others = self._chunk(batch // _CHUNK)
+        j = batch % _CHUNK
+        base = bases[j]
         lines = []
-        for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
-            compute = (c0 + cl * batch + cp * pairs + cr * reads, (cp + cr) * batch)
-            memory = (m0 + ml * batch + mp * pairs + mr * reads, (mp + mr) * batch)
-            if compute[1] == 0.0 and memory[1] == 0.0:
-                base += max(compute[0], memory[0], fixed)   # the same every iteration
+        for (cs, ms), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
+            c0 = cs[j] + cl * batch + cp * pairs + cr * reads
+            m0 = ms[j] + ml * batch + mp * pairs + mr * reads
+            c1, m1 = (cp + cr) * batch, (mp + mr) * batch
+            if c1 == 0.0 and m1 == 0.0:
+                base += max(c0, m0, fixed)   # the same every iteration
             else:
-                lines.append((*compute, *memory, fixed))
+                lines.append((c0, c1, m0, m1, fixed))
         return base, lines
 
     def decode_run_seconds(self, batch: int, pairs: float, reads: float, start: int,
@@ -566,16 +570,21 @@ def _sum_max(c0: float, c1: float, m0: float, m1: float, fixed: float, start: in
     return total
 
 
-def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
-                    formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
-                    split: str, per_op_overhead: float,
-                    ceilings: str = "datasheet") -> IterationGroup:
-    """The :class:`IterationGroup` of checked arguments (the group itself checked here), its
-    kernels and collectives at ``ceilings`` (:data:`CEILINGS`)."""
-    tensor_parallel.check_group(m, chip, n_chips, split)
-    weight, kv, _ = formats
-    copies = tensor_parallel.copies(m, n_chips, split)
+@lru_cache(maxsize=256)
+def iteration_shape(m: models.Transformer, weight: DType, kv: DType,
+                    conventions: tuple[str, bool, bool], copies: int
+                    ) -> tuple[tuple[np.ndarray, ...] | None, tuple[np.ndarray, np.ndarray],
+                               tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray],
+                               np.ndarray, np.ndarray]:
+    """What an iteration's operations are, whatever the chip: the token part's lines (None for
+    a mixture of experts), the FLOPs and bytes per pair, per read and per logit row, which
+    operations are attention and how many kernels each runs (:class:`IterationGroup`). Arrays
+    read-only.
 
+    Cached, as :func:`decode_shape`: the decision lab prices fourteen groups of one model and
+    format on every move, each of which would read the model's operations nine times (about
+    0.5 ms a group).
+    """
     def at(batch: int, tokens: int, context: int, phase: str, mask: str | None = None
            ) -> tuple[np.ndarray, np.ndarray]:
         conv = conventions if mask is None else (mask, *conventions[1:])
@@ -608,14 +617,29 @@ def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
     arrays = [is_attention, counts, *per_pair, *per_read, *per_logit, *(line or ())]
     for array in arrays:
         array.flags.writeable = False
+    return line, (per_logit[0], per_logit[1]), per_pair, per_read, is_attention, counts
+
+
+def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
+                    formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
+                    split: str, per_op_overhead: float,
+                    ceilings: str = "datasheet") -> IterationGroup:
+    """The :class:`IterationGroup` of checked arguments (the group itself checked here), its
+    kernels and collectives at ``ceilings`` (:data:`CEILINGS`)."""
+    tensor_parallel.check_group(m, chip, n_chips, split)
+    weight, kv, _ = formats
+    copies = tensor_parallel.copies(m, n_chips, split)
+    line, per_logit, per_pair, per_read, is_attention, counts = iteration_shape(
+        m, weight, kv, conventions, copies)
     rates = chip_rates(chip, n_chips, formats[2], ceilings)
     links = collectives.at_bandwidth(chip, ceilings)
     comm_one, network = tensor_parallel.communication_seconds(m, links, n_chips, 1.0, weight)
     comm_two, _ = tensor_parallel.communication_seconds(m, links, n_chips, 2.0, weight)
     return IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
-                          (per_logit[0], per_logit[1]), per_pair, per_read, counts,
-                          is_attention, (comm_one, comm_two - comm_one), network, rates)
+                          per_logit, per_pair, per_read, counts, is_attention,
+                          (comm_one, comm_two - comm_one), network, rates)
 
 
-__all__ = ["CEILINGS", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates", "decode_group",
-           "decode_line", "decode_shape", "iteration_group", "operation_arrays", "timing"]
+__all__ = ["CEILINGS", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates",
+           "decode_group", "decode_line", "decode_shape", "iteration_group", "iteration_shape",
+           "operation_arrays", "timing"]

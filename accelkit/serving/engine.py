@@ -99,6 +99,9 @@ class _Replica:
         self.residue = [0] * engine.block_tokens   # Σ w by residue of o
         self.residue_sum = 0
         self.prefill_blocks = 0
+        self.version = 0                       # bumped whenever the blocks held change
+        self.free_key = (-1, -1)               # (tau, version) of the free count kept
+        self.free_count = 0
         self.held_requests = 0                 # requests admitted and not finished
         self.queued = 0.0
         self.held = 0.0
@@ -121,7 +124,15 @@ class _Replica:
         return total + sum(w[b + 1 - s:])
 
     def free_blocks(self) -> int:
-        # blocks_held(self.tau), inlined: the simulator asks this at every event
+        """Blocks free for the iteration at ``tau`` (kept until the blocks held change: the
+        loop asks at every event, before admitting and before a decode run)."""
+        key = (self.tau, self.version)
+        if key != self.free_key:
+            self.free_key, self.free_count = key, self.count_free()
+        return self.free_count
+
+    def count_free(self) -> int:
+        # blocks_held(self.tau), inlined
         b = self.e.block_tokens
         q, s = divmod(self.tau, b)
         held = self.const + self.residue_sum * (q + 1)
@@ -158,6 +169,7 @@ class _Replica:
             const, w_growth = (0 if width == 1 else _ceil(prompt, b)), width
         key = self.key
         self.key += 1
+        self.version += 1
         self.running[key] = (rid, width, a, finish, const, q, r, w_growth)
         heapq.heappush(self.heap, (finish, key))
         self.tokens += width
@@ -168,6 +180,7 @@ class _Replica:
 
     def leave(self, key: int) -> tuple:
         entry = self.running.pop(key)
+        self.version += 1
         _, width, a, _, const, q, r, w_growth = entry
         self.tokens -= width
         self.sum_a1 -= width * (a + 1)
@@ -246,6 +259,7 @@ class _Replica:
             self.queued += self.t - since
             self.held_requests += 1
             self.prefill_blocks += need
+            self.version += 1
             self.prefilling.append([rid, hit, prompt, remaining, need, width])
             if e.token_budget is not None:
                 budget_left -= todo if not e.chunked_prefill else min(todo, budget_left)
@@ -290,6 +304,7 @@ class _Replica:
             self.prefilling = [p for p in self.prefilling if id(p) not in ended]
             for rid, _, prompt, remaining, blocks, width in finishing:
                 self.prefill_blocks -= blocks
+                self.version += 1
                 self.prefilled(rid, prompt, remaining, width, blocks)
 
     def chunk_run(self) -> bool:
@@ -378,10 +393,16 @@ class _Replica:
 
     def run(self) -> Trace:
         static = self.e.scheduler == "static"
+        preempting = self.e.kv_policy == "preempt"
+        arrivals, n = self.arrivals, self.n
+        chunking = self.e.chunked_prefill
         while True:
-            self.arrive()
-            self.peak = max(self.peak, self.sequences())
-            if self.e.kv_policy == "preempt":
+            if self.next_arrival < n and arrivals[self.next_arrival] <= self.t:
+                self.arrive()
+            held = self.sequences()
+            if held > self.peak:
+                self.peak = held
+            if preempting and self.running and self.free_blocks() < 0:
                 self.preempt_if_short()
             if static:
                 if not self.running and not self.prefilling and self.waiting:
@@ -393,7 +414,7 @@ class _Replica:
                               - self._prefill_tokens_pending())
                     self.admit(budget)
             if self.prefilling:
-                if not self.chunk_run():
+                if not (chunking and self.chunk_run()):
                     self.iteration()
             elif self.running:
                 self.decode_run()
@@ -425,6 +446,9 @@ class _Speculative(_Replica):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.seqs: dict[int, list[int]] = {}   # key -> [rid, context, remaining, reserved]
+
+    def free_blocks(self) -> int:
+        return self.count_free()   # its sequences change the blocks held without a version
 
     def join(self, rid: int, context: int, remaining: int, width: int, prompt: int,
              reserved: int) -> None:
