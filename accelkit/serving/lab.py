@@ -14,9 +14,10 @@
   empty replica). One replica is simulated at its share with the floor's replicas; if it misses
   a limit, the estimate's 99th percentile proposes a larger fleet and a bisection between the
   two finds the fewest replicas whose simulation meets both limits. The group sizes are tried
-  in the order of their estimated fleets, and one whose floor already needs as many chips as
-  the best simulated fleet is not simulated at all. The cheapest fleet wins (ties to the
-  smaller group); the percentiles the table shows are its replica's simulation.
+  in the order of their estimated fleets (ties to the smaller group), and a later one is
+  searched only over fleets of fewer chips than the best simulated one (not at all when even
+  its floor needs as many): the cheapest fleet wins, and of two with as many chips the one
+  tried first. The percentiles the table shows are its replica's simulation.
 * **A bulk job** (no users, no limits): one replica with every request queued at once, the
   group size with the lowest cost per token.
 
@@ -246,11 +247,10 @@ def _service_plan(m: models.Transformer, chip: chips.Chip, sizes: tuple[int, ...
         bounds.append((found[1] * n, n, *found))
     best: tuple[float, int, FleetPlan, _Point] | None = None
     for _, n, floor, estimate in sorted(bounds):
-        if best is not None and (floor * n, n) >= best[:2]:
+        if best is not None and floor * n >= best[0]:
             continue   # even its floor is no cheaper than a fleet already simulated
         # a later group size is searched only over fleets cheaper than the best in hand
-        most = (MAX_REPLICAS if best is None else
-                (int(best[0]) - (1 if n > best[1] else 0)) // n)
+        most = MAX_REPLICAS if best is None else (int(best[0]) - 1) // n
         try:
             searched = fewest_replicas(m.name, chip.name, n, weights, prompt, output, rate,
                                        ttft_limit, tpot_limit, floor, estimate, most)
@@ -270,7 +270,7 @@ def _service_plan(m: models.Transformer, chip: chips.Chip, sizes: tuple[int, ...
         hourly = None if usd_per_hour is None else usd_per_hour * total
         plan = FleetPlan(replicas, n, total, rate / replicas, hourly,
                          None if hourly is None else hourly / (rate * output * 3600.0) * 1e6)
-        if best is None or (float(total), n) < best[:2]:
+        if best is None or total < best[0]:
             best = (float(total), n, plan, _Point.of(result))
     return best
 
