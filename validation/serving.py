@@ -216,7 +216,7 @@ def _calibration(run: dict[str, Any]) -> str:
 
 
 def _row(run: dict[str, Any], what: str, measured: float, predicted: float, unit: str,
-         source: str, kind: str) -> dict[str, Any]:
+         source: str, kind: str, detail: str = "") -> dict[str, Any]:
     error = predicted / measured - 1.0
     row: dict[str, Any] = {
         "table": "serving", "name": f"{_label(run)}: {what}", "measured": float(measured),
@@ -227,7 +227,7 @@ def _row(run: dict[str, Any], what: str, measured: float, predicted: float, unit
         "assumptions": _assumptions(run),
     }
     if abs(error) > TARGETS[kind]:
-        row["why"] = WHY[kind] if error > 0 else WHY_LOW[kind]
+        row["why"] = (WHY[kind] if error > 0 else WHY_LOW[kind]) + detail
     return row
 
 
@@ -265,21 +265,37 @@ def rows() -> list[dict[str, Any]]:
     for run in runs():
         per_gpu = 1.0 / run["tensor_parallel"]
         off = offline(run["key"])
-        out.append(_row(run, "Offline tokens/s per GPU", run["offline"]["tokens_per_second"] / 8,
+        measured = run["offline"]["tokens_per_second"] / 8
+        peak = offline(run["key"], "datasheet").throughput_tokens_per_second * per_gpu
+        out.append(_row(run, "Offline tokens/s per GPU", measured,
                         off.throughput_tokens_per_second * per_gpu, "tokens/s per GPU",
-                        run["offline"]["source"], "throughput"))
+                        run["offline"]["source"], "throughput",
+                        f" (here: {peak / measured - 1:+.0%} at the datasheet peaks, "
+                        f"{off.throughput_tokens_per_second * per_gpu / measured - 1:+.0%} at the "
+                        "achievable ceilings)"))
         rate, _ = server_capacity(run["key"])
         out.append(_row(run, "Server tokens/s per GPU at the p99 limits",
                         run["server"]["completed_tokens_per_second"] / 8,
                         rate * tokens_per_sample(run) / 8, "tokens/s per GPU",
-                        run["server"]["source"], "throughput"))
+                        run["server"]["source"], "throughput",
+                        " (here the Offline rate's error again: the simulated fleet meets "
+                        "both limits up to its Offline rate)" if _meets(server(
+                            run["key"], round(off.completed_per_second * run["replicas"], 6)))
+                        else ""))
         at = server(run["key"], run["server"]["scheduled_samples_per_second"])
+        same = at_same_load(run["key"])
+        load = (f" (here: the run at {load_fraction(run):.0%} of its Offline rate; the model at "
+                f"{load_fraction(run):.0%} of its own gives {{}})")
         out.append(_row(run, "Server p99 TTFT at the run's arrival rate",
                         run["server"]["ttft_p99_ms"], at.ttft_p99 * 1e3, "ms",
-                        run["server"]["source"], "latency"))
+                        run["server"]["source"], "latency",
+                        load.format(f"{same.ttft_p99 * 1e3:,.0f} ms, "
+                                    f"{same.ttft_p99 * 1e3 / run['server']['ttft_p99_ms'] - 1:+.0%}")))
         out.append(_row(run, "Server p99 TPOT at the run's arrival rate",
                         run["server"]["tpot_p99_ms"], at.tpot_p99 * 1e3, "ms",
-                        run["server"]["source"], "latency"))
+                        run["server"]["source"], "latency",
+                        load.format(f"{same.tpot_p99 * 1e3:,.1f} ms, "
+                                    f"{same.tpot_p99 * 1e3 / run['server']['tpot_p99_ms'] - 1:+.0%}")))
     return out
 
 
@@ -351,12 +367,14 @@ def render(table: list[dict[str, Any]], sens: dict[str, Any]) -> list[str]:
         out.append(f"| {r['name']} | {_fmt(r['measured'])} | {_fmt(r['predicted'])} | "
                    f"{r['unit']} | {r['error']:+.1%} | {'yes' if r['within_target'] else 'no'} |")
     out += ["", "### Why serving rows miss", ""]
-    seen: dict[str, list[str]] = {}
+    seen: dict[str, list[tuple[str, str]]] = {}
     for r in table:
-        if "why" in r:
-            seen.setdefault(r["why"], []).append(r["name"])
-    for why, names in seen.items():
-        out.append(f"* {len(names)} rows ({names[0]}, ...): {why}.")
+        if "why" in r:   # the reason, then what this row's own figures add (" (here: ...)")
+            reason, _, detail = r["why"].partition(" (here")
+            seen.setdefault(reason, []).append((r["name"], detail.rstrip(")").lstrip(": ")))
+    for why, named in seen.items():
+        out.append(f"* {len(named)} rows: {why}.")
+        out += [f"  * {name}{': ' + detail if detail else ''}" for name, detail in named]
     out += ["", f"### What the assumptions do ({sens['run']})", "",
             "Every prompt one length (the benchmark's lengths are a third-party extraction, "
             "MLCommons publishes none; 48 to 1,023 tokens, mean 222), Offline tokens/s per GPU "
