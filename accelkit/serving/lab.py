@@ -29,12 +29,13 @@ down) finds. Runs are kept (a learner moving back to a value re-prices without s
 again).
 
 Speed, measured (``benchmarks/bench_widgets.py decision``, the course's 2-core machine with
-other work on it, load average about 2; every cache cleared before each control): a move
-simulates 7 to 11 replicas of 200 requests (about 4 ms each) beside fourteen closed-form
-estimates, where the five-load curve it replaces simulated 84: CPU medians per control
-moved from 530-660 ms to about 55-70 ms for the prompt, output and precision controls (new
-groups and tables for every precision) and 30-35 ms for the users and the latency limit.
-The first three are still over the 50 ms budget on that machine.
+other work on it, load average 1.2-1.5; every cache cleared before each control): a move
+simulates 7 to 10 replicas of 200 requests (about 3-4 ms each) beside fourteen closed-form
+estimates, where the five-load curve it replaces simulated 84. CPU medians per control went
+from 530-690 ms to 43-50 ms for precision, 43-45 for the prompt, 37-40 for the output, 29-35
+for the users and 24-37 for the latency limit: within the 50 ms budget on a quiet machine,
+at its edge when others load it; a 4,000-token prompt is the slowest single move (about
+105-120 ms: its long prompts make the floor miss, and each replica count tried is a run).
 """
 
 from __future__ import annotations
