@@ -120,8 +120,9 @@ def fewest_replicas(model: str, chip: str, n: int, weights: DType, prompt: int, 
                     ) -> tuple[int, ServingResult, bool] | None:
     """A fleet whose replica, simulated at its share of ``rate``, meets both limits: the
     ``floor`` (the fewest replicas the steady state allows) if its simulation meets, else the
-    first from ``estimate`` up that meets (None if even ``most`` replicas, by default
-    :data:`MAX_REPLICAS`, miss: a search for a fleet cheaper than one in hand stops there). Each
+    ``estimate`` if it meets, else the fewest above it that meet, found by steps that double
+    and a bisection (None if even ``most`` replicas, by default :data:`MAX_REPLICAS`, miss: a
+    search for a fleet cheaper than one in hand stops there). Each
     replica count tried costs one simulation. When the floor misses and the estimate meets,
     the fewest that meet lie between them and are not searched (a replica count between costs
     a simulation each): the plan is then at most ``estimate - floor - 1`` replicas larger than
@@ -138,12 +139,29 @@ def fewest_replicas(model: str, chip: str, n: int, weights: DType, prompt: int, 
         return None
     if meets(floor):
         return floor, run(floor), True
-    start = r = max(estimate, floor + 1)
-    while r <= most:
+    start = max(estimate, floor + 1)
+    if start > most:
+        return None
+    if meets(start):
+        return start, run(start), start == floor + 1
+    # past the estimate: steps that double until one meets, then a bisection between the
+    # last miss and the first meet (a replica's percentiles fall as its share falls)
+    missed, r, step = start, start, 1
+    while True:
+        if r >= most:
+            return None
+        r = min(most, r + step)
+        step *= 2
         if meets(r):
-            return r, run(r), r > start or r == floor + 1
-        r += 1
-    return None
+            break
+        missed = r
+    while r - missed > 1:
+        mid = (r + missed) // 2
+        if meets(mid):
+            r = mid
+        else:
+            missed = mid
+    return r, run(r), True
 
 
 def group_sizes(m: models.Transformer, chip: chips.Chip, weights: DType, prompt: int,
