@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from accelkit import chips, models, roofline, tensor_parallel
+from accelkit import chips, collectives, models, roofline, tensor_parallel
 from accelkit.dtypes import DType
 
 
@@ -90,10 +90,23 @@ def affine(model: models.Transformer) -> bool:
     return not isinstance(model, models.MoETransformer)
 
 
-def chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType) -> tuple[float, float, float]:
-    """A group's pooled peak FLOP/s (in ``compute_dtype``), HBM bytes/s and HBM bytes."""
-    bandwidth = chip.require("hbm_bytes_per_second")
+#: The ceilings a step is priced at: the datasheet's peaks, or what kernels measurably reach
+#: (:meth:`accelkit.chips.Chip.achievable_flops`, ``achievable_hbm_bytes_per_second`` and, for
+#: the collectives, :func:`accelkit.collectives.at_bandwidth`; each with its source).
+CEILINGS = ("datasheet", "achievable")
+
+
+def chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType,
+               ceilings: str = "datasheet") -> tuple[float, float, float]:
+    """A group's pooled peak FLOP/s (in ``compute_dtype``), HBM bytes/s and HBM bytes: the
+    datasheet's, or with ``ceilings="achievable"`` the measured matmul and HBM ceilings."""
     hbm = float(chip.require("hbm_bytes"))
+    if ceilings == "achievable":
+        return (n_chips * chip.achievable_flops(compute_dtype),
+                n_chips * chip.achievable_hbm_bytes_per_second, n_chips * hbm)
+    if ceilings != "datasheet":
+        raise ValueError(f"ceilings must be one of {CEILINGS}, got {ceilings!r}")
+    bandwidth = chip.require("hbm_bytes_per_second")
     return n_chips * chip.peak_flops(compute_dtype), n_chips * bandwidth, n_chips * hbm
 
 
@@ -315,6 +328,29 @@ class IterationGroup:
         return timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
                       one + further * (tokens - 1.0))
 
+    def seconds_many(self, tokens: np.ndarray, logits: np.ndarray, pairs: np.ndarray,
+                     reads: np.ndarray) -> np.ndarray:
+        """:meth:`timing`'s seconds of many iterations at once (one per entry of the four
+        arrays of totals): one vectorised evaluation of :func:`timing` for a dense model
+        (estimates over many batches, :mod:`accelkit.serving.steady`), :meth:`seconds` one
+        by one for a mixture of experts."""
+        tokens, logits, pairs, reads = (np.asarray(a, dtype=float)
+                                        for a in (tokens, logits, pairs, reads))
+        if self.line is None:
+            return np.array([self.seconds(int(t), lo, p, r)
+                             for t, lo, p, r in zip(tokens, logits, pairs, reads)])
+        f0, f1, b0, b1 = self.line
+        flops = f0[:, None] + f1[:, None] * tokens
+        moved = b0[:, None] + b1[:, None] * tokens
+        for amount, (f, b) in ((logits - tokens, self.per_logit), (pairs - tokens, self.per_pair),
+                               (reads - tokens, self.per_read)):
+            flops = flops + f[:, None] * amount
+            moved = moved + b[:, None] * amount
+        peak, bandwidth, _ = self.rates
+        one, further = self.communication
+        return np.asarray(timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
+                                 one + further * (tokens - 1.0)).seconds)
+
     # -- the same rule, fast: what a simulator calls per iteration ---------------------------
 
     def _varies(self) -> np.ndarray:
@@ -322,7 +358,7 @@ class IterationGroup:
         return np.any([self.per_logit[0], self.per_logit[1], self.per_pair[0],
                        self.per_pair[1], self.per_read[0], self.per_read[1]], axis=0) != 0
 
-    def _chunk(self, index: int) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    def _chunk(self, index: int) -> tuple[list[float], list[tuple[list[float], list[float]]]]:
         """For token counts ``index·CHUNK`` to ``(index + 1)·CHUNK - 1``: the seconds of the
         operations that depend on the token count alone, with the collectives (the rule of
         :func:`timing`, one vectorised call), and for each other operation its compute and
@@ -353,11 +389,12 @@ class IterationGroup:
         for i in np.flatnonzero(varies):
             slope_f = self.per_logit[0][i] + self.per_pair[0][i] + self.per_read[0][i]
             slope_b = self.per_logit[1][i] + self.per_pair[1][i] + self.per_read[1][i]
-            others.append(((flops[i] - tokens * slope_f) / peak,
-                           (moved[i] - tokens * slope_b) / bandwidth))
+            others.append((((flops[i] - tokens * slope_f) / peak).tolist(),
+                           ((moved[i] - tokens * slope_b) / bandwidth).tolist()))
         if len(self._parts) > 4096:
             self._parts.clear()
-        self._parts[index] = found = (base, others)
+        # kept as Python floats: a simulator reads one entry per iteration
+        self._parts[index] = found = (base.tolist(), others)
         return found
 
     def _moe_line(self) -> tuple[int, tuple[np.ndarray, ...]]:
@@ -395,31 +432,35 @@ class IterationGroup:
     def _at(self, tokens: int) -> tuple[float, list[tuple[float, float]]]:
         base, others = self._chunk(tokens // _CHUNK)
         j = tokens % _CHUNK
-        return float(base[j]), [(float(c[j]), float(m[j])) for c, m in others]
+        return base[j], [(c[j], m[j]) for c, m in others]
 
     def seconds(self, tokens: int, logits: float, pairs: float, reads: float) -> float:
         """The iteration's seconds, as :meth:`timing` gives them (the same rule: what depends
         on the token count alone is evaluated for many counts at once and kept)."""
-        base, others = self._at(tokens)
-        total = base
-        for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
-            total += max(c0 + cl * logits + cp * pairs + cr * reads,
-                         m0 + ml * logits + mp * pairs + mr * reads, fixed)
+        bases, others = self._chunk(tokens // _CHUNK)
+        j = tokens % _CHUNK
+        total = bases[j]
+        for (cs, ms), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
+            total += max(cs[j] + cl * logits + cp * pairs + cr * reads,
+                         ms[j] + ml * logits + mp * pairs + mr * reads, fixed)
         return total
 
     def _run_lines(self, batch: int, pairs: float, reads: float
                    ) -> tuple[float, list[tuple[float, float, float, float, float]]]:
         """A pure-decode run: the seconds every iteration shares, and per other operation its
         compute and memory seconds as lines in the iteration index, and its fixed cost."""
-        base, others = self._at(batch)
+        bases, others = self._chunk(batch // _CHUNK)
+        j = batch % _CHUNK
+        base = bases[j]
         lines = []
-        for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
-            compute = (c0 + cl * batch + cp * pairs + cr * reads, (cp + cr) * batch)
-            memory = (m0 + ml * batch + mp * pairs + mr * reads, (mp + mr) * batch)
-            if compute[1] == 0.0 and memory[1] == 0.0:
-                base += max(compute[0], memory[0], fixed)   # the same every iteration
+        for (cs, ms), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
+            c0 = cs[j] + cl * batch + cp * pairs + cr * reads
+            m0 = ms[j] + ml * batch + mp * pairs + mr * reads
+            c1, m1 = (cp + cr) * batch, (mp + mr) * batch
+            if c1 == 0.0 and m1 == 0.0:
+                base += max(c0, m0, fixed)   # the same every iteration
             else:
-                lines.append((*compute, *memory, fixed))
+                lines.append((c0, c1, m0, m1, fixed))
         return base, lines
 
     def decode_run_seconds(self, batch: int, pairs: float, reads: float, start: int,
@@ -434,16 +475,46 @@ class IterationGroup:
         base, lines = self._run_lines(batch, pairs, reads)
         return base * (stop - start) + sum(_sum_max(*line, start, stop) for line in lines)
 
+    def run_seconds(self, tokens: int, logits: float, pairs: float, reads: float,
+                    pairs_step: float, reads_step: float, steps: int) -> float:
+        """Seconds of ``steps`` consecutive iterations with ``tokens`` and ``logits`` each,
+        whose pairs and reads start at ``pairs`` and ``reads`` and grow by ``pairs_step`` and
+        ``reads_step`` an iteration (a prompt's chunks of a fixed size beside a fixed set of
+        decodes: :mod:`accelkit.serving.engine`). Exactly the sum of :meth:`seconds` over
+        them, in closed form."""
+        if steps <= 0:
+            return 0.0
+        base, others = self._at(tokens)
+        total = base * steps
+        for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
+            total += _sum_max(c0 + cl * logits + cp * pairs + cr * reads,
+                              cp * pairs_step + cr * reads_step,
+                              m0 + ml * logits + mp * pairs + mr * reads,
+                              mp * pairs_step + mr * reads_step, fixed, 0, steps)
+        return total
+
     def decode_run_steps(self, batch: int, pairs: float, reads: float, seconds: float,
                          limit: int) -> tuple[int, float]:
         """The fewest iterations (at most ``limit``) of such a run that take at least ``seconds``
         together, and their seconds (``limit`` and its seconds if even those fall short)."""
         base, lines = self._run_lines(batch, pairs, reads)
 
-        def total(k: int) -> float:
-            return base * k + sum(_sum_max(*line, 0, k) for line in lines)
+        if len(lines) == 1:     # the usual case (attention alone grows with the context)
+            line = lines[0]
 
-        first = total(1)
+            def total(k: int) -> float:
+                return base * k + _sum_max(*line, 0, k)
+        else:
+            def total(k: int) -> float:
+                return base * k + sum(_sum_max(*line, 0, k) for line in lines)
+
+        def one(k: int) -> float:   # iteration k's seconds alone
+            total = base
+            for c0, c1, m0, m1, fixed in lines:
+                total += max(c0 + c1 * k, m0 + m1 * k, fixed)
+            return total
+
+        first = one(0)
         if first >= seconds or limit <= 1:
             return (1, first) if limit >= 1 else (0, 0.0)
         # Iterations never get shorter, so the answer lies between seconds over the last
@@ -452,7 +523,7 @@ class IterationGroup:
         whole = total(high)
         if whole < seconds:
             return high, whole   # only when high == limit
-        last = whole - total(high - 1)
+        last = one(high - 1)
         low = max(1, min(high - 1, int(seconds // last)))
         if total(low) >= seconds:
             low = 1
@@ -499,14 +570,21 @@ def _sum_max(c0: float, c1: float, m0: float, m1: float, fixed: float, start: in
     return total
 
 
-def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
-                    formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
-                    split: str, per_op_overhead: float) -> IterationGroup:
-    """The :class:`IterationGroup` of checked arguments (the group itself checked here)."""
-    tensor_parallel.check_group(m, chip, n_chips, split)
-    weight, kv, _ = formats
-    copies = tensor_parallel.copies(m, n_chips, split)
+@lru_cache(maxsize=256)
+def iteration_shape(m: models.Transformer, weight: DType, kv: DType,
+                    conventions: tuple[str, bool, bool], copies: int
+                    ) -> tuple[tuple[np.ndarray, ...] | None, tuple[np.ndarray, np.ndarray],
+                               tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray],
+                               np.ndarray, np.ndarray]:
+    """What an iteration's operations are, whatever the chip: the token part's lines (None for
+    a mixture of experts), the FLOPs and bytes per pair, per read and per logit row, which
+    operations are attention and how many kernels each runs (:class:`IterationGroup`). Arrays
+    read-only.
 
+    Cached, as :func:`decode_shape`: the decision lab prices fourteen groups of one model and
+    format on every move, each of which would read the model's operations nine times (about
+    0.5 ms a group).
+    """
     def at(batch: int, tokens: int, context: int, phase: str, mask: str | None = None
            ) -> tuple[np.ndarray, np.ndarray]:
         conv = conventions if mask is None else (mask, *conventions[1:])
@@ -539,13 +617,29 @@ def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
     arrays = [is_attention, counts, *per_pair, *per_read, *per_logit, *(line or ())]
     for array in arrays:
         array.flags.writeable = False
-    comm_one, network = tensor_parallel.communication_seconds(m, chip, n_chips, 1.0, weight)
-    comm_two, _ = tensor_parallel.communication_seconds(m, chip, n_chips, 2.0, weight)
+    return line, (per_logit[0], per_logit[1]), per_pair, per_read, is_attention, counts
+
+
+def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
+                    formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
+                    split: str, per_op_overhead: float,
+                    ceilings: str = "datasheet") -> IterationGroup:
+    """The :class:`IterationGroup` of checked arguments (the group itself checked here), its
+    kernels and collectives at ``ceilings`` (:data:`CEILINGS`)."""
+    tensor_parallel.check_group(m, chip, n_chips, split)
+    weight, kv, _ = formats
+    copies = tensor_parallel.copies(m, n_chips, split)
+    line, per_logit, per_pair, per_read, is_attention, counts = iteration_shape(
+        m, weight, kv, conventions, copies)
+    rates = chip_rates(chip, n_chips, formats[2], ceilings)
+    links = collectives.at_bandwidth(chip, ceilings)
+    comm_one, network = tensor_parallel.communication_seconds(m, links, n_chips, 1.0, weight)
+    comm_two, _ = tensor_parallel.communication_seconds(m, links, n_chips, 2.0, weight)
     return IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
-                          (per_logit[0], per_logit[1]), per_pair, per_read, counts,
-                          is_attention, (comm_one, comm_two - comm_one), network,
-                          chip_rates(chip, n_chips, formats[2]))
+                          per_logit, per_pair, per_read, counts, is_attention,
+                          (comm_one, comm_two - comm_one), network, rates)
 
 
-__all__ = ["DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates", "decode_group",
-           "decode_line", "decode_shape", "iteration_group", "operation_arrays", "timing"]
+__all__ = ["CEILINGS", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates",
+           "decode_group", "decode_line", "decode_shape", "iteration_group", "iteration_shape",
+           "operation_arrays", "timing"]

@@ -1,5 +1,7 @@
 """How fast the serving simulation runs: 10,000 requests per configuration (target <= 1 s), a
-capacity search, and a decision-lab move (target <= 50 ms median).
+capacity search, a decision-lab move (target <= 50 ms median), and building lesson 08's
+serving widget (every load curve it draws is simulated when it is built: 3 prompt lengths x 3
+schedulers x an Offline run and 8 loads, 1,000 requests each).
 
 Run: ``python benchmarks/bench_serving.py``. CPU time (``time.process_time``) is what is
 compared with the targets: the machine is shared, so the wall clock also counts waiting for a
@@ -108,6 +110,13 @@ def main() -> int:
         flag = "  OVER" if statistics.median(times) > TARGET_MOVE_MS else ""
         print(f"  {knob:<14} median {statistics.median(times):7.1f} ms, max {max(times):7.1f} "
               f"ms CPU (each a first visit){flag}")
+
+    from accelkit import widgets
+    _clear()
+    started, cpu = time.perf_counter(), time.process_time()
+    widgets.serving_load_explorer()
+    print(f"\nlesson 08's serving_load_explorer built in {time.process_time() - cpu:.2f} s CPU, "
+          f"{time.perf_counter() - started:.2f} s wall (81 simulations of 1,000 requests)")
     return 0 if not over else 1
 
 

@@ -24,24 +24,35 @@ def _ok(rows):
 def test_chatbot_fleet_for_a_thousand_users():
     """The scenario serves 1,000 users, each sending a message every 30 s on average, so about
     33 requests a second arrive; the plan is the cheapest fleet whose 99th-percentile TTFT stays
-    within 2 s and TPOT within 50 ms; one replica simulated at five loads, from a fifth to nine
-    tenths of the most it can take, 200 requests each."""
+    within 2 s and TPOT within 50 ms; one replica simulated at its share of the arrivals, 200
+    requests, from the steady state's fewest replicas up until it meets both limits."""
     s = scenarios.get("chatbot")
     prose.check("10", "The scenario serves {} users, each sending a message every {} s", s.users,
                 s.interval_seconds)
     prose.check("10", "so about {} requests a second arrive", s.users / s.interval_seconds)
     prose.check("10", "whose 99th-percentile time to first token stays within {} s", s.ttft_ms / 1e3)
     prose.check("10", "time per output token stays within {} ms", s.latency_ms)
-    assert ak.serving.lab.FRACTIONS[0] == 0.2 and ak.serving.lab.FRACTIONS[-1] == 0.9
-    assert len(ak.serving.lab.FRACTIONS) == 5
-    prose.check("10", "one replica is simulated at {} loads", len(ak.serving.lab.FRACTIONS))
-    prose.check("10", "nine tenths of it, {} requests each", ak.serving.lab.REQUESTS)
+    prose.check("10", "one replica is simulated with that share, {} requests",
+                ak.serving.lab.REQUESTS)
     for chip in ("TPU v5e", "H100", "B200"):
         o = scenarios.evaluate("chatbot", chip)
         assert o.plan.usd_per_hour == pytest.approx(o.plan.n_chips * o.usd_per_hour)
         assert o.usd_per_million == pytest.approx(
             o.plan.usd_per_hour / (s.users / s.interval_seconds * s.output_tokens * 3600) * 1e6)
         assert o.ttft_p99_seconds <= s.ttft_ms / 1e3 and o.tpot_p99_seconds <= s.latency_ms / 1e3
+        # the plan is no smaller than the steady state's floor, and its replica's simulation
+        # at its share of the arrivals gives the percentiles the table prints
+        state = ak.serving.steady_state(s.model, chip, n_chips=o.n_chips,
+                                        prompt_tokens=s.prompt_tokens,
+                                        output_tokens=s.output_tokens)
+        floor, _ = ak.serving.lab.fleet_bounds(state, s.users / s.interval_seconds,
+                                               s.ttft_ms / 1e3, s.latency_ms / 1e3)
+        assert o.plan.replicas >= floor
+        run = ak.serving.simulate(s.model, chip, n_chips=o.n_chips,
+                                  arrival_rate=o.plan.rate_per_replica,
+                                  requests=ak.serving.lab.REQUESTS,
+                                  prompt_tokens=s.prompt_tokens, output_tokens=s.output_tokens)
+        assert (run.ttft_p99, run.tpot_p99) == (o.ttft_p99_seconds, o.tpot_p99_seconds)
 
 
 def test_a_99th_percentile_of_200_requests_is_uncertain_by_about_a_percentile():

@@ -176,30 +176,37 @@ def test_a_lone_request_matches_a_closed_form_on_published_figures():
     assert r.tpot_seconds[0] == pytest.approx(decode, rel=0.02)
 
 
-def _curve_of(key, chip, n, precision="bf16", **knobs):
-    s = dataclasses.replace(sc.get(key), **knobs)
-    return ak.serving.load_curve(s.model, chip, n_chips=n, prompt_tokens=s.prompt_tokens,
-                                 output_tokens=s.output_tokens,
-                                 requests=ak.serving.lab.REQUESTS,
-                                 fractions=ak.serving.lab.FRACTIONS, weight_dtype=precision,
-                                 compute_dtype="bf16")
+def _replica_run(s, chip, n, rate):
+    return ak.serving.simulate(s.model, chip, n_chips=n, arrival_rate=rate,
+                               requests=ak.serving.lab.REQUESTS, prompt_tokens=s.prompt_tokens,
+                               output_tokens=s.output_tokens, weight_dtype=s.precision,
+                               compute_dtype="bf16")
 
 
-def test_the_chatbot_is_sized_by_its_replicas_load_curve():
-    """users / interval requests a second; the fewest replicas that keep each at or below the
-    highest simulated load meeting both p99 limits; the table's percentiles are that curve's at
-    the plan's load; $/h and $/M are the fleet's."""
+def test_the_chatbot_is_sized_from_its_replicas_steady_state_and_simulation():
+    """users / interval requests a second; at least the steady state's floor of replicas, the
+    first whose replica, simulated at its share, meets both p99 limits (one fewer misses, or is
+    below the floor); the table's percentiles are that simulation's; $/h and $/M are the
+    fleet's."""
     s = sc.get("chatbot")
     rate = s.users / s.interval_seconds
+    limits = dict(ttft_p99_seconds=s.ttft_ms / 1e3, tpot_p99_seconds=s.latency_ms / 1e3)
     for chip in ("TPU v5e", "H100", "B200"):
         o = sc.evaluate("chatbot", chip)
-        curve = _curve_of("chatbot", chip, o.n_chips)
-        top = curve.max_rate(ttft_p99_seconds=s.ttft_ms / 1e3, tpot_p99_seconds=s.latency_ms / 1e3)
-        assert o.plan.replicas == math.ceil(rate / top)
-        assert o.plan.n_chips == o.plan.replicas * o.n_chips
-        assert o.plan.rate_per_replica == pytest.approx(rate / o.plan.replicas)
-        assert o.ttft_p99_seconds == pytest.approx(np.interp(o.plan.rate_per_replica, curve.rates,
-                                                             curve.ttft_p99))
+        state = ak.serving.steady_state(s.model, chip, n_chips=o.n_chips,
+                                        prompt_tokens=s.prompt_tokens,
+                                        output_tokens=s.output_tokens)
+        floor, estimate = ak.serving.lab.fleet_bounds(state, rate, *limits.values())
+        assert 1 <= floor <= estimate
+        r = o.plan.replicas
+        assert r >= floor
+        run = _replica_run(s, chip, o.n_chips, rate / r)
+        assert run.meets(**limits)
+        if r > floor and "was not simulated" not in o.note:
+            assert not _replica_run(s, chip, o.n_chips, rate / (r - 1)).meets(**limits)
+        assert o.plan.n_chips == r * o.n_chips
+        assert o.plan.rate_per_replica == pytest.approx(rate / r)
+        assert (o.ttft_p99_seconds, o.tpot_p99_seconds) == (run.ttft_p99, run.tpot_p99)
         assert o.ttft_p99_seconds <= s.ttft_ms / 1e3 and o.tpot_p99_seconds <= s.latency_ms / 1e3
         assert o.meets_latency and o.feasible
         price = ak.chips.get(chip).usd_per_hour
@@ -335,9 +342,9 @@ def test_unavailable_is_decided_by_the_error_type_not_its_wording():
 def test_serving_cache_follows_the_one_precision_rule():
     # int8 weights: the cache defaults to bf16 in the scenario exactly as in the simulation.
     o = sc.evaluate("chatbot", "H100", n_chips=8, precision="int8")
-    curve = _curve_of("chatbot", "H100", 8, precision="int8")
-    assert o.ttft_p99_seconds == pytest.approx(np.interp(o.plan.rate_per_replica, curve.rates,
-                                                         curve.ttft_p99))
+    run = _replica_run(dataclasses.replace(sc.get("chatbot"), precision="int8"), "H100", 8,
+                       o.plan.rate_per_replica)
+    assert o.ttft_p99_seconds == run.ttft_p99
     bf16 = ak.serving.simulate("llama-3-70b", "H100", n_chips=8, arrival_rate=1.0, requests=1,
                                prompt_tokens=1000, output_tokens=2, weight_dtype="int8",
                                kv_dtype="bf16")

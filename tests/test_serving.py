@@ -407,3 +407,18 @@ def test_capacity_plan_docstring_names_the_serving_simulation():
     """capacity.plan stays as the steady-state bound and says how it relates."""
     doc = ak.capacity.plan.__doc__ or ""
     assert "accelkit.serving.capacity" in doc and "steady state" in doc
+
+
+def test_achievable_ceilings_are_slower_than_the_datasheet_and_named():
+    """ceilings="achievable" prices every kernel at the catalog's measured matmul and HBM
+    ceilings (below the datasheet's), so the same requests take longer; a bad value is named."""
+    common = dict(arrival_rate=2.0, requests=200, prompt_tokens=1000, output_tokens=100)
+    peak = ak.serving.simulate("llama-3-8b", "H100", **common)
+    real = ak.serving.simulate("llama-3-8b", "H100", ceilings="achievable", **common)
+    assert real.tpot_p50 > peak.tpot_p50 and real.ttft_p50 > peak.ttft_p50
+    c = ak.chips.get("H100")
+    decode = c.hbm_bytes_per_second / c.achievable_hbm_bytes_per_second
+    # a memory-bound decode slows by the bandwidth's ratio, at most (attention at batch ~1)
+    assert real.tpot_p50 / peak.tpot_p50 == pytest.approx(decode, rel=0.05)
+    with pytest.raises(ValueError, match="ceilings"):
+        ak.serving.simulate("llama-3-8b", "H100", ceilings="peak", **common)

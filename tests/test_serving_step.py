@@ -152,3 +152,35 @@ def test_the_group_is_checked_as_decode_groups_are():
         _group("llama-3-8b", "L4", 2)
     g = _group("llama-3-8b", "H100", 1)
     assert not g.per_pair[0].flags.writeable and np.isfinite(g.counts).all()
+
+
+@pytest.mark.parametrize("model, chip, n", GROUPS)
+def test_many_iterations_at_once_are_the_rule(model, chip, n):
+    """seconds_many (the steady-state estimate's vectorised pricing) equals timing() on each
+    iteration, decodes, prompts and mixes alike."""
+    g = _group(model, chip, n)
+    tokens = np.array([1, 9, 250, 1300, 4097])
+    logits = np.array([1, 9, 3, 17, 100])
+    pairs = tokens * 700.0 + 5
+    reads = tokens * 650.0 + 3
+    many = g.seconds_many(tokens, logits, pairs, reads)
+    for i in range(tokens.size):
+        one = g.timing(int(tokens[i]), logits[i], pairs[i], reads[i]).seconds
+        assert many[i] == pytest.approx(float(one), rel=1e-12)
+
+
+@pytest.mark.parametrize("model, chip, n", GROUPS)
+def test_a_run_of_chunks_is_the_sum_of_its_iterations(model, chip, n):
+    """run_seconds (the engine's closed-form run of a prompt's chunks beside fixed decodes)
+    equals seconds() summed over the iterations, pairs and reads growing each step."""
+    g = _group(model, chip, n)
+    decodes, chunk, done, context = 37, 475, 1200, 900
+    steps = 9
+    pairs0 = decodes * (context + 1) + g.pairs(chunk, done)
+    reads0 = decodes * (context + 1) + done + chunk
+    pairs_step = decodes + g.pairs(chunk, done + chunk) - g.pairs(chunk, done)
+    one_by_one = sum(g.seconds(decodes + chunk, decodes, pairs0 + j * pairs_step,
+                               reads0 + j * (decodes + chunk)) for j in range(steps))
+    assert g.run_seconds(decodes + chunk, decodes, pairs0, reads0, pairs_step, decodes + chunk,
+                         steps) == pytest.approx(one_by_one, rel=1e-12)
+    assert g.run_seconds(decodes + chunk, decodes, pairs0, reads0, pairs_step, 1.0, 0) == 0.0

@@ -15,8 +15,9 @@ exactly :func:`accelkit.inference.prefill` and :func:`accelkit.inference.decode_
 iteration is one of those), so the simulator adds queueing and scheduling, not a second cost
 model. :func:`capacity` searches for the cheapest fleet whose simulation meets a TTFT and a
 TPOT limit at their 99th percentiles; :func:`load_curve` simulates one replica at a ladder
-of loads (lesson 08's widget, and the decision lab's cheaper plan); :func:`accelkit.capacity.plan`
-remains the steady-state estimate.
+of loads (lesson 08's widget); :func:`steady_state` is one replica's closed-form estimate under
+Poisson load (the decision lab starts its search from it); :func:`accelkit.capacity.plan`
+remains the fleet's steady-state estimate with no arrivals.
 
 **Metrics** are vLLM's and MLPerf's (:mod:`accelkit.serving.result`): TTFT from arrival to the
 first token, queueing included; TPOT per request ``(latency - TTFT) / (output tokens - 1)``;
@@ -78,6 +79,13 @@ percentiles over requests; goodput the requests per second meeting every limit.
 * **Mixtures of experts** decode expert-parallel: on a group the routed experts are spread over
   the chips with two all-to-alls per MoE layer (:mod:`accelkit.tensor_parallel`), and each
   iteration reads the experts its tokens are routed to.
+* ``ceilings``: ``"datasheet"`` (default: every kernel at the datasheet peak and full HBM
+  bandwidth, as :func:`accelkit.inference.decode_step` prices it) or ``"achievable"``: matmuls
+  at the catalog's measured ceiling for the arithmetic format
+  (:meth:`accelkit.chips.Chip.achievable_flops`, mamf-finder's brute-force search), bytes at
+  its achievable HBM bandwidth and the tensor-parallel collectives at the measured bus
+  bandwidth (:func:`accelkit.collectives.at_bandwidth`), each sourced in the catalog; the
+  validation rows run at these (``validation/serving.py``).
 * ``dispatch``: ``"round_robin"`` (default) or ``"random"`` over the replicas;
   ``max_batch``: sequences per replica (beams count one each; NVIDIA's MLPerf configs call it
   ``gpu_batch_size``); ``weight_dtype``, ``kv_dtype``, ``compute_dtype``, ``kv_cache_split``,
@@ -94,7 +102,8 @@ from accelkit.serving.plan import NoServingPlan, ServingPlan, capacity
 from accelkit.serving.result import ServingResult
 from accelkit.serving.simulation import (BLOCK_TOKENS, DISPATCH, KV_LINKS, KV_POLICIES,
                                          MAX_REQUESTS, SCHEDULERS, arrivals, lengths, simulate)
+from accelkit.serving.steady import SteadyState, steady_state
 
 __all__ = ["BLOCK_TOKENS", "CurvePlan", "DISPATCH", "FRACTIONS", "KV_LINKS", "KV_POLICIES",
-           "LoadCurve", "MAX_REQUESTS", "NoServingPlan", "SCHEDULERS", "ServingPlan", "ServingResult", "arrivals", "capacity",
-           "lengths", "load_curve", "simulate"]
+           "LoadCurve", "MAX_REQUESTS", "NoServingPlan", "SCHEDULERS", "ServingPlan", "ServingResult", "SteadyState",
+           "arrivals", "capacity", "lengths", "load_curve", "simulate", "steady_state"]

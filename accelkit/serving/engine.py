@@ -99,6 +99,9 @@ class _Replica:
         self.residue = [0] * engine.block_tokens   # Σ w by residue of o
         self.residue_sum = 0
         self.prefill_blocks = 0
+        self.version = 0                       # bumped whenever the blocks held change
+        self.free_key = (-1, -1)               # (tau, version) of the free count kept
+        self.free_count = 0
         self.held_requests = 0                 # requests admitted and not finished
         self.queued = 0.0
         self.held = 0.0
@@ -121,7 +124,23 @@ class _Replica:
         return total + sum(w[b + 1 - s:])
 
     def free_blocks(self) -> int:
-        return self.e.kv_blocks - self.blocks_held(self.tau) - self.prefill_blocks
+        """Blocks free for the iteration at ``tau`` (kept until the blocks held change: the
+        loop asks at every event, before admitting and before a decode run)."""
+        key = (self.tau, self.version)
+        if key != self.free_key:
+            self.free_key, self.free_count = key, self.count_free()
+        return self.free_count
+
+    def count_free(self) -> int:
+        # blocks_held(self.tau), inlined
+        b = self.e.block_tokens
+        q, s = divmod(self.tau, b)
+        held = self.const + self.residue_sum * (q + 1)
+        if s == 0:
+            held -= self.residue[0]
+        elif s > 1:
+            held += sum(self.residue[b + 1 - s:])
+        return self.e.kv_blocks - held - self.prefill_blocks
 
     def reservation(self, prompt: int, remaining: int, width: int, has_kv: bool = False
                     ) -> int:
@@ -150,6 +169,7 @@ class _Replica:
             const, w_growth = (0 if width == 1 else _ceil(prompt, b)), width
         key = self.key
         self.key += 1
+        self.version += 1
         self.running[key] = (rid, width, a, finish, const, q, r, w_growth)
         heapq.heappush(self.heap, (finish, key))
         self.tokens += width
@@ -160,6 +180,7 @@ class _Replica:
 
     def leave(self, key: int) -> tuple:
         entry = self.running.pop(key)
+        self.version += 1
         _, width, a, _, const, q, r, w_growth = entry
         self.tokens -= width
         self.sum_a1 -= width * (a + 1)
@@ -203,6 +224,8 @@ class _Replica:
             self.next_arrival += 1
 
     def sequences(self) -> int:
+        if not self.prefilling:
+            return self.tokens
         return self.tokens + sum(p[5] for p in self.prefilling)
 
     def admit(self, budget_left: float) -> float:
@@ -236,6 +259,7 @@ class _Replica:
             self.queued += self.t - since
             self.held_requests += 1
             self.prefill_blocks += need
+            self.version += 1
             self.prefilling.append([rid, hit, prompt, remaining, need, width])
             if e.token_budget is not None:
                 budget_left -= todo if not e.chunked_prefill else min(todo, budget_left)
@@ -280,7 +304,46 @@ class _Replica:
             self.prefilling = [p for p in self.prefilling if id(p) not in ended]
             for rid, _, prompt, remaining, blocks, width in finishing:
                 self.prefill_blocks -= blocks
+                self.version += 1
                 self.prefilled(rid, prompt, remaining, width, blocks)
+
+    def chunk_run(self) -> bool:
+        """Chunked prefill of one long prompt beside a fixed set of decodes: iterations that
+        each take a full chunk (the budget less the decode tokens), until the next event (a
+        decode finishing, the cache running short, the prompt's last chunk), summed in closed
+        form. No request can join meanwhile (the prompt still pending fills the budget). False,
+        having done nothing, when fewer than two such iterations are ahead."""
+        e, g = self.e, self.g
+        if (len(self.prefilling) != 1 or e.token_budget is None or not e.chunked_prefill
+                or self.has_kv):
+            return False
+        rid, done, prompt, remaining, blocks, width = self.prefilling[0]
+        decodes = self.tokens
+        chunk = e.token_budget - decodes
+        left = prompt - done
+        if chunk <= 0 or left <= chunk:
+            return False
+        steps = (left - 1) // chunk       # each leaves at least one token for later
+        if steps < 2:
+            return False
+        while self.heap and self.heap[0][1] not in self.running:
+            heapq.heappop(self.heap)
+        if self.heap:
+            steps = min(steps, self.heap[0][0] - self.tau)
+        if e.kv_policy == "preempt":
+            steps = min(steps, e.block_tokens * (self.free_blocks() // max(1, decodes)) + 1)
+        if steps < 2:
+            return False
+        decode_pairs = self.sum_a1 + decodes * self.tau
+        seconds = g.run_seconds(decodes + chunk, decodes,
+                                decode_pairs + g.pairs(chunk, done),
+                                decode_pairs + done + chunk,
+                                decodes + g.pairs(chunk, done + chunk) - g.pairs(chunk, done),
+                                decodes + chunk, steps)
+        self.advance(seconds, steps)
+        self.prefilling[0][1] = done + steps * chunk
+        self.complete_decodes()
+        return True
 
     def prefilled(self, rid: int, prompt: int, remaining: int, width: int, blocks: int) -> None:
         """A prompt's last chunk ran: its logits give the next token."""
@@ -330,10 +393,16 @@ class _Replica:
 
     def run(self) -> Trace:
         static = self.e.scheduler == "static"
+        preempting = self.e.kv_policy == "preempt"
+        arrivals, n = self.arrivals, self.n
+        chunking = self.e.chunked_prefill
         while True:
-            self.arrive()
-            self.peak = max(self.peak, self.sequences())
-            if self.e.kv_policy == "preempt":
+            if self.next_arrival < n and arrivals[self.next_arrival] <= self.t:
+                self.arrive()
+            held = self.sequences()
+            if held > self.peak:
+                self.peak = held
+            if preempting and self.running and self.free_blocks() < 0:
                 self.preempt_if_short()
             if static:
                 if not self.running and not self.prefilling and self.waiting:
@@ -345,7 +414,8 @@ class _Replica:
                               - self._prefill_tokens_pending())
                     self.admit(budget)
             if self.prefilling:
-                self.iteration()
+                if not (chunking and self.chunk_run()):
+                    self.iteration()
             elif self.running:
                 self.decode_run()
             elif self.next_arrival < self.n:
@@ -376,6 +446,9 @@ class _Speculative(_Replica):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.seqs: dict[int, list[int]] = {}   # key -> [rid, context, remaining, reserved]
+
+    def free_blocks(self) -> int:
+        return self.count_free()   # its sequences change the blocks held without a version
 
     def join(self, rid: int, context: int, remaining: int, width: int, prompt: int,
              reserved: int) -> None:

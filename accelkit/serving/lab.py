@@ -3,28 +3,39 @@
 
 * **A service** (users and latency limits): ``users`` people, each sending a request every
   ``interval_seconds`` on average (they read the answer and type the next question: an
-  assumption the scenario names), make ``users / interval_seconds`` Poisson arrivals a second.
-  For each group size tried (``n_chips``, or the two smallest tensor-parallel groups that hold
-  the weights and a request), one replica's :func:`accelkit.serving.load_curve` sizes the fleet
-  (:meth:`~accelkit.serving.LoadCurve.plan`: the fewest replicas that keep each under the
-  highest load that met both 99th-percentile limits); the cheapest fleet wins, and one replica
-  is read at the plan's rate for the percentiles the table shows (interpolated between the
-  simulated loads).
+  assumption the scenario names), make ``users / interval_seconds`` Poisson arrivals a second;
+  with requests dispatched at random each of ``R`` replicas sees Poisson arrivals at
+  ``1 / R`` of that rate, so the fleet meets a limit when one replica does at its share. For
+  each group size tried (``n_chips``, or the two smallest tensor-parallel groups that hold the
+  weights and a request), the replica's closed-form steady state
+  (:func:`accelkit.serving.steady_state`) gives a **floor**: fewer replicas would load each
+  past the rate where even its mean TPOT exceeds the limit, or past saturation (a long run
+  would miss the limit; a run of :data:`REQUESTS` may not show it yet, since it starts with an
+  empty replica). One replica is simulated at its share with the floor's replicas; if it misses
+  a limit, the estimate's 99th percentile proposes a larger fleet and a bisection between the
+  two finds the fewest replicas whose simulation meets both limits. The group sizes are tried
+  in the order of their estimated fleets (ties to the smaller group), and a later one is
+  searched only over fleets of fewer chips than the best simulated one (not at all when even
+  its floor needs as many): the cheapest fleet wins, and of two with as many chips the one
+  tried first. The percentiles the table shows are its replica's simulation.
 * **A bulk job** (no users, no limits): one replica with every request queued at once, the
   group size with the lowest cost per token.
 
 Sizes, said where they matter: :data:`REQUESTS` requests a run, so a 99th percentile is
-uncertain by about ±1.4 ranks (between the 98.3rd and 99.7th percentiles, roughly); the curve
-is simulated at :data:`FRACTIONS` of saturation, so a plan may be a replica larger than the
-exact search of :func:`accelkit.serving.capacity` finds. Runs are kept (a learner moving the
-users, the latency limit or the price re-prices without simulating again).
+uncertain by about ±1.4 ranks (between the 98.3rd and 99.7th percentiles, roughly); the
+floor is a steady-state figure, so the plan can be a replica larger than
+:func:`accelkit.serving.capacity` (which simulates whole fleets, from the throughput bound
+down) finds. Runs are kept (a learner moving back to a value re-prices without simulating
+again).
 
-Speed, measured (benchmarks/bench_widgets.py decision_explorer, the course's 2-core machine):
-moving the users, a latency limit, the price or the chart re-prices seven chips in 9-15 ms;
-a new prompt or output length or precision simulates 7 chips x 2 group sizes x 6 runs of
-200 requests, about 0.55 s on its first visit (10 ms when revisited). That misses the 50 ms
-budget on purpose: the lab's one answer is a simulated one, and fewer requests would make its
-99th percentiles noise.
+Speed, measured (``benchmarks/bench_widgets.py decision``, the course's 2-core machine with
+other work on it, load average 1.2-1.5; every cache cleared before each control): a move
+simulates 7 to 10 replicas of 200 requests (about 3-4 ms each) beside fourteen closed-form
+estimates, where the five-load curve it replaces simulated 84. CPU medians per control went
+from 530-690 ms to 43-50 ms for precision, 43-45 for the prompt, 37-40 for the output, 29-35
+for the users and 24-37 for the latency limit: within the 50 ms budget on a quiet machine,
+at its edge when others load it; a 4,000-token prompt is the slowest single move (about
+105-120 ms: its long prompts make the floor miss, and each replica count tried is a run).
 """
 
 from __future__ import annotations
@@ -33,32 +44,19 @@ import functools
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from accelkit import chips, dtypes, inference, models, tensor_parallel
 from accelkit.dtypes import DType
 from accelkit.outcomes import FleetPlan, ServingOutcome
-from accelkit.serving.curve import LoadCurve, load_curve
 from accelkit.serving.result import ServingResult
 from accelkit.serving.simulation import simulate
+from accelkit.serving.steady import SteadyState, steady_state
 
 #: Requests per simulated run in the lab (module docstring: the statistical error).
 REQUESTS = 200
 #: The most requests a bulk job's run queues at once.
 BULK_REQUESTS = 3000
-#: The loads each group size is simulated at, as fractions of its saturation rate.
-FRACTIONS = (0.2, 0.4, 0.6, 0.75, 0.9)
-
-
-@functools.lru_cache(maxsize=256)
-def _curve(model: str, chip: str, n: int, weights: DType, prompt: int, output: int
-           ) -> LoadCurve:
-    """One replica's load curve. Kept: the lab re-prices the same curves whenever a learner
-    moves the users, the latency limit or the price (benchmarks/bench_widgets.py
-    decision_explorer measures a move)."""
-    return load_curve(model, chip, n_chips=n, prompt_tokens=prompt, output_tokens=output,
-                      requests=REQUESTS, fractions=FRACTIONS, weight_dtype=weights,
-                      compute_dtype="bf16")
+#: The most replicas a search tries for one group size before it gives up.
+MAX_REPLICAS = 100_000
 
 
 @dataclass(frozen=True)
@@ -79,21 +77,12 @@ class _Point:
                    r.completed_per_second, r.throughput_tokens_per_second)
 
 
-def _at(curve: LoadCurve, rate: float) -> _Point:
-    """One replica's figures at ``rate``, interpolated between the loads its curve simulated
-    (below the lightest, that one's: an upper bound, since latency only rises with load)."""
-    def at(values: np.ndarray) -> float:
-        return float(np.interp(rate, curve.rates, values))
-    return _Point(at(curve.ttft_p50), at(curve.ttft_p99), at(curve.tpot_p50),
-                  at(curve.tpot_p99), at(curve.mean_batch), rate,
-                  rate * curve.mean_output_tokens)
-
-
 @functools.lru_cache(maxsize=512)
 def _run(model: str, chip: str, n: int, weights: DType, prompt: int, output: int,
          rate: float) -> ServingResult:
     """One replica at ``rate`` requests per second (``inf``: all at once, with enough requests
-    to fill the cache three times over, at most :data:`BULK_REQUESTS`). Kept as above."""
+    to fill the cache three times over, at most :data:`BULK_REQUESTS`). Kept: a learner moving
+    back to a value, or the price, re-prices without simulating again."""
     requests = REQUESTS
     if math.isinf(rate):
         kv = dtypes.activation_dtype(weights)
@@ -102,6 +91,77 @@ def _run(model: str, chip: str, n: int, weights: DType, prompt: int, output: int
     return simulate(model, chip, n_chips=n, arrival_rate=rate, requests=requests,
                     prompt_tokens=prompt, output_tokens=output, weight_dtype=weights,
                     compute_dtype="bf16")
+
+
+def _steady(m: models.Transformer, chip: chips.Chip, n: int, weights: DType, prompt: int,
+            output: int) -> SteadyState:
+    return steady_state(m, chip, n_chips=n, prompt_tokens=prompt, output_tokens=output,
+                        weight_dtype=weights, compute_dtype="bf16")
+
+
+def fleet_bounds(state: SteadyState, rate: float, ttft_limit: float, tpot_limit: float
+                 ) -> tuple[int, int] | None:
+    """The floor and the estimate (replicas) of the fleet for ``rate`` requests/s from one
+    replica's steady state (module docstring); None when even one request alone misses a
+    limit."""
+    floor = state.max_rate(ttft_p99_seconds=ttft_limit, tpot_p99_seconds=tpot_limit,
+                           percentile="mean")
+    if floor <= 0:
+        return None
+    guess = state.max_rate(ttft_p99_seconds=ttft_limit, tpot_p99_seconds=tpot_limit)
+    low = max(1, math.ceil(rate / floor * (1 - 1e-12)))
+    high = low if guess <= 0 else max(low, math.ceil(rate / guess * (1 - 1e-12)))
+    return low, high
+
+
+def fewest_replicas(model: str, chip: str, n: int, weights: DType, prompt: int, output: int,
+                    rate: float, ttft_limit: float, tpot_limit: float, floor: int,
+                    estimate: int, most: int = MAX_REPLICAS
+                    ) -> tuple[int, ServingResult, bool] | None:
+    """A fleet whose replica, simulated at its share of ``rate``, meets both limits: the
+    ``floor`` (the fewest replicas the steady state allows) if its simulation meets, else the
+    ``estimate`` if it meets, else the fewest above it that meet, found by steps that double
+    and a bisection (None if even ``most`` replicas, by default :data:`MAX_REPLICAS`, miss: a
+    search for a fleet cheaper than one in hand stops there). Each
+    replica count tried costs one simulation. When the floor misses and the estimate meets,
+    the fewest that meet lie between them and are not searched (a replica count between costs
+    a simulation each): the plan is then at most ``estimate - floor - 1`` replicas larger than
+    the fewest; the third value says whether one replica fewer is known to miss (the floor, or
+    one fewer simulated and missing), and the lab's note says when it is not."""
+    def run(r: int) -> ServingResult:
+        return _run(model, chip, n, weights, prompt, output, rate / r)
+
+    def meets(r: int) -> bool:
+        return run(r).meets(ttft_p99_seconds=ttft_limit, tpot_p99_seconds=tpot_limit)
+
+    most = min(most, MAX_REPLICAS)
+    if floor > most:
+        return None
+    if meets(floor):
+        return floor, run(floor), True
+    start = max(estimate, floor + 1)
+    if start > most:
+        return None
+    if meets(start):
+        return start, run(start), start == floor + 1
+    # past the estimate: steps that double until one meets, then a bisection between the
+    # last miss and the first meet (a replica's percentiles fall as its share falls)
+    missed, r, step = start, start, 1
+    while True:
+        if r >= most:
+            return None
+        r = min(most, r + step)
+        step *= 2
+        if meets(r):
+            break
+        missed = r
+    while r - missed > 1:
+        mid = (r + missed) // 2
+        if meets(mid):
+            r = mid
+        else:
+            missed = mid
+    return r, run(r), True
 
 
 def group_sizes(m: models.Transformer, chip: chips.Chip, weights: DType, prompt: int,
@@ -127,34 +187,21 @@ def outcome(key: str, model: str, chip: chips.Chip, *, n_chips: int | None, weig
     rate = users / interval_seconds if users is not None and service and interval_seconds \
         else None
     best: tuple[float, int, FleetPlan, _Point] | None = None
-    for n in sizes:
+    if service:
+        best = _service_plan(m, chip, sizes, weights, rate, prompt,  # type: ignore[arg-type]
+                             output, ttft_limit, tpot_limit,  # type: ignore[arg-type]
+                             usd_per_hour, notes)
+    for n in () if service else sizes:
         try:
-            if service:
-                curve = _curve(m.name, chip.name, n, weights, prompt, output)
-                cplan = curve.plan(rate, ttft_p99_seconds=ttft_limit,  # type: ignore[arg-type]
-                                   tpot_p99_seconds=tpot_limit)  # type: ignore[arg-type]
-                if cplan is None:
-                    notes.append(f"{n} chips a replica: even {curve.rates[0]:.2g} requests/s "
-                                 f"give TTFT p99 {curve.ttft_p99[0] * 1e3:,.0f} ms and TPOT p99 "
-                                 f"{curve.tpot_p99[0] * 1e3:,.1f} ms")
-                    continue
-                hourly = None if usd_per_hour is None else usd_per_hour * cplan.n_chips
-                tokens = rate * output  # type: ignore[operator]
-                plan = FleetPlan(cplan.replicas, n, cplan.n_chips, cplan.rate_per_replica,
-                                 hourly, None if hourly is None else
-                                 hourly / (tokens * 3600.0) * 1e6)
-                run = _at(curve, cplan.rate_per_replica)
-                key_ = (float(cplan.n_chips), n)
-            else:
-                run = _Point.of(_run(m.name, chip.name, n, weights, prompt, output, math.inf))
-                hourly = None if usd_per_hour is None else usd_per_hour * n
-                per_m = (None if hourly is None else
-                         hourly / (run.throughput_tokens_per_second * 3600.0) * 1e6)
-                plan = FleetPlan(1, n, n, run.completed_per_second, hourly, per_m)
-                key_ = (per_m if per_m is not None else n / run.throughput_tokens_per_second, n)
+            run = _Point.of(_run(m.name, chip.name, n, weights, prompt, output, math.inf))
         except (ValueError, chips.MissingFigureError) as why:
             notes.append(f"{n} chips a replica: {why}")
             continue
+        hourly = None if usd_per_hour is None else usd_per_hour * n
+        per_m = (None if hourly is None else
+                 hourly / (run.throughput_tokens_per_second * 3600.0) * 1e6)
+        plan = FleetPlan(1, n, n, run.completed_per_second, hourly, per_m)
+        key_ = (per_m if per_m is not None else n / run.throughput_tokens_per_second, n)
         if best is None or key_ < best[:2]:
             best = (*key_, plan, run)
     if best is None:
@@ -200,6 +247,53 @@ def outcome(key: str, model: str, chip: chips.Chip, *, n_chips: int | None, weig
         meets_latency=met, communication_seconds=step.communication_seconds, plan=plan)
 
 
+def _service_plan(m: models.Transformer, chip: chips.Chip, sizes: tuple[int, ...],
+                  weights: DType, rate: float, prompt: int, output: int, ttft_limit: float,
+                  tpot_limit: float, usd_per_hour: float | None, notes: list[str]
+                  ) -> tuple[float, int, FleetPlan, _Point] | None:
+    """The cheapest simulated fleet over the group sizes (module docstring), or None."""
+    bounds: list[tuple[int, int, int, int]] = []     # (estimated chips, n, floor, estimate)
+    for n in sizes:
+        try:
+            found = fleet_bounds(_steady(m, chip, n, weights, prompt, output), rate,
+                                 ttft_limit, tpot_limit)
+        except (ValueError, chips.MissingFigureError) as why:
+            notes.append(f"{n} chips a replica: {why}")
+            continue
+        if found is None:
+            notes.append(f"{n} chips a replica: one request alone misses a limit")
+            continue
+        bounds.append((found[1] * n, n, *found))
+    best: tuple[float, int, FleetPlan, _Point] | None = None
+    for _, n, floor, estimate in sorted(bounds):
+        if best is not None and floor * n >= best[0]:
+            continue   # even its floor is no cheaper than a fleet already simulated
+        # a later group size is searched only over fleets cheaper than the best in hand
+        most = MAX_REPLICAS if best is None else (int(best[0]) - 1) // n
+        try:
+            searched = fewest_replicas(m.name, chip.name, n, weights, prompt, output, rate,
+                                       ttft_limit, tpot_limit, floor, estimate, most)
+        except (ValueError, chips.MissingFigureError) as why:
+            notes.append(f"{n} chips a replica: {why}")
+            continue
+        if searched is None:
+            if best is None:
+                notes.append(f"{n} chips a replica: even {MAX_REPLICAS:,} replicas miss a "
+                             "limit")
+            continue
+        replicas, result, proven = searched
+        if not proven:
+            notes.append(f"{n} chips a replica: {floor:,} replicas miss a limit and "
+                         f"{replicas:,} meet; between them was not simulated")
+        total = replicas * n
+        hourly = None if usd_per_hour is None else usd_per_hour * total
+        plan = FleetPlan(replicas, n, total, rate / replicas, hourly,
+                         None if hourly is None else hourly / (rate * output * 3600.0) * 1e6)
+        if best is None or total < best[0]:
+            best = (float(total), n, plan, _Point.of(result))
+    return best
+
+
 def _unplanned(key: str, m: models.Transformer, chip: chips.Chip, sizes: tuple[int, ...],
                weights: DType, users: int | None, rate: float | None, prompt: int, output: int,
                ttft_limit: float | None, tpot_limit: float | None,
@@ -225,4 +319,5 @@ def _unplanned(key: str, m: models.Transformer, chip: chips.Chip, sizes: tuple[i
         communication_seconds=dec.communication_seconds, plan=None)
 
 
-__all__ = ["BULK_REQUESTS", "FRACTIONS", "REQUESTS", "group_sizes", "outcome"]
+__all__ = ["BULK_REQUESTS", "MAX_REPLICAS", "REQUESTS", "fewest_replicas", "fleet_bounds",
+           "group_sizes", "outcome"]

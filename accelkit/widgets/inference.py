@@ -462,13 +462,16 @@ def serving_load_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 (S
     # controls then only choose what to draw.
     curves: dict[tuple[str, int], serving.LoadCurve] = {}
     for prompt in prompts:
-        top = serving.simulate(model, chip, arrival_rate=float("inf"), requests=requests,
-                               prompt_tokens=prompt, output_tokens=output).completed_per_second
-        rates = [f * top for f in _LOADS]
-        for label, options in _SCHEDULES:
+        # the continuous replica's curve at fractions of its own saturation; the other
+        # schedulers at the same rates (each curve's own Offline run gives its saturation)
+        (first, options), *others = _SCHEDULES
+        reference = serving.load_curve(model, chip, prompt_tokens=prompt, output_tokens=output,
+                                       requests=requests, fractions=_LOADS, **options)
+        curves[(first, prompt)] = reference
+        for label, options in others:
             curves[(label, prompt)] = serving.load_curve(
                 model, chip, prompt_tokens=prompt, output_tokens=output, requests=requests,
-                rates=rates, **options)
+                rates=list(reference.rates), **options)
     controls = {
         "schedule": _dropdown([label for label, _ in _SCHEDULES], _SCHEDULES[0][0], "scheduler"),
         "prompt": W.SelectionSlider(options=list(prompts), value=1000,
