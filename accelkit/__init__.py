@@ -7,7 +7,7 @@ Engines (toy, but honest):
     SIMDMachine    -- cores of SIMD lanes with warps, divergence and coalescing (GPU-style)
 
 Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")``):
-    chips, dtypes, models, roofline, energy, price, training, inference, recommender,
+    chips, achievable (datasheet beside achievable), dtypes, models, roofline, energy, price, training, inference, recommender,
     capacity, serving (requests, continuous batching, latency percentiles, SLO fleets),
     collectives, parallel, mfu, workloads; and the rules those are built from:
     operations and transformer (a model's operations), activations, layout and step_cost (a
@@ -42,6 +42,7 @@ _SUBMODULES = (
     "workloads",
     "scenarios",
     "chips",
+    "achievable",
     "dtypes",
     "models",
     "roofline",
@@ -94,6 +95,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     # Every name in _SUBMODULES, so that ``ak.energy.mac_picojoules`` is typed, not Any.
     from accelkit import (  # noqa: F401
+        achievable,
         chips,
         cli,
         collectives,

@@ -42,6 +42,17 @@ Power: ``watts`` is one figure; where sources disagree the catalog keeps the ran
 (``Chip.tdp_range_watts``, e.g. TPU v3: Google's measured 262 W maximum against the 450 W TDP a
 secondary source gives) and the ``watts`` source names the figure used.
 
+Achievable beside datasheet: a datasheet peak is what no kernel reaches. Beside each peak the
+catalog keeps what a kernel or collective measurably reaches, with its source
+(:meth:`Chip.achievable_flops`, ``achievable_hbm_bytes_per_second``,
+``achievable_scaleup_bytes_per_second`` / ``achievable_scaleout_bytes_per_second``: a ring
+collective's bus bandwidth per chip, ``usable_hbm_bytes``); a figure no measurement gives is a
+named assumption (:meth:`Chip.achievable_is_assumption`), and :mod:`accelkit.achievable` tabulates
+both. Per-collective latencies are the catalog's NCCL and ICI figures above.
+
+    >>> ak.chips.get("A100").achievable_flops("bf16") / 1e12, ak.chips.get("A100").peak_flops() / 1e12
+    (271.2, 312.0)
+
 Scale-up domains: the GPU entries model the 8-GPU node (HGX / the AMD OAM platform). A GB200 NVL72
 rack is not a separate entry: it is B200-class GPUs in a 72-GPU NVLink domain at the same 900 GB/s
 per GPU, modelled by ``accelkit.collectives`` with ``scaleup_domain=72`` on "B200".
@@ -56,6 +67,7 @@ from importlib import resources
 from typing import Any
 
 from accelkit import _html, _validate, dtypes
+from accelkit._achievable_data import achievable_from_json
 from accelkit import dtypes as _dtypes
 from accelkit.dtypes import DType
 
@@ -102,6 +114,15 @@ TOPOLOGY_FIELDS = (
     "hop_latency_seconds",  # per ICI hop / per NVLink ring step
     "scaleout_hop_latency_seconds",  # per inter-node (IB) or DCN ring step
     "collective_latency_seconds",  # fixed cost per collective (NCCL base latency)
+)
+
+#: Achievable figures beside the datasheet ones (``Chip.source`` accepts these and
+#: "achievable_flops:<dtype>"): what a kernel or collective measurably reaches, with its source.
+ACHIEVABLE_FIELDS = (
+    "achievable_hbm_bytes_per_second",      # a large HBM copy
+    "achievable_scaleup_bytes_per_second",  # a ring collective's bus bandwidth inside the domain
+    "achievable_scaleout_bytes_per_second",  # ... per chip beyond it (NIC share / DCN)
+    "usable_hbm_bytes",                     # HBM the model's tensors can hold
 )
 
 #: How a TPU slice's torus axes get wraparound links (``Chip.wrap_rule``):
@@ -177,6 +198,9 @@ class Chip:
     pod_shape: tuple[int, ...] = field(default=(), repr=False)
     max_slice_shape: tuple[int, ...] = field(default=(), repr=False)
     wrap_rule: str | None = field(default=None, repr=False)
+    # Achievable figures: (name, value, source, assumption) per ACHIEVABLE_FIELDS entry and per
+    # "achievable_flops:<dtype>" (every dtype with a peak); built by the loader, never missing.
+    _achievable: tuple[tuple[str, float | None, str, bool], ...] = field(default=(), repr=False)
 
     @property
     def cores_per_chip(self) -> int | None:
@@ -307,6 +331,99 @@ class Chip:
         return (f"{self.hbm_bytes / 2**30:g} GiB = {self.hbm_bytes / 1e9:,.1f} GB "
                 f"(source: '{self.hbm_published}'{binary})")
 
+    # -- achievable beside datasheet -------------------------------------------------------
+
+    def _achieved(self, key: str) -> tuple[float | None, str, bool]:
+        for name, value, text, assumed in self._achievable:
+            if name == key:
+                return value, text, assumed
+        raise ValueError(f"figure must be one of {list(ACHIEVABLE_FIELDS)} or "
+                         f"'achievable_flops:<dtype>' for {', '.join(self.dtypes)}, got {key!r}")
+
+    def achievable_flops(self, dtype: DType = "bf16") -> float:
+        """The matmul FLOP/s a kernel measurably reaches on this chip in ``dtype``: the maximum
+        achievable matmul FLOPS (a brute-force search over shapes, mamf-finder), not the
+        datasheet's :meth:`peak_flops`. Where no measurement is published it is a named
+        assumption (:meth:`achievable_is_assumption`; :meth:`source` says which).
+
+            >>> h100 = get("H100")
+            >>> round(h100.achievable_flops("bf16") / h100.peak_flops("bf16"), 3)
+            0.803
+
+        Raises:
+            ValueError, MissingFigureError: as :meth:`peak_flops`.
+        """
+        self.peak_flops(dtype)
+        value = self._achieved(f"achievable_flops:{dtypes.check(dtype)}")[0]
+        assert value is not None  # the loader fills every dtype with a peak
+        return value
+
+    def _figure(self, key: str) -> float:
+        value = self._achieved(key)[0]
+        if value is None:
+            datasheet = key.replace("achievable_", "")
+            raise MissingFigureError(self.name, key, f"{self.name} has no {datasheet} figure, so "
+                                     f"none achievable either ({self.source(datasheet)})")
+        return value
+
+    @property
+    def achievable_hbm_bytes_per_second(self) -> float:
+        """HBM bytes/s a large copy measurably reaches (datasheet: ``hbm_bytes_per_second``)."""
+        return self._figure("achievable_hbm_bytes_per_second")
+
+    @property
+    def achievable_scaleup_bytes_per_second(self) -> float:
+        """Per chip, one direction: the bus bandwidth a ring collective reaches inside the
+        scale-up domain (nccl-tests ``busbw`` on NVLink; a measured share of the ICI links on
+        TPUs), beside the datasheet ``scaleup_bytes_per_second``.
+
+        Raises:
+            MissingFigureError: the chip has no scale-up figure at all."""
+        return self._figure("achievable_scaleup_bytes_per_second")
+
+    @property
+    def achievable_scaleout_bytes_per_second(self) -> float:
+        """Per chip, one direction: what a collective across domains reaches through the
+        chip's NIC share (GPU) or DCN share (TPU), beside ``scaleout_bytes_per_second``.
+
+        Raises:
+            MissingFigureError: the chip has no scale-out figure at all."""
+        return self._figure("achievable_scaleout_bytes_per_second")
+
+    @property
+    def usable_hbm_bytes(self) -> float:
+        """HBM the model's tensors can hold: the capacity less what the runtime, collective
+        buffers and fragmentation take (a named assumption, see ``source``)."""
+        return self._figure("usable_hbm_bytes")
+
+    def achievable_fraction(self, figure: str) -> float:
+        """Achievable over datasheet for ``figure``: ``"achievable_flops:<dtype>"`` or one of
+        :data:`ACHIEVABLE_FIELDS` (for ``usable_hbm_bytes``: over ``hbm_bytes``).
+
+            >>> round(get("A100").achievable_fraction("achievable_flops:bf16"), 3)
+            0.869
+        """
+        if not isinstance(figure, str):
+            raise TypeError(f"figure must be a str, got {type(figure).__name__}")
+        key = figure.strip()
+        if key.startswith("achievable_flops:"):
+            dt = dtypes.check(key.split(":", 1)[1])
+            return self.achievable_flops(dt) / self.peak_flops(dt)
+        value = self._figure(key)
+        datasheet = {"usable_hbm_bytes": "hbm_bytes"}.get(key, key.replace("achievable_", ""))
+        base = getattr(self, datasheet)
+        return float(value) / float(base)
+
+    def achievable_is_assumption(self, figure: str) -> bool:
+        """True where ``figure`` (as :meth:`achievable_fraction` takes it) has no published
+        measurement behind it for this chip and is a named assumption (its source says which)."""
+        if not isinstance(figure, str):
+            raise TypeError(f"figure must be a str, got {type(figure).__name__}")
+        key = figure.strip()
+        if key.startswith("achievable_flops:"):
+            self.peak_flops(dtypes.check(key.split(":", 1)[1]))
+        return self._achieved(key)[2]
+
     def source(self, field_name: str) -> str:
         """Where the number in ``field_name`` comes from (or why it is None).
 
@@ -325,11 +442,18 @@ class Chip:
             self.peak_flops(dtypes.check(key.split(":", 1)[1]))  # raises a clear error for a missing precision
         if key.startswith("sparse_peak_flops:"):
             self.peak_flops(dtypes.check(key.split(":", 1)[1]), sparse=True)
+        if key.startswith("achievable_flops:"):
+            self.peak_flops(dtypes.check(key.split(":", 1)[1]))
+        for name, _, text, _ in self._achievable:
+            if name == key:
+                return text
         for name, text in self._sources:
             if name == key:
                 return text
-        allowed = list(NUMERIC_FIELDS) + list(TOPOLOGY_FIELDS) + ["torus", "peak_flops", *(f"peak_flops:{d}" for d in self.dtypes),
-                                                                  *(f"sparse_peak_flops:{d}" for d in self.sparse_dtypes)]
+        allowed = list(NUMERIC_FIELDS) + list(TOPOLOGY_FIELDS) + list(ACHIEVABLE_FIELDS) + [
+            "torus", "peak_flops", *(f"peak_flops:{d}" for d in self.dtypes),
+            *(f"sparse_peak_flops:{d}" for d in self.sparse_dtypes),
+            *(f"achievable_flops:{d}" for d in self.dtypes)]
         raise ValueError(f"field must be one of {allowed}, got {field_name!r}")
 
     def require(self, field_name: str) -> float:
@@ -366,12 +490,18 @@ class Chip:
             ("vendor / year", f"{self.vendor} {self.year}", ""),
             *[(f"peak {d}", f"{v / 1e12:,.1f} T{'OP' if d.startswith('int') else 'FLOP'}/s",
                self.source(f"peak_flops:{d}")) for d, v in self._peaks],
+            *[(f"achievable {d}", f"{self.achievable_flops(dtypes.check(d)) / 1e12:,.1f} T"
+               f"{'OP' if d.startswith('int') else 'FLOP'}/s "
+               f"({self.achievable_fraction('achievable_flops:' + d):.0%} of peak)",
+               self.source(f"achievable_flops:{d}")) for d, _ in self._peaks],
             *[(f"2:4 sparse peak {d}", f"{v / 1e12:,.1f} T{'OP' if d.startswith('int') else 'FLOP'}/s"
                " (sparse, not dense)", self.source(f"sparse_peak_flops:{d}"))
               for d, v in self._sparse_peaks],
             ("memory", self.hbm_label, self.source("hbm_bytes")),
             ("memory bandwidth", _fmt(self.hbm_bytes_per_second, 1e9, "GB/s"),
              self.source("hbm_bytes_per_second")),
+            ("achievable memory bandwidth", _fmt(self.achievable_hbm_bytes_per_second, 1e9, "GB/s"),
+             self.source("achievable_hbm_bytes_per_second")),
             ("bf16 ridge", f"{self.ridge_flops_per_byte('bf16'):,.0f} FLOPs/byte", ""),
             ("interconnect", _fmt(self.interconnect_bytes_per_second, 1e9, "GB/s bidi"),
              self.source("interconnect_bytes_per_second")),
@@ -408,7 +538,8 @@ def _load() -> tuple[Chip, ...]:
     global _CATALOG
     if _CATALOG is None:
         text = resources.files("accelkit").joinpath("data/chips.json").read_text(encoding="utf-8")
-        chips = tuple(_chip_from_json(entry) for entry in json.loads(text)["chips"])
+        data = json.loads(text)
+        chips = tuple(_chip_from_json(entry, data["achievable_defaults"]) for entry in data["chips"])
         table: dict[str, Chip] = {}
         for chip in chips:
             for alias in (chip.name, *chip.aliases):
@@ -421,7 +552,7 @@ def _load() -> tuple[Chip, ...]:
     return _CATALOG
 
 
-def _chip_from_json(entry: dict[str, Any]) -> Chip:
+def _chip_from_json(entry: dict[str, Any], defaults: dict[str, Any]) -> Chip:
     peaks = entry["peak_flops"]
     values = {name: entry[name]["value"] for name in NUMERIC_FIELDS}
     sources = [(name, entry[name]["source"]) for name in NUMERIC_FIELDS + TOPOLOGY_FIELDS]
@@ -466,6 +597,7 @@ def _chip_from_json(entry: dict[str, Any]) -> Chip:
         pod_shape=() if torus is None else tuple(int(a) for a in torus["pod_shape"]),
         max_slice_shape=() if torus is None else tuple(int(a) for a in torus["max_slice_shape"]),
         wrap_rule=None if torus is None else torus["wrap"],
+        _achievable=achievable_from_json(entry, defaults),
     )
 
 
