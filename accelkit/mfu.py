@@ -66,8 +66,9 @@ from accelkit import _validate, chips, dtypes, models, roofline
 from accelkit.dtypes import DType
 from accelkit.layout import Layout, check_layout
 
-__all__ = ["GPU_TILE", "MatmulShape", "NotModelled", "StepEfficiency", "check_chip", "compute_efficiencies",
-           "layer_matmuls", "matmul_efficiency", "mxu_count", "mxu_shape", "step_efficiency"]
+__all__ = ["GPU_TILE", "MatmulShape", "NotModelled", "StepEfficiency", "causal_block", "causal_factor",
+           "check_chip", "compute_efficiencies", "layer_matmuls", "matmul_efficiencies",
+           "matmul_efficiency", "mxu_count", "mxu_shape", "step_efficiency"]
 
 #: (M tile, N tile, K tile in bytes): CUTLASS 3's Hopper warp-specialized 128×256×64 (bf16).
 GPU_TILE = (128, 256, 128)
@@ -205,6 +206,25 @@ def _efficiency_array(chip: chips.Chip, dtype: DType, M: np.ndarray, N: np.ndarr
     if kind == "tpu":
         return _tpu_efficiency(a, b, c, M, N, K, batch)
     return _gpu_efficiency(a, b, M, N, K, batch)
+
+
+def matmul_efficiencies(chip: chips.Chip, dtype: DType, M: np.ndarray, N: np.ndarray,
+                        K: np.ndarray, batch: np.ndarray) -> np.ndarray:
+    """:func:`matmul_efficiency` for arrays of shapes at once (no argument checks: for callers
+    that checked the chip with :func:`check_chip` and build the shapes themselves)."""
+    return _efficiency_array(chip, dtype, np.asarray(M, np.int64), np.asarray(N, np.int64),
+                             np.asarray(K, np.int64), np.asarray(batch, np.int64))
+
+
+def causal_block(chip: chips.Chip) -> int:
+    """The score-block side a causal attention kernel computes in (the MXU side on a TPU, the
+    GPU tile's M side), whose diagonal blocks are half wasted."""
+    return mxu_shape(chip)[0] if chip.kind == "tpu" else GPU_TILE[0]
+
+
+def causal_factor(s: int, block: int) -> float:
+    """Useful share of a causal attention's computed score blocks (see :func:`_causal_factor`)."""
+    return _causal_factor(s, block)
 
 
 def matmul_efficiency(chip: str | chips.Chip, M: int, N: int, K: int, dtype: str = "bf16", *,

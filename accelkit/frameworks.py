@@ -1,0 +1,193 @@
+"""Training frameworks as named choices: how a published run's software ran its kernels and
+collectives. The framework is a property of the run (what its paper or configuration states),
+never a knob turned to match a measurement.
+
+    >>> from accelkit import frameworks
+    >>> fw = frameworks.get("megatron-2021")
+    >>> fw.attention, fw.sequence_parallel, fw.tp_overlap, fw.grad_bytes
+    ('materialized', False, False, 4.0)
+    >>> frameworks.get("nemo-2024").tp_overlap, frameworks.get("maxtext").tp_overlap
+    (True, True)
+
+Each preset names, per choice:
+
+* ``attention``: ``"fused"`` (FlashAttention-style: the s×s scores never reach HBM; the backward
+  pass recomputes them inside the kernel) or ``"materialized"`` (scores written to HBM, then the
+  softmax, dropout and the value product read them: Megatron-LM before FlashAttention).
+* ``sequence_parallel``: the norms, dropouts and residual adds outside the tensor-parallel
+  matmuls are split over the TP group (Korthikanti et al. 2022); without it every TP rank runs
+  them on the whole micro-batch.
+* ``tp_overlap``: tensor-parallel collectives run behind the layer's matmuls (Transformer
+  Engine's userbuffers in NeMo; XLA's collective matmul / async collective fusion on TPU) or on
+  the critical path.
+* ``dp_overlap`` / ``fsdp_overlap``: data-parallel gradient reduction behind the backward pass;
+  FSDP gathers and scatters prefetched behind compute.
+* ``grad_bytes``: bytes per parameter of the gradient buffer that is accumulated and reduced
+  (4: fp32 main gradients, as Megatron-LM and Llama 3 do; 2: bf16).
+* ``distributed_optimizer``: optimizer state (fp32 master weights, Adam m and v: 12 bytes per
+  parameter) sharded over data parallelism (ZeRO-1) or replicated on every data-parallel rank.
+* ``dropout``: dropout on the hidden states (and, with materialized attention, on the scores).
+
+``"default"`` is the library's step model before frameworks were named (fused attention,
+sequence parallelism, TP collectives exposed, DP and FSDP overlapped, bf16 gradients, sharded
+optimizer), used when a caller names none. ``sources[choice]`` says where each preset's
+choice comes from; a choice no source states is marked ASSUMPTION there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from accelkit import _validate
+
+__all__ = ["ATTENTION", "CHOICES", "Framework", "get", "names"]
+
+#: Attention implementations.
+ATTENTION = ("fused", "materialized")
+#: The choices a framework makes, in :class:`Framework` order.
+CHOICES = ("attention", "sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
+           "grad_bytes", "distributed_optimizer", "dropout")
+
+
+@dataclass(frozen=True)
+class Framework:
+    """A training framework's choices (module doc) and where each comes from."""
+
+    name: str
+    attention: str = "fused"
+    sequence_parallel: bool = True
+    tp_overlap: bool = False
+    dp_overlap: bool = True
+    fsdp_overlap: bool = True
+    grad_bytes: float = 2.0
+    distributed_optimizer: bool = True
+    dropout: bool = False
+    description: str = ""
+    sources: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        _validate.choice("attention", self.attention, ATTENTION)
+        for name in ("sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
+                     "distributed_optimizer", "dropout"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.grad_bytes not in (2.0, 4.0):
+            raise ValueError(f"grad_bytes must be 2 (bf16) or 4 (fp32), got {self.grad_bytes!r}")
+
+    def source(self, choice: str) -> str:
+        """Where this preset's ``choice`` (one of :data:`CHOICES`) comes from."""
+        key = _validate.choice("choice", choice, CHOICES)
+        return dict(self.sources).get(key, "the library's default step model (no source: "
+                                           "the choice a caller gets when naming no framework)")
+
+
+_MEGATRON = "Narayanan et al., SC'21 (arXiv:2104.04473)"
+_MCORE = "NVIDIA/Megatron-LM@d4169684 megatron/model/distributed.py"
+_NEMO = ("mlcommons/training_results_v4.0:NVIDIA/benchmarks/gpt3/implementations/nemo@6fe95437 "
+         "(conf/custom.yaml, config_DGXH100_*.sh)")
+_MAXTEXT = ("mlcommons/training_results_v4.0:Google/benchmarks/gpt3/implementations/maxtext@6fe95437"
+            " and AI-Hypercomputer/maxtext MaxText/configs/base.yml")
+_LLAMA3 = "Llama Team 2024, 'The Llama 3 Herd of Models' (arXiv:2407.21783) section 3.3"
+
+_PRESETS: dict[str, Framework] = {f.name: f for f in (
+    Framework("default", description="the library's step model when no framework is named"),
+    Framework(
+        "megatron-2021", attention="materialized", sequence_parallel=False, tp_overlap=False,
+        dp_overlap=False, grad_bytes=4.0, distributed_optimizer=False, dropout=True,
+        description="Megatron-LM as run for SC'21 Table 1 (A100, 2021)",
+        sources=(
+            ("attention", f"{_MEGATRON}: no fused attention kernel in 2021 (FlashAttention is "
+                          "2022); scores go through Megatron's fused scale-mask-softmax kernel"),
+            ("sequence_parallel", "sequence parallelism is Korthikanti et al. 2022 "
+                                  "(arXiv:2205.05198), after these runs"),
+            ("tp_overlap", f"{_MEGATRON} section 3.3: the TP all-reduces sit between the layers"),
+            ("dp_overlap", f"{_MCORE}: allreduce_gradients() runs after the backward pass over "
+                           "the contiguous fp32 buffer"),
+            ("fsdp_overlap", "no FSDP in these runs"),
+            ("grad_bytes", f"{_MCORE}: accumulate_allreduce_grads_in_fp32, fp32 main_grad"),
+            ("distributed_optimizer", "the distributed optimizer came to Megatron-LM in 2022; "
+                                      "in 2021 each DP rank keeps the whole fp32 optimizer state"),
+            ("dropout", f"{_MEGATRON}: GPT models with hidden and attention dropout 0.1 "
+                        "(Megatron-LM's GPT defaults)"))),
+    Framework(
+        "nemo-2024", attention="fused", sequence_parallel=True, tp_overlap=True,
+        dp_overlap=True, grad_bytes=2.0, distributed_optimizer=True, dropout=False,
+        description="NeMo / Megatron-core with Transformer Engine, as NVIDIA ran MLPerf v4.0",
+        sources=(
+            ("attention", f"{_NEMO}: fused (flash) attention through Transformer Engine"),
+            ("sequence_parallel", f"{_NEMO}: sequence_parallel True"),
+            ("tp_overlap", f"{_NEMO}: ub_tp_comm_overlap (Transformer Engine userbuffers: the "
+                           "TP all-gathers and reduce-scatters pipelined with the GEMMs)"),
+            ("dp_overlap", f"{_NEMO}: overlap_grad_sync with the distributed optimizer"),
+            ("grad_bytes", "ASSUMPTION: bf16 gradient reduction (NeMo's grad_sync_dtype bf16 "
+                           "in its MLPerf configs is not read here)"),
+            ("distributed_optimizer", f"{_NEMO}: distributed_fused_adam"),
+            ("dropout", "ASSUMPTION: the MLPerf GPT-3 reference trains without dropout"))),
+    Framework(
+        "maxtext", attention="fused", sequence_parallel=True, tp_overlap=True, dp_overlap=True,
+        grad_bytes=2.0, distributed_optimizer=True, dropout=False,
+        description="MaxText on TPU (JAX/XLA), as Google ran MLPerf v4.0 and its README runs",
+        sources=(
+            ("attention", f"{_MAXTEXT}: attention 'flash' (a Pallas flash kernel) on TPU"),
+            ("sequence_parallel", "XLA shards the activations outside the matmuls over the "
+                                  "tensor axis (GSPMD); ASSUMPTION that it does so fully"),
+            ("tp_overlap", f"{_MAXTEXT}: LIBTPU_INIT_ARGS enable async collective fusion and "
+                           "windowed (collective-matmul) einsums"),
+            ("dp_overlap", "XLA's async collectives run the gradient reduction behind the "
+                           "backward pass (the scaling book's training chapter)"),
+            ("fsdp_overlap", "as dp_overlap: FSDP gathers are async collectives"),
+            ("grad_bytes", "ASSUMPTION: bf16 gradients (MaxText's default weight dtype float32 "
+                           "would make them 4; not read per run)"),
+            ("distributed_optimizer", "FSDP shards the optimizer state"),
+            ("dropout", f"{_MAXTEXT}: dropout_rate 0"))),
+    Framework(
+        "meta-llama3", attention="fused", sequence_parallel=True, tp_overlap=False,
+        dp_overlap=True, grad_bytes=4.0, distributed_optimizer=True, dropout=False,
+        description="Meta's 4D-parallel training of Llama 3 405B",
+        sources=(
+            ("attention", f"{_LLAMA3}: FlashAttention-style fused kernels (ASSUMPTION: the "
+                          "paper does not name the kernel)"),
+            ("sequence_parallel", f"{_LLAMA3}: TP with sequence parallelism"),
+            ("tp_overlap", "ASSUMPTION: the paper does not say the TP collectives are overlapped"),
+            ("dp_overlap", f"{_LLAMA3}: FSDP/DP communication overlapped with compute"),
+            ("grad_bytes", f"{_LLAMA3}: 'FP32 gradient accumulation ... and reduce-scatter "
+                           "gradients in FP32 across data parallel workers'"),
+            ("distributed_optimizer", f"{_LLAMA3}: optimizer state sharded (FSDP, ZeRO-1 style)"),
+            ("dropout", "no dropout in Llama 3 pre-training (ASSUMPTION: not stated)"))),
+    Framework(
+        "pax-2022", attention="materialized", sequence_parallel=True, tp_overlap=True,
+        dp_overlap=True, grad_bytes=4.0, distributed_optimizer=True, dropout=False,
+        description="PaLM's JAX/T5X-Pathways training on TPU v4 (2022)",
+        sources=(
+            ("attention", "ASSUMPTION: no flash-attention kernel on TPU in 2022, so XLA writes "
+                          "the scores to HBM"),
+            ("sequence_parallel", "ASSUMPTION: GSPMD shards the non-matmul work over the model "
+                                  "axis"),
+            ("tp_overlap", "ASSUMPTION: XLA's async collectives overlap the model-parallel "
+                           "collectives with the matmuls"),
+            ("grad_bytes", "ASSUMPTION: fp32 parameters and gradients (PaLM's optimizer state "
+                           "is fp32; Chowdhery et al. 2022 section 5)"),
+            ("dropout", "Chowdhery et al. 2022 (arXiv:2204.02311) section 5: no dropout"))),
+)}
+
+
+def names() -> tuple[str, ...]:
+    """Every preset's name."""
+    return tuple(_PRESETS)
+
+
+def get(framework: str | Framework | None) -> Framework:
+    """A preset by name (a Framework is returned as is; None gives ``"default"``).
+
+    Raises:
+        TypeError: not a str, Framework or None.
+        ValueError: no such preset (the message lists them).
+    """
+    if framework is None:
+        return _PRESETS["default"]
+    if isinstance(framework, Framework):
+        return framework
+    if not isinstance(framework, str):
+        raise TypeError(f"framework must be a preset name or a Framework, got "
+                        f"{type(framework).__name__} {framework!r}")
+    return _PRESETS[_validate.choice("framework", framework, names())]

@@ -1,0 +1,260 @@
+"""Kernels as they run: one micro-batch's forward and backward pass on one chip, kernel by kernel,
+at the ceilings the chip measurably reaches (issue 21, item 2).
+
+    >>> from accelkit import frameworks, kernels
+    >>> k = kernels.microbatch("llama-3.1-405b", "H100", tp=8, microbatch_tokens=8192)
+    >>> round(k.efficiency, 2), round(k.matmul_efficiency, 2)
+    (0.64, 0.72)
+
+What each kernel costs (per chip, one tensor-parallel shard):
+
+* **Matmuls** (:func:`accelkit.mfu.layer_matmuls`' shapes; forward ``Y = X·W``, backward
+  ``dX = dY·Wᵀ`` and ``dW = Xᵀ·dY``): a roofline per kernel, the longer of its arithmetic at
+  the chip's *achievable* matmul ceiling (:meth:`accelkit.chips.Chip.achievable_flops`, the
+  measured maximum) times the tile/wave efficiency of its shape
+  (:func:`accelkit.mfu.matmul_efficiency`, which falls for small and skinny shapes), and its
+  memory traffic at the achievable HBM bandwidth: inputs, weights and outputs all counted
+  (operands at the matmul precision's bytes, outputs in bf16, the weight gradient read and
+  written in the framework's gradient precision to accumulate it).
+* **Attention** (:data:`accelkit.frameworks.ATTENTION`): *fused* (FlashAttention-style): the
+  score and value products on the matrix units, the causal mask's diagonal blocks half wasted,
+  and the backward pass recomputing the scores (4 score products and 3 value products in all);
+  the s×s scores never reach HBM. *Materialized* (Megatron-LM before FlashAttention): the whole
+  s×s square is computed (the mask applied after), the scores are written to HBM, and the
+  scale-mask-softmax and dropout kernels read and write them (each a memory-bound kernel), the
+  value product and the backward products read them again. Selective recomputation reruns
+  the materialized core in the backward pass (Korthikanti et al. 2022).
+* **Non-matmul kernels** (norms, activations, rotary, residual adds, the embedding gather:
+  :meth:`accelkit.models.Model.operations`, bytes as each op moves them): memory-bound at the
+  achievable HBM bandwidth; the backward pass moves twice the forward's bytes (read the saved
+  input and the incoming gradient, write the outgoing one: an approximation); split over the
+  TP group where the op acts on a TP-split width (the MLP activation) or where the framework
+  uses sequence parallelism, else repeated on every TP rank; rerun under full recomputation.
+  Dropout (where the framework's model uses it) adds a 1-byte mask written forward and read
+  backward at each of the two hidden-state dropouts per layer.
+* **Cross-entropy** over the vocabulary (split over TP, as vocabulary-parallel): three passes
+  over the bf16 logits forward (max, exponent-sum, normalise) and two backward (read the
+  probabilities, write the gradient): 10 bytes per logit, memory-bound.
+
+Kernels run one after another (:func:`accelkit.roofline.times`, not overlapped between
+kernels; each kernel's arithmetic and its own memory traffic overlap). Not counted: launch
+gaps, the optimizer step and collectives (:mod:`accelkit.step_cost` adds those), and the
+communication kernels' use of SMs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from accelkit import _validate, chips, dtypes, frameworks, mfu, models, roofline
+from accelkit.activations import RECOMPUTE
+from accelkit.dtypes import DType
+
+__all__ = ["CEILINGS", "CROSS_ENTROPY_BYTES_PER_LOGIT", "KernelTimes", "microbatch",
+           "microbatch_seconds"]
+
+#: Which ceilings kernels run at: the measured ones (default) or the datasheet's.
+CEILINGS = ("achievable", "datasheet")
+#: HBM bytes per logit of the cross-entropy, forward and backward (module doc).
+CROSS_ENTROPY_BYTES_PER_LOGIT = 10.0
+_OUT_BYTES = 2.0  # matmul outputs and activations in bf16
+_SPLIT_WORDS = ("gelu", "silu", "swiglu", "geglu", "relu", "act")
+
+
+@dataclass(frozen=True)
+class KernelTimes:
+    """One micro-batch through every layer on one chip (seconds), and its model FLOPs."""
+
+    model: str
+    chip: str
+    tp: int
+    ep: int
+    microbatch_tokens: int
+    recompute: str
+    framework: str
+    matmul_seconds: float      # the linear layers' matmuls (incl. the LM head)
+    attention_seconds: float   # score and value products and, materialized, their softmax/dropout
+    vector_seconds: float      # the non-matmul kernels and the cross-entropy
+    seconds: float             # all of them, one after another
+    model_flops: float         # model FLOPs of the micro-batch on this chip (MFU's numerator)
+    peak_seconds: float        # model_flops at the datasheet peak
+
+    @property
+    def efficiency(self) -> float:
+        """Model FLOPs at the datasheet peak over the kernels' time: the compute MFU."""
+        return self.peak_seconds / self.seconds
+
+    @property
+    def matmul_efficiency(self) -> float:
+        """The linear matmuls' FLOPs at peak over their time (their achieved fraction of peak)."""
+        return self._linear_peak_seconds / self.matmul_seconds if self.matmul_seconds else 1.0
+
+    _linear_peak_seconds: float = 0.0
+
+
+def _roof(flops: np.ndarray, nbytes: np.ndarray, ceiling: np.ndarray, hbm: float) -> float:
+    """Sum over kernels of each kernel's roofline (its arithmetic and its traffic overlap)."""
+    per = roofline.times(compute_seconds=flops / ceiling, memory_seconds=nbytes / hbm,
+                         overlap=True).seconds
+    return float(np.sum(per))
+
+
+def _ceilings(chip: chips.Chip, dtype: DType, ceilings: str) -> tuple[float, float]:
+    if ceilings == "achievable":
+        return chip.achievable_flops(dtype), chip.achievable_hbm_bytes_per_second
+    return chip.peak_flops(dtype), float(chip.require("hbm_bytes_per_second"))
+
+
+@lru_cache(maxsize=4096)
+def _times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, ep: int, mb: int,
+           s: int, rc: int, fw: frameworks.Framework, ceilings: str
+           ) -> tuple[float, float, float, float, float]:
+    """(matmul, attention, vector seconds, model FLOPs, linear FLOPs) of one micro-batch."""
+    flops_ceiling, hbm = _ceilings(chip, dtype, ceilings)
+    ib = dtypes.nbytes(dtype)
+    shapes = mfu.layer_matmuls(model, mb, tp=tp, ep=ep, seq_len=s)
+    fwd_again = 1.0 if rc == 2 else 0.0  # full recomputation reruns every forward kernel
+    # -- linear matmuls ------------------------------------------------------------------
+    rows = []  # (M, N, K, batch, count, bytes)
+    for sh in shapes:
+        if sh.name.startswith("attention"):
+            continue
+        M, N, K, B = sh.M, sh.N, sh.K, sh.batch
+        grad_acc = 2.0 * fw.grad_bytes  # read and write the accumulated weight gradient
+        fwd_b = (ib * (M * K + K * N) + _OUT_BYTES * M * N) * B
+        rows += [(M, N, K, B, sh.count * (1.0 + fwd_again), fwd_b),
+                 (M, K, N, B, sh.count, (ib * (M * N + K * N) + _OUT_BYTES * M * K) * B),
+                 (K, N, M, B, sh.count, (ib * (M * K + M * N) + grad_acc * K * N) * B)]
+    arr = np.array([r[:4] for r in rows], dtype=np.int64)
+    count = np.array([r[4] for r in rows])
+    eff = mfu.matmul_efficiencies(chip, dtype, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+    flops = 2.0 * arr[:, 0] * arr[:, 1] * arr[:, 2] * arr[:, 3] * count
+    linear_flops = 3.0 * float(np.sum(flops[::3])) / (1.0 + fwd_again)  # forward + 2 backward
+    matmul = _roof(flops, np.array([r[5] for r in rows]) * count, flops_ceiling * eff, hbm)
+    attention = _attention(model, chip, dtype, shapes, s, rc, fw, flops_ceiling, hbm, ib)
+    vector = _vector(model, tp, mb, s, rc, fw, hbm)
+    model_flops = model.flops_per_token("train", seq_len=s) * mb / tp
+    return matmul, attention, vector, model_flops, linear_flops
+
+
+def _attention(model: models.Transformer, chip: chips.Chip, dtype: DType,
+               shapes: tuple[mfu.MatmulShape, ...], s: int, rc: int, fw: frameworks.Framework,
+               flops_ceiling: float, hbm: float, ib: float) -> float:
+    score = next(sh for sh in shapes if sh.name == "attention_scores")
+    value = next(sh for sh in shapes if sh.name == "attention_values")
+    if fw.attention == "fused" or not score.causal:
+        # forward QK and AV, backward: recomputed QK, dQ, dK (score-shaped), dV, dP (value-shaped)
+        n_score, n_value = 4.0 + (rc == 2), 3.0 + (rc == 2)
+        block = mfu.causal_block(chip)
+        causal = mfu.causal_factor(score.M, block) if score.causal else 1.0
+        arr = np.array([[score.M, score.N, score.K, score.batch],
+                        [value.M, value.N, value.K, value.batch]], dtype=np.int64)
+        eff = mfu.matmul_efficiencies(chip, dtype, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+        flops = np.array([score.flops * n_score, value.flops * n_value])
+        return _roof(flops, np.zeros(2), flops_ceiling * eff * causal, hbm)
+    # materialized: the whole s x s square, the scores in HBM
+    B, hd, vd = score.batch, score.K, value.N
+    sq = float(s) * s * B  # score elements per layer
+    mask = 1.0 if fw.dropout else 0.0
+    # (M, N, K, flops-multiplicity, bytes) of each s^2 matmul per pass
+    fwd = [(s, s, hd, ib * 2 * s * hd * B + _OUT_BYTES * sq),            # S = Q K^T, write S
+           (s, vd, s, _OUT_BYTES * sq + ib * s * vd * B * 2)]           # O = P V, read P
+    bwd = [(s, s, vd, ib * 2 * s * vd * B + _OUT_BYTES * sq),           # dP = dO V^T, write dP
+           (s, vd, s, _OUT_BYTES * sq + ib * 2 * s * vd * B),           # dV = P^T dO, read P
+           (s, hd, s, _OUT_BYTES * sq + ib * 2 * s * hd * B),           # dQ = dS K, read dS
+           (s, hd, s, _OUT_BYTES * sq + ib * 2 * s * hd * B)]           # dK = dS^T Q, read dS
+    again = 1.0 if rc >= 1 else 0.0  # selective and full recomputation rerun the core
+    layers = score.count
+    kernels = [(k, 1.0 + again) for k in fwd] + [(k, 1.0) for k in bwd]
+    arr = np.array([k[:3] for k, _ in kernels], dtype=np.int64)
+    mult = np.array([m for _, m in kernels]) * layers
+    eff = mfu.matmul_efficiencies(chip, dtype, arr[:, 0], arr[:, 1], arr[:, 2],
+                                  np.full(len(kernels), B, dtype=np.int64))
+    flops = 2.0 * arr[:, 0] * arr[:, 1] * arr[:, 2] * B * mult
+    nbytes = np.array([k[3] for k, _ in kernels]) * mult
+    products = _roof(flops, nbytes, flops_ceiling * eff, hbm)
+    # scale-mask-softmax (read, write) and dropout (read, write, mask) forward; backward the
+    # dropout (read grad and mask, write) and the softmax (read grad and output, write)
+    fwd_elem = 2 * _OUT_BYTES + (2 * _OUT_BYTES + mask) * (mask > 0)
+    bwd_elem = 3 * _OUT_BYTES + (2 * _OUT_BYTES + mask) * (mask > 0)
+    elementwise = sq * layers * (fwd_elem * (1.0 + again) + bwd_elem) / hbm
+    return products + elementwise
+
+
+def _vector(model: models.Transformer, tp: int, mb: int, s: int, rc: int,
+            fw: frameworks.Framework, hbm: float) -> float:
+    ops = model.operations(batch=1, seq_len=s, phase="forward")
+    split = rep = 0.0
+    for op in ops:
+        if op.kind in models.MATRIX_KINDS:
+            continue
+        if any(w in op.name for w in _SPLIT_WORDS):
+            split += op.bytes
+        else:
+            rep += op.bytes
+    rep_tp = tp if fw.sequence_parallel else 1
+    fwd = (split / tp + rep / rep_tp) / s * mb  # the ops' bytes are for one sequence of s
+    passes = 1.0 + 2.0 + (1.0 if rc == 2 else 0.0)  # forward, backward (2x), recompute
+    # two hidden-state dropout masks per layer, 1 byte per element: written forward (again
+    # under full recomputation), read backward
+    masks = 2.0 * model.layers * model.d_model * mb / rep_tp * (2.0 + (rc == 2)) * fw.dropout
+    logits = float(mb) * model.vocab / tp * CROSS_ENTROPY_BYTES_PER_LOGIT
+    return (fwd * passes + masks + logits) / hbm
+
+
+def microbatch(model: str | models.Model, chip: str | chips.Chip, *, tp: int = 1, ep: int = 1,
+               microbatch_tokens: int, seq_len: int | None = None, dtype: str = "bf16",
+               recompute: str = "none", framework: str | frameworks.Framework | None = None,
+               ceilings: str = "achievable") -> KernelTimes:
+    """One micro-batch of ``microbatch_tokens`` on one chip of a ``tp``-way (``ep``-way) group:
+    every kernel's time (module doc) and the compute efficiency they add up to.
+
+    Raises:
+        ValueError: a chip and precision :mod:`accelkit.mfu` cannot model, a bad degree,
+            micro-batch, recompute, framework or ``ceilings`` (one of :data:`CEILINGS`).
+    """
+    the_model = models.get(model)
+    if not isinstance(the_model, models.Transformer):
+        raise ValueError(f"model must be a catalog transformer; {the_model.name} is a "
+                         f"{the_model.family}")
+    the_chip = chips.get(chip)
+    dt = mfu.check_chip(the_chip, dtype)
+    tp = _validate.positive_int("tp", tp, maximum=1 << 20)
+    ep = _validate.positive_int("ep", ep, maximum=1 << 20)
+    mb = _validate.positive_int("microbatch_tokens", microbatch_tokens, maximum=10**9)
+    rc = _validate.choice("recompute", recompute, RECOMPUTE)
+    fw = frameworks.get(framework)
+    ceilings = _validate.choice("ceilings", ceilings, CEILINGS)
+    s = the_model.check_seq_len(seq_len)
+    mm, att, vec, model_flops, linear = _times(the_model, the_chip, dt, tp, ep, mb, s,
+                                               RECOMPUTE.index(rc), fw, ceilings)
+    total = roofline.times(compute_seconds=mm + att, memory_seconds=vec, overlap=False).seconds
+    peak = the_chip.peak_flops(dt)
+    return KernelTimes(model=the_model.name, chip=the_chip.name, tp=tp, ep=ep,
+                       microbatch_tokens=mb, recompute=rc, framework=fw.name, matmul_seconds=mm,
+                       attention_seconds=att, vector_seconds=vec, seconds=float(total),
+                       model_flops=model_flops, peak_seconds=model_flops / peak,
+                       _linear_peak_seconds=linear / peak)
+
+
+def microbatch_seconds(model: models.Transformer, chip: chips.Chip, dtype: DType,
+                       tp: np.ndarray, ep: np.ndarray, microbatch_tokens: np.ndarray,
+                       recompute: np.ndarray, seq_len: int, framework: frameworks.Framework,
+                       ceilings: str = "achievable") -> np.ndarray:
+    """:func:`microbatch`'s ``seconds`` for arrays of candidates (``recompute`` as codes, the
+    index in :data:`accelkit.activations.RECOMPUTE`), one evaluation per distinct
+    (tp, ep, micro-batch, recompute): how :mod:`accelkit.step_cost` prices thousands of
+    layouts. Arguments are taken as checked (:func:`accelkit.mfu.check_chip`)."""
+    keys = np.stack([np.asarray(a, np.int64).reshape(-1)
+                     for a in (tp, ep, microbatch_tokens, recompute)], axis=1)
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    values = np.empty(len(unique))
+    for i, (t, e, b, r) in enumerate(unique.tolist()):
+        mm, att, vec, _, _ = _times(model, chip, dtype, int(t), int(e), int(b), seq_len, int(r),
+                                    framework, ceilings)
+        values[i] = math.fsum((mm, att, vec))
+    return values[inverse.reshape(-1)]
