@@ -591,3 +591,20 @@ def test_lab_measured_matmul_gap_on_each_side():
     # an unmeasured TPU gap would lower the residual again
     lower = _gap(kernel_efficiency=(g.achievable_fraction(gk), 0.8))
     assert lower.predicted_ratio > at.predicted_ratio and lower.residual_ratio < at.residual_ratio
+
+
+def test_docs_mfu_says_the_llama_agreement_is_two_errors_cancelling():
+    """docs/mfu.md repeats section 5's figures for the Llama 3 405B row (issue 21: it, like the
+    lesson, presented the near-41% as agreement)."""
+    from tests.notebook_runner import ROOT
+
+    doc = ROOT / "docs" / "mfu.md"
+    step, chip_step, _, ceiling, at_ceiling = _three_mfus()
+    assert prose.says(doc, "two errors cancel")
+    prose.check(doc, "runs the 16,384-GPU step's matmuls at {}% of peak", 100 * chip_step.matmul_efficiency)
+    prose.check(doc, "H100 bf16 matmul reaches {}%", 100 * ceiling)
+    prose.check(doc, "the same layout predicts {}%, below the measured {}%", 100 * at_ceiling.mfu,
+                prose.shown("07", "The published MFU on 16,384 GPUs was {}%")[0].value)
+    tp = next(c for c in step.collectives if c.name == "tp")
+    prose.check(doc, "lift the at-peak MFU from {}% to {}%", 100 * step.mfu,
+                100 * step.mfu * step.seconds / (step.seconds - tp.exposed_seconds))
