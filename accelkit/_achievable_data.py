@@ -28,10 +28,13 @@ def achievable_from_json(entry: dict[str, Any], defaults: dict[str, Any]
         if d not in peaks:
             continue
         if d in flops:
-            out.append((f"achievable_flops:{d}", float(flops[d]["value"]), flops[d]["source"],
-                        bool(flops[d].get("assumption", False))))
+            e = flops[d]
+            value = float(e["value"]) if "value" in e else float(e["fraction"]) * peaks[d]
+            out.append((f"achievable_flops:{d}", value, e["source"],
+                        bool(e.get("assumption", False))))
         elif bf16 is not None and "bf16" in peaks:
-            frac = float(bf16["value"]) / peaks["bf16"]
+            frac = (float(bf16["value"]) / peaks["bf16"] if "value" in bf16
+                    else float(bf16["fraction"]))
             out.append((f"achievable_flops:{d}", frac * peaks[d],
                         f"ASSUMPTION: no {d} measurement read for {entry['name']}; its measured "
                         f"bf16 fraction ({frac:.1%}: {bf16['source']}) applied to the {d} peak",

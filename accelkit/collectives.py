@@ -83,6 +83,7 @@ full bisection bandwidth; DCN per chip is the host NIC bandwidth shared by the h
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from dataclasses import dataclass
@@ -93,8 +94,34 @@ from accelkit.topology import MAX_GROUP_CHIPS, GroupLayoutError
 __all__ = [
     "Collective", "GroupLayoutError", "Level", "KINDS", "NETWORKS", "MAX_GROUP_CHIPS",
     "MAX_ARRAY_BYTES", "all_gather", "reduce_scatter", "all_reduce", "all_to_all",
-    "point_to_point", "collective", "group_layout", "dp_critical_tokens_per_chip",
+    "point_to_point", "collective", "group_layout", "dp_critical_tokens_per_chip", "BANDWIDTHS",
+    "at_bandwidth",
 ]
+
+#: The link figures a collective runs at: the datasheet's, or what collectives measurably reach
+#: (:attr:`accelkit.chips.Chip.achievable_scaleup_bytes_per_second`: nccl-tests bus bandwidth
+#: on NVLink, a measured share of the ICI links; and the scale-out share).
+BANDWIDTHS = ("datasheet", "achievable")
+
+
+def at_bandwidth(chip: chips.Chip, bandwidth: str) -> chips.Chip:
+    """``chip`` itself for "datasheet"; for "achievable", the same chip with its scale-up
+    (per-link ICI on TPUs, NVLink per GPU) and scale-out figures replaced by the achievable ones
+    (each with its source in the catalog), so every formula below runs on measured bandwidth.
+
+    Raises:
+        ValueError: ``bandwidth`` not one of :data:`BANDWIDTHS`.
+    """
+    which = _validate.choice("bandwidth", bandwidth, BANDWIDTHS)
+    if which == "datasheet":
+        return chip
+    up, out, link = (chip.scaleup_bytes_per_second, chip.scaleout_bytes_per_second,
+                     chip.link_bytes_per_second)
+    new_up = None if up is None else chip.achievable_scaleup_bytes_per_second
+    new_link = None if link is None or up is None or new_up is None else link * new_up / up
+    new_out = None if out is None else chip.achievable_scaleout_bytes_per_second
+    return dataclasses.replace(chip, scaleup_bytes_per_second=new_up,
+                               link_bytes_per_second=new_link, scaleout_bytes_per_second=new_out)
 
 #: The collectives this module models.
 KINDS = ("all_gather", "reduce_scatter", "all_reduce", "all_to_all")
@@ -312,7 +339,8 @@ def _hierarchy(kind: str, scaleup: str, scaleout: str, inside: list, outside: Le
 def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
                over: int | tuple[int, ...], slices: int = 1, inner: int = 1,
                algorithm: str = "auto", pipelined: bool = True,
-               wraparound: bool | None = None, scaleup_domain: int | None = None) -> Collective:
+               wraparound: bool | None = None, scaleup_domain: int | None = None,
+               bandwidth: str = "datasheet") -> Collective:
     """Cost of collective ``kind`` (one of KINDS); the four named functions call this.
 
     Args:
@@ -333,12 +361,14 @@ def collective(kind: str, chip: str | chips.Chip, *, array_bytes: float,
             8). For example 72 models a GB200 NVL72 rack with B200-class GPUs: the per-GPU NVLink
             and NIC bandwidths stay the chip's (gpus.md: 900 GB/s NVLink per GPU; the rack's
             node egress 4 * 18 * 400 Gb/s / 8 = 3.6 TB/s is 50 GB/s per GPU, as on HGX).
+        bandwidth: "datasheet" (the links' figures) or "achievable" (what collectives
+            measurably reach: :func:`at_bandwidth`).
 
     Raises:
         ValueError / TypeError: naming the argument and the allowed range.
     """
     kind = _pick("kind", kind, KINDS)
-    the_chip = chips.get(chip)
+    the_chip = at_bandwidth(chips.get(chip), bandwidth)
     size = _array_bytes(array_bytes)
     spec = _over(over)
     slices = _whole("slices", slices)

@@ -186,29 +186,33 @@ def chips_per_domain(n: np.ndarray | int, stride: np.ndarray | int, domain: int)
 
 
 def group_collective(chip: chips.Chip, kind: str, n: int, per_domain: int,
-                     array_bytes: float) -> collectives.Collective:
+                     array_bytes: float, bandwidth: str = "datasheet") -> collectives.Collective:
     """One collective (``kind`` from :data:`accelkit.collectives.KINDS`, or ``"send"``: a
     pipeline's point-to-point transfer) over a group of ``n`` chips, ``per_domain`` of them in
-    each scale-up domain."""
+    each scale-up domain; ``bandwidth``: "datasheet" or "achievable" (see
+    :func:`accelkit.collectives.collective`)."""
     if kind == "send":
         network = "scale-up" if per_domain >= n else "scale-out"
-        return collectives.point_to_point(chip, array_bytes=array_bytes, network=network)
+        return collectives.point_to_point(collectives.at_bandwidth(chip, bandwidth),
+                                          array_bytes=array_bytes, network=network)
     if per_domain >= n:
-        return collectives.collective(kind, chip, array_bytes=array_bytes, over=n)
+        return collectives.collective(kind, chip, array_bytes=array_bytes, over=n,
+                                      bandwidth=bandwidth)
     if chip.kind == "gpu":
         return collectives.collective(kind, chip, array_bytes=array_bytes, over=n,
-                                      inner=domain_chips(chip) // per_domain)
+                                      inner=domain_chips(chip) // per_domain,
+                                      bandwidth=bandwidth)
     axes = collectives.group_layout(chip, per_domain)[1] if per_domain > 1 else (1,)
     return collectives.collective(kind, chip, array_bytes=array_bytes, over=axes,
-                                  slices=n // per_domain)
+                                  slices=n // per_domain, bandwidth=bandwidth)
 
 
 #: The array size at which a group's cost line is read (any size gives the same line).
 _REFERENCE_BYTES = float(2**30)
 
 
-def cost_line(chip: chips.Chip, kind: str, n: int, per_domain: int
-              ) -> tuple[float, float, str]:
+def cost_line(chip: chips.Chip, kind: str, n: int, per_domain: int,
+              bandwidth: str = "datasheet") -> tuple[float, float, str]:
     """(latency seconds, seconds per byte of the whole array, network) of a group's collective.
 
     Collectives are alpha-beta (seconds = latency + bytes × a constant, accelkit.collectives),
@@ -217,7 +221,7 @@ def cost_line(chip: chips.Chip, kind: str, n: int, per_domain: int
     """
     if n <= 1:
         return 0.0, 0.0, "none"
-    r = group_collective(chip, kind, n, per_domain, _REFERENCE_BYTES)
+    r = group_collective(chip, kind, n, per_domain, _REFERENCE_BYTES, bandwidth)
     return (float(r.latency_seconds), float(r.bandwidth_seconds) / _REFERENCE_BYTES,
             str(r.network))
 

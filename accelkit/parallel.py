@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from accelkit import _validate, chips, dtypes, mfu, models, step_cost
+from accelkit import _validate, chips, dtypes, frameworks, kernels, mfu, models, step_cost
 from accelkit.activations import RECOMPUTE, activation_bytes_per_token_per_layer
 from accelkit.layout import (MAX_DEGREE, Layout, check_layout, chips_per_domain, cost_line,
                              domain_chips, largest_job)
@@ -103,6 +103,11 @@ class TrainStep:
     weight_bytes_per_chip: float = field(default=0.0, repr=False)
     gradient_bytes_per_chip: float = field(default=0.0, repr=False)
     optimizer_bytes_per_chip: float = field(default=0.0, repr=False)
+    # the optimizer step (memory-bound, once per step); HBM the tensors may use (``fits``
+    # compares memory with it: Chip.usable_hbm_bytes); the framework the step was priced for
+    optimizer_seconds: float = field(default=0.0, repr=False)
+    usable_hbm_bytes: float = field(default=0.0, repr=False)
+    framework: str = field(default="default", repr=False)
 
     @property
     def collective_seconds(self) -> dict[str, float]:
@@ -149,13 +154,20 @@ def _efficiency_choice(compute_efficiency: object, chip: chips.Chip, dtype: str)
     return fraction
 
 
-def _kernel_efficiency(choice: float | str, model: models.Transformer, chip: chips.Chip,
-                       dtype: str, c: dict[str, np.ndarray], s: int) -> float | np.ndarray:
-    """The fraction of peak each candidate's kernels reach: the fraction chosen, or
-    accelkit.mfu's prediction per candidate when the choice is :data:`PREDICTED`."""
+def _evaluate(model: models.Transformer, chip: chips.Chip, batch: int, s: int,
+              c: dict[str, np.ndarray], choice: float | str, dtype: str, dropout: bool,
+              fw: frameworks.Framework) -> dict[str, np.ndarray]:
+    """The step model on candidates ``c``: with :data:`PREDICTED`, every kernel as it runs
+    (:func:`accelkit.kernels.microbatch_seconds`, recomputation included) and collectives and
+    the optimizer step at the achievable bandwidths; with a fraction, FLOPs at that fraction of
+    the datasheet peak and datasheet bandwidths (an upper bound)."""
+    spec = step_cost.spec(model, s, dropout or fw.dropout)
     if choice == PREDICTED:
-        return mfu.compute_efficiencies(model, chip, dtype, c["tp"], c["ep"], c["mb"], s)
-    return float(choice)
+        seconds = kernels.microbatch_seconds(model, chip, dtypes.check(dtype), c["tp"], c["ep"],
+                                             c["mb"], c["recompute"], s, fw)
+        return step_cost.evaluate(spec, chip, batch, c, 1.0, dtype, framework=fw,
+                                  kernel_seconds=seconds, bandwidth="achievable")
+    return step_cost.evaluate(spec, chip, batch, c, float(choice), dtype, framework=fw)
 
 
 def _arrays(layout: Layout, mb: int) -> dict[str, np.ndarray]:
@@ -168,21 +180,22 @@ def _arrays(layout: Layout, mb: int) -> dict[str, np.ndarray]:
 
 
 def _step(model: models.Transformer, chip: chips.Chip, layout: Layout, batch: int, s: int,
-          choice: float | str, dtype: str, dropout: bool, n_chips: int | None = None
-          ) -> TrainStep:
+          choice: float | str, dtype: str, dropout: bool, fw: frameworks.Framework,
+          n_chips: int | None = None) -> TrainStep:
     """:func:`train_step` on checked arguments."""
     mb = check_layout(model, chip, layout, batch, n_chips)
     cand = _arrays(layout, mb)
-    r = {k: float(v[0]) for k, v in step_cost.evaluate(
-        step_cost.spec(model, s, dropout), chip, batch, cand,
-        _kernel_efficiency(choice, model, chip, dtype, cand, s), dtype).items()}
-    return _result(model, chip, layout, batch, s, mb, r)
+    r = {k: float(v[0]) for k, v in _evaluate(model, chip, batch, s, cand, choice, dtype,
+                                               dropout, fw).items()}
+    bandwidth = "achievable" if choice == PREDICTED else "datasheet"
+    return _result(model, chip, layout, batch, s, mb, r, bandwidth, fw.name)
 
 
 def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout,
                batch_tokens: int, *, n_chips: int | None = None, seq_len: int | None = None,
                dtype: str = "bf16", compute_efficiency: float | str = 1.0,
-               dropout: bool = False) -> TrainStep:
+               dropout: bool = False,
+               framework: str | frameworks.Framework | None = None) -> TrainStep:
     """Time, memory and MFU of one optimizer step of ``model`` on ``layout`` (see module doc).
 
     Args:
@@ -193,10 +206,16 @@ def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout
         n_chips: if given, the layout's degrees must multiply to it.
         seq_len: sequence length (default the model's training length).
         dtype: precision of the matmuls (its peak sets compute time).
-        compute_efficiency: fraction of peak the kernels reach, in (0, 1]; 1.0 = peak; or
-            ``"predicted"``: per layout from :mod:`accelkit.mfu` (matmul shapes per TP shard on
-            the chip's matrix units, non-matmul kernels at HBM bandwidth).
+        compute_efficiency: fraction of the datasheet peak the kernels reach, in (0, 1]; 1.0 =
+            peak, with collectives at datasheet bandwidth (an upper bound); or
+            ``"predicted"``: every kernel as it runs (:mod:`accelkit.kernels`: matmul shapes
+            per TP shard under the chip's achievable ceiling, inputs, weights and outputs in
+            memory time, the non-matmul kernels at achievable HBM bandwidth) and collectives
+            and the optimizer step at achievable bandwidths.
         dropout: count dropout masks in activation memory (Korthikanti et al.'s GPT setting).
+        framework: the framework the run used (:mod:`accelkit.frameworks`: a preset name or a
+            Framework; default ``"default"``): attention kernel, sequence parallelism, which
+            collectives overlap, gradient precision, optimizer sharding.
     Returns:
         A :class:`TrainStep`; ``fits`` False (with the memory it would need) if it does not fit.
     Raises:
@@ -207,20 +226,22 @@ def train_step(model: str | models.Model, chip: str | chips.Chip, layout: Layout
     batch = _validate.positive_int("batch_tokens", batch_tokens, maximum=10**12)
     s = the_model.check_seq_len(seq_len)
     choice = _efficiency_choice(compute_efficiency, the_chip, dtype)
+    fw = frameworks.get(framework)
     if n_chips is not None:
         n_chips = _validate.positive_int("n_chips", n_chips, maximum=MAX_DEGREE)
-    return _step(the_model, the_chip, layout, batch, s, choice, dtype, dropout, n_chips)
+    return _step(the_model, the_chip, layout, batch, s, choice, dtype, dropout, fw, n_chips)
 
 
 def _result(model: models.Model, chip: chips.Chip, layout: Layout, batch: int, s: int, mb: int,
-            r: dict[str, float]) -> TrainStep:
+            r: dict[str, float], bandwidth: str = "datasheet", framework: str = "default"
+            ) -> TrainStep:
     domain = domain_chips(chip, layout.chips)
     strides = layout.strides
 
     def group(axis: str, kind: str) -> tuple[int, int, str]:
         n = getattr(layout, axis)
         k = int(chips_per_domain(n, strides[axis], domain))
-        return n, k, cost_line(chip, kind, n, k)[2]
+        return n, k, cost_line(chip, kind, n, k, bandwidth)[2]
 
     rows: list[CollectiveCost] = []
 
@@ -249,6 +270,7 @@ def _result(model: models.Model, chip: chips.Chip, layout: Layout, batch: int, s
                                    r["dense_grad"] + r["expert_grad"], 1.0, r["dp_time"],
                                    r["dp_time"], r["dp_exposed"]))
     hbm = float(chip.hbm_bytes or 0)
+    usable = chip.usable_hbm_bytes if chip.hbm_bytes else 0.0
     return TrainStep(
         model=model.name, chip=chip.name, layout=layout, batch_tokens=batch, seq_len=s,
         microbatch_tokens=mb, microbatches=int(round(r["m"])), seconds=r["seconds"],
@@ -256,10 +278,11 @@ def _result(model: models.Model, chip: chips.Chip, layout: Layout, batch: int, s
         exposed_communication_seconds=r["exposed"], bubble_seconds=r["bubble"],
         bubble_fraction=r["bubble_fraction"], memory_bytes_per_chip=r["memory"],
         state_bytes_per_chip=r["state"], activation_bytes_per_chip=r["activations"],
-        hbm_bytes=hbm, fits=r["memory"] <= hbm, model_flops_per_step=r["model_flops"],
+        hbm_bytes=hbm, fits=r["memory"] <= usable, model_flops_per_step=r["model_flops"],
         mfu=r["mfu"], tokens_per_second_per_chip=r["tps"], collectives=tuple(rows),
         weight_bytes_per_chip=r["weights_b"], gradient_bytes_per_chip=r["grads_b"],
-        optimizer_bytes_per_chip=r["optimizer_b"])
+        optimizer_bytes_per_chip=r["optimizer_b"], optimizer_seconds=r["optimizer"],
+        usable_hbm_bytes=usable, framework=framework)
 
 
 @dataclass(frozen=True)
@@ -267,8 +290,8 @@ class PredictedMFU:
     """A predicted MFU and the chain of factors behind it."""
 
     mfu: float
-    compute_efficiency: float   # accelkit.mfu.StepEfficiency.efficiency
-    matmul_efficiency: float
+    compute_efficiency: float   # accelkit.kernels.KernelTimes.efficiency (the layout's micro-batch)
+    matmul_efficiency: float    # ... .matmul_efficiency: the linear matmuls' fraction of peak
     step: TrainStep
 
     def __repr__(self) -> str:
@@ -278,19 +301,22 @@ class PredictedMFU:
 
 def predicted_mfu(model: str | models.Model, chip: str | chips.Chip, layout: Layout,
                   batch_tokens: int, *, seq_len: int | None = None, dtype: str = "bf16",
-                  dropout: bool = False) -> PredictedMFU:
-    """MFU of ``layout`` with each matmul at its predicted efficiency, the non-matmul work at
-    HBM bandwidth (:func:`accelkit.mfu.step_efficiency`), and :func:`train_step`'s bubbles
-    and exposed communication (``compute_efficiency="predicted"``).
+                  dropout: bool = False,
+                  framework: str | frameworks.Framework | None = None) -> PredictedMFU:
+    """MFU of ``layout`` with every kernel as it runs (:func:`accelkit.kernels.microbatch`: the
+    matmuls under the achievable ceiling, the non-matmul work at achievable HBM bandwidth), and
+    :func:`train_step`'s bubbles, exposed communication and optimizer step
+    (``compute_efficiency="predicted"``) for the run's ``framework``.
 
     Raises:
-        ValueError: as :func:`train_step` and :func:`accelkit.mfu.step_efficiency`.
+        ValueError: as :func:`train_step` and :func:`accelkit.kernels.microbatch`.
     """
     the_model, the_chip = _transformer(model), chips.get(chip)
-    eff = mfu.step_efficiency(the_model, the_chip, layout, batch_tokens, seq_len=seq_len,
-                              dtype=dtype)
     step = train_step(the_model, the_chip, layout, batch_tokens, seq_len=seq_len, dtype=dtype,
-                      compute_efficiency=PREDICTED, dropout=dropout)
+                      compute_efficiency=PREDICTED, dropout=dropout, framework=framework)
+    eff = kernels.microbatch(the_model, the_chip, tp=layout.tp, ep=layout.ep,
+                             microbatch_tokens=step.microbatch_tokens, seq_len=step.seq_len,
+                             dtype=dtype, recompute=layout.recompute, framework=framework)
     return PredictedMFU(mfu=step.mfu, compute_efficiency=eff.efficiency,
                         matmul_efficiency=eff.matmul_efficiency, step=step)
 
@@ -400,7 +426,8 @@ def _candidates(the_model: models.Transformer, n: int, batch: int, s: int,
 def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int,
                  batch_tokens: int, top: int = 5, *, seq_len: int | None = None,
                  dtype: str = "bf16", compute_efficiency: float | str = 1.0,
-                 dropout: bool = False, whole_sequences: bool = True
+                 dropout: bool = False, whole_sequences: bool = True,
+                 framework: str | frameworks.Framework | None = None
                  ) -> tuple[TrainStep, ...]:
     """The ``top`` fastest layouts that fit in memory, fastest first (exhaustive search).
 
@@ -408,7 +435,9 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
     over candidates (ties broken by less memory). Micro-batches are whole sequences unless
     ``whole_sequences=False``. Returns an empty tuple if no layout fits.
 
-    ``compute_efficiency="predicted"`` prices each candidate's compute with :mod:`accelkit.mfu`.
+    ``compute_efficiency="predicted"`` prices each candidate's kernels with
+    :mod:`accelkit.kernels` and its collectives at achievable bandwidth; ``framework`` as
+    :func:`train_step`.
 
     Raises:
         ValueError: as :func:`train_step`, and ``n_chips`` above the chip's largest job.
@@ -417,6 +446,7 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
     batch = _validate.positive_int("batch_tokens", batch_tokens, maximum=10**12)
     s = the_model.check_seq_len(seq_len)
     choice = _efficiency_choice(compute_efficiency, the_chip, dtype)
+    fw = frameworks.get(framework)
     n = _validate.positive_int("n_chips", n_chips, maximum=MAX_DEGREE)
     top = _validate.positive_int("top", top, maximum=10_000)
     limit = largest_job(the_chip)
@@ -425,9 +455,8 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
     cand = _candidates(the_model, n, batch, s, bool(whole_sequences))
     if len(cand["dp"]) == 0:
         return ()
-    r = step_cost.evaluate(step_cost.spec(the_model, s, dropout), the_chip, batch, cand,
-                  _kernel_efficiency(choice, the_model, the_chip, dtype, cand, s), dtype)
-    ok = np.flatnonzero(r["memory"] <= float(the_chip.hbm_bytes or 0))
+    r = _evaluate(the_model, the_chip, batch, s, cand, choice, dtype, dropout, fw)
+    ok = np.flatnonzero(r["memory"] <= (the_chip.usable_hbm_bytes if the_chip.hbm_bytes else 0.0))
     if len(ok) == 0:
         return ()
     order = ok[np.lexsort((r["memory"][ok], r["seconds"][ok]))][:top]
@@ -438,7 +467,7 @@ def best_layouts(model: str | models.Model, chip: str | chips.Chip, n_chips: int
                         microbatch_tokens=int(cand["mb"][i]),
                         recompute=RECOMPUTE[int(cand["recompute"][i])],
                         interleave=int(cand["interleave"][i]))
-        out.append(_step(the_model, the_chip, layout, batch, s, choice, dtype, dropout))
+        out.append(_step(the_model, the_chip, layout, batch, s, choice, dtype, dropout, fw))
     return tuple(out)
 
 

@@ -41,11 +41,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accelkit import activations, chips, dtypes, models, roofline
+from accelkit import activations, chips, dtypes, frameworks, models, roofline
 from accelkit.layout import AXES, chips_per_domain, cost_line, domain_chips
 
 #: Bytes per parameter: bf16 weights, bf16 gradients, fp32 master weights + Adam m and v.
 WEIGHT_BYTES, GRAD_BYTES, OPTIMIZER_BYTES = 2.0, 2.0, 12.0
+#: HBM bytes per parameter of one Adam step beyond the gradient's: read and write the fp32
+#: master weight, m and v (24), write the bf16 weight (2). The step is memory-bound.
+ADAM_STEP_BYTES = 26.0
 ACT_BYTES = activations.BYTES_PER_VALUE  # bf16 activations
 
 
@@ -100,7 +103,7 @@ def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return unique, np.repeat(run_index.reshape(-1), lengths)
 
 
-def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray
+def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray, bandwidth: str = "datasheet"
            ) -> tuple[np.ndarray, np.ndarray]:
     """(latency, seconds per byte) per candidate: :func:`accelkit.layout.cost_line` of each
     distinct group (``n`` chips, ``k`` per domain), one collectives call each."""
@@ -109,13 +112,16 @@ def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray
     lat = np.empty(len(unique))
     per = np.empty(len(unique))
     for i, key in enumerate(unique.tolist()):
-        lat[i], per[i], _ = cost_line(chip, kind, key >> 24, key & ((1 << 24) - 1))
+        lat[i], per[i], _ = cost_line(chip, kind, key >> 24, key & ((1 << 24) - 1), bandwidth)
     inverse = inverse.reshape(-1)
     return lat[inverse], per[inverse]
 
 
 def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.ndarray],
-             efficiency: float | np.ndarray, dtype: str) -> dict[str, np.ndarray]:
+             efficiency: float | np.ndarray, dtype: str, *,
+             framework: frameworks.Framework | None = None,
+             kernel_seconds: np.ndarray | None = None,
+             bandwidth: str = "datasheet") -> dict[str, np.ndarray]:
     """Time, memory and collectives of one step of each candidate layout, as arrays.
 
     ``c`` holds equal-length integer arrays ``dp``, ``fsdp``, ``tp``, ``pp``, ``ep``,
@@ -125,7 +131,16 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     candidates' length, by name: ``seconds``, ``compute``, ``comm``, ``exposed``, ``bubble``,
     ``bubble_fraction``, ``memory``, ``state``, ``activations``, ``mfu``, ``tps`` and the
     per-collective breakdown :mod:`accelkit.parallel` builds a TrainStep from.
+
+    ``framework`` (:mod:`accelkit.frameworks`, default ``"default"``) says which collectives
+    overlap, the gradient precision and whether the optimizer state is sharded over dp.
+    ``kernel_seconds`` (one per candidate: :func:`accelkit.kernels.microbatch_seconds`, a
+    micro-batch through every layer on one TP shard, recomputation included) replaces the
+    FLOPs-at-``efficiency`` roofline; ``bandwidth`` ("datasheet" or "achievable") is the
+    bandwidth collectives and the optimizer step run at.
     """
+    fw = frameworks.get(framework)
+    grad_bytes = fw.grad_bytes
     dp, fsdp, tp, pp, ep = (c[a].astype(float) for a in ("dp", "fsdp", "tp", "pp", "ep"))
     v, mb, rc = c["interleave"].astype(float), c["mb"].astype(float), c["recompute"]
     peak = chip.peak_flops(dtypes.check(dtype)) * efficiency
@@ -153,6 +168,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     compute_mb = roofline.times(compute_seconds=flops_mb / peak,
                                 memory_seconds=weight_traffic / chip.hbm_bytes_per_second,
                                 overlap=True).seconds
+    if kernel_seconds is not None:  # kernels as they run (accelkit.kernels), this stage's share
+        compute_mb = np.asarray(kernel_seconds, dtype=float) * balance / pp
 
     # -- strides and domains -----------------------------------------------------------------
     domain = domain_chips(chip, int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0]))
@@ -169,7 +186,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
 
     def cost(kind: str, axis: str, nbytes: np.ndarray) -> np.ndarray:
         if (kind, axis) not in unit:
-            unit[kind, axis] = _costs(chip, kind, size[axis], per[axis])
+            unit[kind, axis] = _costs(chip, kind, size[axis], per[axis], bandwidth)
         lat, sec_per_byte = unit[kind, axis]
         return np.where(size[axis] > 1, lat + sec_per_byte * nbytes, 0.0)
 
@@ -185,48 +202,59 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     ep_mb = ep_calls * ep_each
     # -- pipeline sends: one activation forward, one gradient backward, per virtual stage
     pp_calls = 2.0 * v * (pp > 1)
-    pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"])
+    pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"], bandwidth)
     pp_each = np.where(pp > 1, pp_lat + pp_per * act_mb / tp, 0.0)
     pp_mb = pp_calls * pp_each
 
     # -- FSDP: gather weights twice, reduce-scatter gradients once, per micro-batch ---------
     gather_each = cost("all_gather", "fsdp", stage_params * WEIGHT_BYTES)
-    scatter_each = cost("reduce_scatter", "fsdp", stage_params * GRAD_BYTES)
+    scatter_each = cost("reduce_scatter", "fsdp", stage_params * grad_bytes)
     fsdp_mb = 2.0 * gather_each + scatter_each
-    # FSDP's gathers and scatter prefetch behind the micro-batch's compute: overlapped
+    # FSDP's gathers and scatter prefetch behind the micro-batch's compute: overlapped (where
+    # the framework prefetches; else one after the other)
     prefetched = roofline.times(compute_seconds=compute_mb, communication_seconds=fsdp_mb,
-                                overlap=True)
+                                overlap=fw.fsdp_overlap)
     fsdp_exposed_mb = prefetched.exposed_communication_seconds
     # -- DP: all-reduce the (FSDP-sharded) gradients once per step, over dp; dense gradients
     # also over ep (ep is a data axis for them): reduce-scatter over ep, all-reduce the shard
     # over dp, all-gather over ep.
-    dense_grad = dense_params * balance * GRAD_BYTES / fsdp
-    expert_grad = expert_params * balance * GRAD_BYTES / fsdp
+    dense_grad = dense_params * balance * grad_bytes / fsdp
+    expert_grad = expert_params * balance * grad_bytes / fsdp
     dp_time = (cost("all_reduce", "dp", dense_grad / ep + expert_grad)
                + cost("reduce_scatter", "ep", dense_grad) + cost("all_gather", "ep", dense_grad))
     backward_last = compute_mb * 2.0 / (3.0 + (rc == 2))
-    # ... which hides behind the last micro-batch's backward pass: overlapped
+    # ... which hides behind the last micro-batch's backward pass: overlapped (where the
+    # framework overlaps it; else it runs after the backward pass)
     dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
-                                overlap=True).exposed_communication_seconds
+                                overlap=fw.dp_overlap).exposed_communication_seconds
+    # -- the optimizer step: memory-bound over the parameters this chip updates -------------
+    local = stage_params / fsdp / (dp if fw.distributed_optimizer else 1.0)
+    hbm_rate = (chip.achievable_hbm_bytes_per_second if bandwidth == "achievable"
+                else float(chip.require("hbm_bytes_per_second")))
+    optimizer_s = local * (ADAM_STEP_BYTES + 2.0 * grad_bytes) / hbm_rate
 
     # -- the step --------------------------------------------------------------------------
-    # TP, EP and pipeline transfers wait for the layers and the layers for them: not overlapped
-    t_mb = roofline.times(compute_seconds=prefetched.seconds,
-                          communication_seconds=tp_mb + ep_mb + pp_mb, overlap=False).seconds
+    # TP collectives: behind the layers' matmuls where the framework overlaps them (TE
+    # userbuffers, XLA collective matmul), else on the critical path; EP and pipeline
+    # transfers wait for the layers and the layers for them: not overlapped
+    with_tp = roofline.times(compute_seconds=prefetched.seconds, communication_seconds=tp_mb,
+                             overlap=fw.tp_overlap)
+    t_mb = roofline.times(compute_seconds=with_tp.seconds,
+                          communication_seconds=ep_mb + pp_mb, overlap=False).seconds
     fill = (pp - 1.0) / v
-    seconds = (m + fill) * t_mb + dp_exposed
+    seconds = (m + fill) * t_mb + dp_exposed + optimizer_s
     compute = m * compute_mb
     bubble = fill * t_mb
     comm_total = m * (tp_mb + ep_mb + pp_mb + fsdp_mb) + dp_time
-    exposed = seconds - compute - bubble
+    exposed = seconds - compute - bubble - optimizer_s
     model_flops = spec.model_flops_token * batch_tokens
     chips_n = replicas * tp * pp
 
     # -- memory per chip -------------------------------------------------------------------
     weights_b = (stage_params * WEIGHT_BYTES / fsdp
                  + np.where(fsdp > 1, 2.0 * spec.layer_params / tp * WEIGHT_BYTES, 0.0))
-    grads_b = stage_params * GRAD_BYTES / fsdp
-    optimizer_b = stage_params * OPTIMIZER_BYTES / (fsdp * dp)
+    grads_b = stage_params * grad_bytes / fsdp
+    optimizer_b = stage_params * OPTIMIZER_BYTES / (fsdp * (dp if fw.distributed_optimizer else 1.0))
     state = weights_b + grads_b + optimizer_b
     held = activations.stage_bytes(spec.activations, recompute=rc, seq_len=spec.seq_len,
                                    microbatch_tokens=mb, microbatches=m,
@@ -246,10 +274,10 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
         "fsdp_exposed": m * fsdp_exposed_mb, "dp_time": dp_time, "dp_exposed": dp_exposed,
         "act_mb": act_mb, "ep_bytes": ep_bytes, "stage_params": stage_params,
         "dense_grad": dense_grad, "expert_grad": expert_grad,
-        "tp_exposed": m * tp_calls * tp_each, "ep_exposed": m * ep_calls * ep_each,
-        "pp_exposed": m * pp_calls * pp_each,
+        "tp_exposed": m * with_tp.exposed_communication_seconds, "ep_exposed": m * ep_calls * ep_each,
+        "pp_exposed": m * pp_calls * pp_each, "optimizer": optimizer_s,
     }
 
 
-__all__ = ["ACT_BYTES", "GRAD_BYTES", "ModelSpec", "OPTIMIZER_BYTES", "WEIGHT_BYTES", "evaluate",
+__all__ = ["ACT_BYTES", "ADAM_STEP_BYTES", "GRAD_BYTES", "ModelSpec", "OPTIMIZER_BYTES", "WEIGHT_BYTES", "evaluate",
            "spec"]

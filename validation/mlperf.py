@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from accelkit import chips, dtypes, parallel
+from accelkit import chips, dtypes, frameworks, parallel
 from accelkit.labs.mlperf import Run, Submission, chips_in_system, name_count
 
 #: The submissions file, beside this module.
@@ -100,7 +100,7 @@ def submission(key: str) -> Submission:
                      int(r["train_tokens"]), r["source"]) for r in e["runs"])
     sources = tuple((f, e[f]["source"]) for f in (
         "system_name", "accelerator_model_name", "number_of_nodes", "accelerators_per_node",
-        "topology", "precision", "layout", "global_batch_sequences") if f in e)
+        "topology", "precision", "layout", "global_batch_sequences", "framework") if f in e)
     sources += (("seq_len", bench["seq_len"]["source"]),)
     sources += tuple((f"run_{i}", r.source) for i, r in enumerate(runs))
     return Submission(key=key, benchmark=e["benchmark"], model=bench["model"],
@@ -109,7 +109,9 @@ def submission(key: str) -> Submission:
                       accelerators_per_node=per, precision=precision, layout=layout,
                       layout_published=bool(e["layout"]["published"]),
                       global_batch_sequences=int(e["global_batch_sequences"]["value"]),
-                      seq_len=seq_len, runs=runs, sources=sources)
+                      seq_len=seq_len, runs=runs, sources=sources,
+                      framework=frameworks.get(e["framework"]["value"]).name
+                      if "framework" in e else "default")
 
 
 __all__ = ["DATA", "benchmarks", "data", "pairs", "submission", "submissions"]

@@ -132,6 +132,11 @@ class PublishedStep:
     published_tflops_per_chip: float | None = None
 
 
+#: The framework each run family ran (accelkit.frameworks; a property of the published run).
+FRAMEWORKS = {"Megatron": "megatron-2021", "PaLM": "pax-2022", "Llama 3": "meta-llama3",
+              "MaxText": "maxtext"}
+
+
 def megatron_step(row: MegatronRun, compute_efficiency: float | str = 1.0) -> PublishedStep:
     """A Megatron-LM SC'21 Table 1 row at its published degrees on A100s: full recomputation
     (section 3.5); micro-batch (1-8 sequences) and interleaving (1, 2, 4) are not in Table 1,
@@ -141,7 +146,7 @@ def megatron_step(row: MegatronRun, compute_efficiency: float | str = 1.0) -> Pu
     step = fastest_fitting_step(
         model, "A100", dict(dp=row.gpus // (row.tp * row.pp), tp=row.tp, pp=row.pp),
         row.batch_sequences * s, (s, 2 * s, 4 * s, 8 * s), (1, 2, 4), ("full",),
-        compute_efficiency=compute_efficiency)
+        compute_efficiency=compute_efficiency, framework=FRAMEWORKS["Megatron"])
     return PublishedStep(
         f"Megatron-LM GPT {row.params_billion}B, {row.gpus:,} A100", model, step,
         row.tflops_per_gpu * 1e12 / 312e12, megatron_paper_flops(row) / step.model_flops_per_step,
@@ -157,12 +162,14 @@ def published_steps(compute_efficiency: float | str = 1.0) -> list[PublishedStep
            for row in MEGATRON_SC21 if row.params_billion in MEGATRON_SHOWN]
     step = fastest_fitting_step("palm-540b", "TPU v4", dict(dp=2, fsdp=256, tp=12), 2048 * 2048,
                                 (2048, 4096, 8192), (1,), ("none", "selective", "full"),
-                                compute_efficiency=compute_efficiency)
+                                compute_efficiency=compute_efficiency,
+                                framework=FRAMEWORKS["PaLM"])
     out.append(PublishedStep("PaLM 540B, 6,144 TPU v4", "palm-540b", step, 0.462, 1.0))
     for gpus, dp, published in ((8192, 64, 0.43), (16384, 128, 0.41)):
         step = fastest_fitting_step("llama-3.1-405b", "H100", dict(dp=dp, tp=8, pp=16), 16 * 2**20,
                                     (8192,), (1, 2, 4), ("none", "selective", "full"),
-                                    compute_efficiency=compute_efficiency)
+                                    compute_efficiency=compute_efficiency,
+                                    framework=FRAMEWORKS["Llama 3"])
         out.append(PublishedStep(f"Llama 3 405B, {gpus:,} H100", "llama-3.1-405b", step, published, 1.0))
     for scale, cores, tp, per_device_batch, published in MAXTEXT_V5P:
         chips_n = cores // 2
@@ -170,7 +177,8 @@ def published_steps(compute_efficiency: float | str = 1.0) -> list[PublishedStep
         step = fastest_fitting_step(model, "TPU v5p", dict(fsdp=chips_n // tp, tp=tp),
                                     chips_n * per_device_batch * 2048, (None,), (1,),
                                     ("none", "selective", "full"),
-                                    compute_efficiency=compute_efficiency)
+                                    compute_efficiency=compute_efficiency,
+                                    framework=FRAMEWORKS["MaxText"])
         out.append(PublishedStep(f"MaxText {scale}B, v5p-{cores} ({chips_n} chips)", model, step,
                                  published, 1.0))
     return out
@@ -179,7 +187,8 @@ def published_steps(compute_efficiency: float | str = 1.0) -> list[PublishedStep
 def fastest_fitting_step(model: str | models.Model, chip: str, degrees: dict[str, int],
                          batch_tokens: int, microbatches: tuple[int | None, ...],
                          interleaves: tuple[int, ...], recomputes: tuple[str, ...],
-                         compute_efficiency: float | str = 1.0) -> TrainStep:
+                         compute_efficiency: float | str = 1.0,
+                         framework: str | None = None) -> TrainStep:
     """The fastest step that fits at the published ``degrees``, over the knobs the paper does
     not state (micro-batch tokens, interleaving, recomputation). Choices that cannot apply are
     skipped: a micro-batch that does not divide a replica's share of the batch, interleaving
@@ -204,7 +213,7 @@ def fastest_fitting_step(model: str | models.Model, chip: str, degrees: dict[str
                         tp=degrees.get("tp", 1), pp=pp, ep=degrees.get("ep", 1),
                         microbatch_tokens=mb, interleave=v, recompute=rc)
         step = train_step(the_model, chip, layout, batch_tokens,
-                          compute_efficiency=compute_efficiency)
+                          compute_efficiency=compute_efficiency, framework=framework)
         if step.fits and (best is None or step.seconds < best.seconds):
             best = step
     if best is None:
@@ -212,6 +221,6 @@ def fastest_fitting_step(model: str | models.Model, chip: str, degrees: dict[str
     return best
 
 
-__all__ = ["MAXTEXT_V5P", "MEGATRON_SC21", "MEGATRON_SEQ_LEN", "MEGATRON_SHOWN", "MegatronRun",
+__all__ = ["FRAMEWORKS", "MAXTEXT_V5P", "MEGATRON_SC21", "MEGATRON_SEQ_LEN", "MEGATRON_SHOWN", "MegatronRun",
            "PublishedStep", "SOURCES", "fastest_fitting_step", "maxtext_model", "megatron_gpt",
            "megatron_paper_flops", "megatron_step", "published_steps"]

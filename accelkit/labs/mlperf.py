@@ -114,6 +114,9 @@ class Submission:
     seq_len: int
     runs: tuple[Run, ...]
     sources: tuple[tuple[str, str], ...]
+    # the framework the submission ran (accelkit.frameworks: "nemo-2024", "maxtext"); its
+    # source is in ``sources`` under "framework"
+    framework: str = "default"
 
     @property
     def batch_tokens(self) -> int:
@@ -280,7 +283,8 @@ def explain_gap(gpu_submission: Submission, tpu_submission: Submission, *,
 
     def predict(s: Submission, eff: float | str) -> parallel.TrainStep:
         return parallel.train_step(model, s.chip, s.layout, s.batch_tokens, seq_len=s.seq_len,
-                                   dtype=s.precision, compute_efficiency=eff)
+                                   dtype=s.precision, compute_efficiency=eff,
+                                   framework=s.framework)
 
     gs, ts = predict(g, 1.0), predict(t, 1.0)
     gk, tk = predict(g, kg), predict(t, kt)
@@ -309,7 +313,8 @@ def explain_gap(gpu_submission: Submission, tpu_submission: Submission, *,
         "pipeline_bubble": f"1F1B bubble: pp {g.layout.pp} (interleave {g.layout.interleave}) vs "
                            f"pp {t.layout.pp}",
         "exposed_communication": "step time not hidden behind compute (train_step's overlap "
-                                 "rules; tensor-parallel collectives never hidden)",
+                                 f"rules for each side's framework: {g.framework} vs "
+                                 f"{t.framework}), and the optimizer step",
         "kernel_efficiency": kernel_note,
     }
     steps = tuple(Step(n, fg[n], ft[n], fg[n] / ft[n], why[n]) for n in STEPS)
