@@ -238,7 +238,8 @@ def roofline_explorer(chip_names: tuple[str, ...] = ("TPU v5e", "H100"),
                 f"<b>{intensity:,.1f} FLOPs/byte</b>"
                 f"<table style='text-align:right'>{head}{rows}</table>")
         text += ("<i>Best measured: the fastest matmul and HBM copy published for the chip "
-                 "(catalog sources); * none published, the datasheet stands in.</i><br>")
+                 "(catalog sources); * none of its own published: a sibling chip's figure or the datasheet "
+                 "stands in, an assumption.</i><br>")
         if skipped:
             text += f"<i>No published dense {dtype} peak, so not drawn: {', '.join(skipped)}.</i>"
         return View(figure=figure, text=text, result=results)
