@@ -95,7 +95,7 @@ __all__ = [
     "Collective", "GroupLayoutError", "Level", "KINDS", "NETWORKS", "MAX_GROUP_CHIPS",
     "MAX_ARRAY_BYTES", "all_gather", "reduce_scatter", "all_reduce", "all_to_all",
     "point_to_point", "collective", "group_layout", "dp_critical_tokens_per_chip", "BANDWIDTHS",
-    "at_bandwidth",
+    "at_bandwidth", "slice_shape",
 ]
 
 #: The link figures a collective runs at: the datasheet's, or what collectives measurably reach
@@ -241,6 +241,23 @@ def _over(value: object) -> tuple[int, ...] | int:
 
 
 # ----------------------------------------------------------------------------- TPU topology
+
+def slice_shape(chip: str | chips.Chip, n: int) -> int | tuple[int, ...]:
+    """The group ``over`` that ``n`` chips bought as one slice really are: on a TPU the slice's
+    torus shape (8 v5e are a 2x4, not a 1x8 line: :func:`accelkit.topology.slice_layout`, the
+    fastest whole-slice shape for n chips), so a collective over a bought slice runs on every
+    axis it has; on a GPU (switched) or beyond one slice, ``n`` itself.
+
+        >>> slice_shape("v5e", 8), slice_shape("H100", 8)
+        ((4, 2), 8)
+    """
+    the_chip = chips.get(chip)
+    n = _whole("n", n)
+    if the_chip.kind != "tpu" or n == 1 or n > (the_chip.max_slice_chips or 1):
+        return n
+    slices, axes, _ = topology.slice_layout(the_chip, n)
+    return axes if slices == 1 else n
+
 
 def group_layout(chip: str | chips.Chip, over: int | tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
     """How a TPU group is placed: ``(slices, ici_axes)``.

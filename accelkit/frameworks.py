@@ -22,6 +22,9 @@ Each preset names, per choice:
   the critical path.
 * ``dp_overlap`` / ``fsdp_overlap``: data-parallel gradient reduction behind the backward pass;
   FSDP gathers and scatters prefetched behind compute.
+* ``param_sync_overlap``: with a sharded optimizer, the all-gather of the updated weights (half
+  of the data-parallel traffic) runs behind the next step's first forward pass instead of
+  after the reduce-scatter.
 * ``grad_bytes``: bytes per parameter of the gradient buffer that is accumulated and reduced
   (4: fp32 main gradients, as Megatron-LM and Llama 3 do; 2: bf16).
 * ``distributed_optimizer``: optimizer state (fp32 master weights, Adam m and v: 12 bytes per
@@ -46,7 +49,7 @@ __all__ = ["ATTENTION", "CHOICES", "Framework", "get", "names"]
 ATTENTION = ("fused", "materialized")
 #: The choices a framework makes, in :class:`Framework` order.
 CHOICES = ("attention", "sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
-           "grad_bytes", "distributed_optimizer", "dropout")
+           "param_sync_overlap", "grad_bytes", "distributed_optimizer", "dropout")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class Framework:
     tp_overlap: bool = False
     dp_overlap: bool = True
     fsdp_overlap: bool = True
+    param_sync_overlap: bool = False
     grad_bytes: float = 2.0
     distributed_optimizer: bool = True
     dropout: bool = False
@@ -68,7 +72,7 @@ class Framework:
     def __post_init__(self) -> None:
         _validate.choice("attention", self.attention, ATTENTION)
         for name in ("sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
-                     "distributed_optimizer", "dropout"):
+                     "param_sync_overlap", "distributed_optimizer", "dropout"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.grad_bytes not in (2.0, 4.0):
@@ -83,8 +87,8 @@ class Framework:
 
 _MEGATRON = "Narayanan et al., SC'21 (arXiv:2104.04473)"
 _MCORE = "NVIDIA/Megatron-LM@d4169684 megatron/model/distributed.py"
-_NEMO = ("mlcommons/training_results_v4.0:NVIDIA/benchmarks/gpt3/implementations/nemo@6fe95437 "
-         "(conf/custom.yaml, config_DGXH100_*.sh)")
+_NEMO = "mlcommons/training_results_v4.0:NVIDIA/benchmarks/gpt3/implementations/nemo@6fe95437"
+_ADAM = f"{_NEMO} conf/optim/distributed_fused_adam.yaml"
 _MAXTEXT = ("mlcommons/training_results_v4.0:Google/benchmarks/gpt3/implementations/maxtext@6fe95437"
             " and AI-Hypercomputer/maxtext MaxText/configs/base.yml")
 _LLAMA3 = "Llama Team 2024, 'The Llama 3 Herd of Models' (arXiv:2407.21783) section 3.3"
@@ -111,28 +115,36 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
                         "(Megatron-LM's GPT defaults)"))),
     Framework(
         "nemo-2024", attention="fused", sequence_parallel=True, tp_overlap=True,
-        dp_overlap=True, grad_bytes=2.0, distributed_optimizer=True, dropout=False,
+        dp_overlap=True, param_sync_overlap=True, grad_bytes=2.0, distributed_optimizer=True,
+        dropout=False,
         description="NeMo / Megatron-core with Transformer Engine, as NVIDIA ran MLPerf v4.0",
         sources=(
-            ("attention", f"{_NEMO}: fused (flash) attention through Transformer Engine"),
-            ("sequence_parallel", f"{_NEMO}: sequence_parallel True"),
-            ("tp_overlap", f"{_NEMO}: ub_tp_comm_overlap (Transformer Engine userbuffers: the "
-                           "TP all-gathers and reduce-scatters pipelined with the GEMMs)"),
-            ("dp_overlap", f"{_NEMO}: overlap_grad_sync with the distributed optimizer"),
-            ("grad_bytes", "ASSUMPTION: bf16 gradient reduction (NeMo's grad_sync_dtype bf16 "
-                           "in its MLPerf configs is not read here)"),
-            ("distributed_optimizer", f"{_NEMO}: distributed_fused_adam"),
+            ("attention", f"{_NEMO}: fused (flash) attention through Transformer Engine "
+                          "(the submission's layout record: fused attention)"),
+            ("sequence_parallel", f"{_NEMO}: Megatron-core sequence parallelism with TP "
+                                  "(ASSUMPTION: not read from the config)"),
+            ("tp_overlap", f"{_NEMO} conf/tp_overlap/h100tp4mbs2.yaml: Transformer Engine "
+                           "userbuffer TP communication overlap (all-gathers and "
+                           "reduce-scatters pipelined with the GEMMs)"),
+            ("dp_overlap", f"{_ADAM}: overlap_grad_sync True"),
+            ("param_sync_overlap", f"{_ADAM}: overlap_param_sync True"),
+            ("grad_bytes", f"{_ADAM}: grad_sync_dtype bf16"),
+            ("distributed_optimizer", f"{_ADAM}: distributed_fused_adam"),
             ("dropout", "ASSUMPTION: the MLPerf GPT-3 reference trains without dropout"))),
     Framework(
         "maxtext", attention="fused", sequence_parallel=True, tp_overlap=True, dp_overlap=True,
-        grad_bytes=2.0, distributed_optimizer=True, dropout=False,
+        param_sync_overlap=True, grad_bytes=2.0, distributed_optimizer=True, dropout=False,
         description="MaxText on TPU (JAX/XLA), as Google ran MLPerf v4.0 and its README runs",
         sources=(
-            ("attention", f"{_MAXTEXT}: attention 'flash' (a Pallas flash kernel) on TPU"),
+            ("attention", f"{_MAXTEXT}: v5p-1024.sh and v5p-12288.sh pass attention=flash"),
             ("sequence_parallel", "XLA shards the activations outside the matmuls over the "
                                   "tensor axis (GSPMD); ASSUMPTION that it does so fully"),
-            ("tp_overlap", f"{_MAXTEXT}: LIBTPU_INIT_ARGS enable async collective fusion and "
-                           "windowed (collective-matmul) einsums"),
+            ("tp_overlap", f"{_MAXTEXT}: v5p-*.sh LIBTPU_INIT_ARGS "
+                           "--xla_tpu_enable_async_collective_fusion=true "
+                           "--xla_tpu_decompose_all_gather_einsum=true "
+                           "--xla_tpu_overlap_compute_collective_tc=true"),
+            ("param_sync_overlap", "as dp_overlap: async all-gathers "
+                                   "(--xla_enable_async_all_gather=true)"),
             ("dp_overlap", "XLA's async collectives run the gradient reduction behind the "
                            "backward pass (the scaling book's training chapter)"),
             ("fsdp_overlap", "as dp_overlap: FSDP gathers are async collectives"),
@@ -155,7 +167,7 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
             ("distributed_optimizer", f"{_LLAMA3}: optimizer state sharded (FSDP, ZeRO-1 style)"),
             ("dropout", "no dropout in Llama 3 pre-training (ASSUMPTION: not stated)"))),
     Framework(
-        "pax-2022", attention="materialized", sequence_parallel=True, tp_overlap=True,
+        "pax-2022", attention="materialized", sequence_parallel=True, tp_overlap=False,
         dp_overlap=True, grad_bytes=4.0, distributed_optimizer=True, dropout=False,
         description="PaLM's JAX/T5X-Pathways training on TPU v4 (2022)",
         sources=(
@@ -163,8 +175,9 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
                           "the scores to HBM"),
             ("sequence_parallel", "ASSUMPTION: GSPMD shards the non-matmul work over the model "
                                   "axis"),
-            ("tp_overlap", "ASSUMPTION: XLA's async collectives overlap the model-parallel "
-                           "collectives with the matmuls"),
+            ("tp_overlap", "ASSUMPTION: Chowdhery et al. 2022 do not say the 12-way model-"
+                           "parallel collectives overlap the matmuls; the library's default "
+                           "(exposed) stands"),
             ("grad_bytes", "ASSUMPTION: fp32 parameters and gradients (PaLM's optimizer state "
                            "is fp32; Chowdhery et al. 2022 section 5)"),
             ("dropout", "Chowdhery et al. 2022 (arXiv:2204.02311) section 5: no dropout"))),

@@ -1,10 +1,15 @@
 """Kernels as they run: one micro-batch's forward and backward pass on one chip, kernel by kernel,
 at the ceilings the chip measurably reaches (issue 21, item 2).
 
-    >>> from accelkit import frameworks, kernels
+    >>> from accelkit import kernels
     >>> k = kernels.microbatch("llama-3.1-405b", "H100", tp=8, microbatch_tokens=8192)
     >>> round(k.efficiency, 2), round(k.matmul_efficiency, 2)
-    (0.64, 0.72)
+    (0.75, 0.78)
+    >>> m = kernels.microbatch("gpt-3-175b", "A100", tp=8, microbatch_tokens=2048,
+    ...                        framework="megatron-2021")
+    >>> f = kernels.microbatch("gpt-3-175b", "A100", tp=8, microbatch_tokens=2048)
+    >>> round(m.attention_seconds / f.attention_seconds, 1)  # scores through HBM
+    4.8
 
 What each kernel costs (per chip, one tensor-parallel shard):
 
@@ -45,7 +50,7 @@ communication kernels' use of SMs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -93,7 +98,7 @@ class KernelTimes:
         """The linear matmuls' FLOPs at peak over their time (their achieved fraction of peak)."""
         return self._linear_peak_seconds / self.matmul_seconds if self.matmul_seconds else 1.0
 
-    _linear_peak_seconds: float = 0.0
+    _linear_peak_seconds: float = field(default=0.0, repr=False)
 
 
 def _roof(flops: np.ndarray, nbytes: np.ndarray, ceiling: np.ndarray, hbm: float) -> float:

@@ -186,17 +186,22 @@ def chips_per_domain(n: np.ndarray | int, stride: np.ndarray | int, domain: int)
 
 
 def group_collective(chip: chips.Chip, kind: str, n: int, per_domain: int,
-                     array_bytes: float, bandwidth: str = "datasheet") -> collectives.Collective:
+                     array_bytes: float, bandwidth: str = "datasheet",
+                     job_chips: int | None = None) -> collectives.Collective:
     """One collective (``kind`` from :data:`accelkit.collectives.KINDS`, or ``"send"``: a
     pipeline's point-to-point transfer) over a group of ``n`` chips, ``per_domain`` of them in
     each scale-up domain; ``bandwidth``: "datasheet" or "achievable" (see
-    :func:`accelkit.collectives.collective`)."""
+    :func:`accelkit.collectives.collective`); ``job_chips``: the job's size (a TPU group that
+    spans the whole job takes the job's slice shape, :func:`accelkit.collectives.slice_shape`)."""
     if kind == "send":
         network = "scale-up" if per_domain >= n else "scale-out"
         return collectives.point_to_point(collectives.at_bandwidth(chip, bandwidth),
                                           array_bytes=array_bytes, network=network)
     if per_domain >= n:
-        return collectives.collective(kind, chip, array_bytes=array_bytes, over=n,
+        # a TPU group that is the whole job is the slice the job was bought as (2x4 for 8
+        # v5e), not a line of n chips on one axis
+        over = collectives.slice_shape(chip, n) if job_chips == n else n
+        return collectives.collective(kind, chip, array_bytes=array_bytes, over=over,
                                       bandwidth=bandwidth)
     if chip.kind == "gpu":
         return collectives.collective(kind, chip, array_bytes=array_bytes, over=n,
@@ -212,7 +217,8 @@ _REFERENCE_BYTES = float(2**30)
 
 
 def cost_line(chip: chips.Chip, kind: str, n: int, per_domain: int,
-              bandwidth: str = "datasheet") -> tuple[float, float, str]:
+              bandwidth: str = "datasheet", job_chips: int | None = None
+              ) -> tuple[float, float, str]:
     """(latency seconds, seconds per byte of the whole array, network) of a group's collective.
 
     Collectives are alpha-beta (seconds = latency + bytes × a constant, accelkit.collectives),
@@ -221,7 +227,7 @@ def cost_line(chip: chips.Chip, kind: str, n: int, per_domain: int,
     """
     if n <= 1:
         return 0.0, 0.0, "none"
-    r = group_collective(chip, kind, n, per_domain, _REFERENCE_BYTES, bandwidth)
+    r = group_collective(chip, kind, n, per_domain, _REFERENCE_BYTES, bandwidth, job_chips)
     return (float(r.latency_seconds), float(r.bandwidth_seconds) / _REFERENCE_BYTES,
             str(r.network))
 

@@ -43,9 +43,12 @@ Three layers, each read off a model the course already has:
    FlashAttention-3 overlaps with the matmuls; they are not timed here.
 
 3. **A cluster** (:func:`accelkit.parallel.predicted_mfu`): :func:`accelkit.parallel.train_step`
-   with ``compute_efficiency="predicted"``: the efficiency of step 2 for the layout's tp, ep and
-   micro-batch (:func:`compute_efficiencies`, per layout) scales the peak, and the step adds
-   exposed communication and pipeline bubbles.
+   with ``compute_efficiency="predicted"`` prices kernels with :mod:`accelkit.kernels`, which
+   builds on this module's shapes and tile/wave model but runs them under each chip's
+   *measured* matmul ceiling, counts every matmul's inputs, weights and outputs, the framework's
+   attention and recomputation, and adds exposed communication, bubbles and the optimizer step.
+   :func:`step_efficiency` and :func:`compute_efficiencies` here remain the engines' view at
+   the datasheet peak (no framework, no measured ceilings).
 
     >>> from accelkit import mfu
     >>> round(mfu.matmul_efficiency("H100", 8192, 8192, 8192), 3)

@@ -35,9 +35,14 @@ A :class:`Layout` gives the degree of each kind of parallelism; their product is
 :mod:`accelkit.step_cost`, which evaluates every candidate layout at once; memory per chip
 follows :mod:`accelkit.activations` for the activations.
 
-Not modelled: context parallelism, load imbalance between experts, optimizer-step time, stragglers,
-failures, the embedding's uneven share of the first and last stages; kernel efficiency only
-with ``compute_efficiency="predicted"`` (:mod:`accelkit.mfu`).
+**Frameworks**: ``framework=`` names the software the run used (:mod:`accelkit.frameworks`:
+attention kernel, sequence parallelism, which collectives overlap, gradient precision,
+optimizer sharding); a property of the run, never a knob. **Fits** compares memory with the
+chip's usable HBM (:attr:`accelkit.chips.Chip.usable_hbm_bytes`, a named assumption).
+
+Not modelled: context parallelism, load imbalance between experts, stragglers, failures, the
+embedding's uneven share of the first and last stages; kernels as they run only with
+``compute_efficiency="predicted"`` (:mod:`accelkit.kernels`).
 """
 
 from __future__ import annotations
@@ -241,7 +246,7 @@ def _result(model: models.Model, chip: chips.Chip, layout: Layout, batch: int, s
     def group(axis: str, kind: str) -> tuple[int, int, str]:
         n = getattr(layout, axis)
         k = int(chips_per_domain(n, strides[axis], domain))
-        return n, k, cost_line(chip, kind, n, k, bandwidth)[2]
+        return n, k, cost_line(chip, kind, n, k, bandwidth, layout.chips)[2]
 
     rows: list[CollectiveCost] = []
 

@@ -2,33 +2,40 @@
 :func:`accelkit.parallel.train_step` and :func:`accelkit.parallel.best_layouts` price layouts
 with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
 
-**What overlaps with what** (the model's assumptions):
+**What overlaps with what** (each a named choice of the run's framework,
+:mod:`accelkit.frameworks`; ``"default"`` is the model before frameworks were named):
 
 * FSDP all-gathers and reduce-scatters run behind the micro-batch's compute (prefetching the
-  next layer); only the part longer than the compute is exposed.
-* The data-parallel gradient all-reduce runs behind the backward pass of the last micro-batch;
-  only the part longer than that backward pass is exposed.
-* Tensor-parallel collectives, expert all-to-alls and pipeline sends are on the critical path
-  (no overlap modelled). Real systems hide some of them (DeepSeek's DualPipe overlaps the
-  all-to-alls), so those layouts are pessimistic here.
+  next layer) where ``fsdp_overlap``; only the part longer than the compute is exposed.
+* The data-parallel gradient reduction runs behind the backward pass of the last micro-batch
+  where ``dp_overlap`` (else after it); with ``param_sync_overlap`` and a sharded optimizer its
+  all-gather half runs behind the next step's first forward pass instead.
+* Tensor-parallel collectives run behind the layers' matmuls where ``tp_overlap`` (Transformer
+  Engine userbuffers, XLA collective matmul), else on the critical path; expert all-to-alls
+  and pipeline sends are on the critical path (no overlap modelled: DeepSeek's DualPipe hides
+  the all-to-alls, so those layouts are pessimistic here).
+* The optimizer step (Adam over the parameters this chip updates, memory-bound:
+  :data:`ADAM_STEP_BYTES` plus the gradient read and written) runs after the step.
 
 **Collectives**: each group's cost is a line in the array size (latency + bytes × a constant,
 :func:`accelkit.layout.cost_line`), read once per distinct group of the candidates, so thousands
 of layouts cost a few dozen calls to :mod:`accelkit.collectives`.
 
-**Memory per chip** (bytes): weights, gradients and optimizer state at 2 + 2 + 12 bytes per
-parameter (bf16 weights and gradients, fp32 master copy and two Adam moments), sharded over
-tp·pp (routed experts also over ep) and over fsdp, the optimizer state also over dp; FSDP adds
+**Memory per chip** (bytes): weights, gradients and optimizer state at 2 + g + 12 bytes per
+parameter (bf16 weights, gradients in the framework's precision g = 2 or 4, fp32 master copy
+and two Adam moments), sharded over tp·pp (routed experts also over ep) and over fsdp, the
+optimizer state also over dp where the framework shards it (Megatron-LM's 2021 runs: not); FSDP adds
 two gathered layers in flight.
 Activations follow :mod:`accelkit.activations` (Korthikanti et al. 2022, generalised to the
 real tensor widths; recompute "none", "selective" or "full"; the micro-batches in flight on a
 pipeline stage; the last stage's logits).
 
-**Compute**: the model's FLOPs per token (``Model.flops_per_token("train")``: matmuls and
-causal attention) plus what recomputation adds (the forward pass for ``"full"``, the attention
-scores for ``"selective"``), at ``compute_efficiency`` × peak (default 1.0, the peak: an upper
-bound; small or skinny matmuls reach less, which this model does not capture). MFU counts model
-FLOPs only (no recomputation), as PaLM defines it.
+**Compute**: with ``kernel_seconds`` (``compute_efficiency="predicted"`` in
+:mod:`accelkit.parallel`), every kernel as it runs (:mod:`accelkit.kernels`: recomputation,
+attention implementation and sequence parallelism included) and collectives at achievable
+bandwidth; otherwise the model's FLOPs per token (``Model.flops_per_token("train")``) plus what
+recomputation adds, at ``compute_efficiency`` × the datasheet peak (1.0: an upper bound), with
+datasheet bandwidths. MFU counts model FLOPs only (no recomputation), as PaLM defines it.
 
 Every combination of times goes through :func:`accelkit.roofline.times`, which names where
 the model overlaps and where it adds.
@@ -103,8 +110,8 @@ def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return unique, np.repeat(run_index.reshape(-1), lengths)
 
 
-def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray, bandwidth: str = "datasheet"
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray, bandwidth: str = "datasheet",
+           job_chips: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(latency, seconds per byte) per candidate: :func:`accelkit.layout.cost_line` of each
     distinct group (``n`` chips, ``k`` per domain), one collectives call each."""
     keys = n.astype(np.int64) * (1 << 24) + k.astype(np.int64)
@@ -112,7 +119,8 @@ def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray, bandwidth:
     lat = np.empty(len(unique))
     per = np.empty(len(unique))
     for i, key in enumerate(unique.tolist()):
-        lat[i], per[i], _ = cost_line(chip, kind, key >> 24, key & ((1 << 24) - 1), bandwidth)
+        lat[i], per[i], _ = cost_line(chip, kind, key >> 24, key & ((1 << 24) - 1), bandwidth,
+                                      job_chips)
     inverse = inverse.reshape(-1)
     return lat[inverse], per[inverse]
 
@@ -172,7 +180,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
         compute_mb = np.asarray(kernel_seconds, dtype=float) * balance / pp
 
     # -- strides and domains -----------------------------------------------------------------
-    domain = domain_chips(chip, int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0]))
+    job = int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0])
+    domain = domain_chips(chip, job)
     stride = {"tp": np.ones_like(tp)}
     stride["ep"] = tp
     stride["pp"] = tp * ep
@@ -186,7 +195,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
 
     def cost(kind: str, axis: str, nbytes: np.ndarray) -> np.ndarray:
         if (kind, axis) not in unit:
-            unit[kind, axis] = _costs(chip, kind, size[axis], per[axis], bandwidth)
+            unit[kind, axis] = _costs(chip, kind, size[axis], per[axis], bandwidth, job)
         lat, sec_per_byte = unit[kind, axis]
         return np.where(size[axis] > 1, lat + sec_per_byte * nbytes, 0.0)
 
@@ -202,7 +211,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     ep_mb = ep_calls * ep_each
     # -- pipeline sends: one activation forward, one gradient backward, per virtual stage
     pp_calls = 2.0 * v * (pp > 1)
-    pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"], bandwidth)
+    pp_lat, pp_per = _costs(chip, "send", pp.astype(np.int64), per["pp"], bandwidth, job)
     pp_each = np.where(pp > 1, pp_lat + pp_per * act_mb / tp, 0.0)
     pp_mb = pp_calls * pp_each
 
@@ -225,8 +234,18 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     backward_last = compute_mb * 2.0 / (3.0 + (rc == 2))
     # ... which hides behind the last micro-batch's backward pass: overlapped (where the
     # framework overlaps it; else it runs after the backward pass)
-    dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
-                                overlap=fw.dp_overlap).exposed_communication_seconds
+    if fw.param_sync_overlap and fw.distributed_optimizer:
+        # the weights' all-gather half runs behind the next step's first forward pass
+        forward_first = compute_mb / (3.0 + (rc == 2))
+        dp_exposed = (roofline.times(compute_seconds=backward_last,
+                                     communication_seconds=dp_time / 2.0,
+                                     overlap=fw.dp_overlap).exposed_communication_seconds
+                      + roofline.times(compute_seconds=forward_first,
+                                       communication_seconds=dp_time / 2.0,
+                                       overlap=True).exposed_communication_seconds)
+    else:
+        dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
+                                    overlap=fw.dp_overlap).exposed_communication_seconds
     # -- the optimizer step: memory-bound over the parameters this chip updates -------------
     local = stage_params / fsdp / (dp if fw.distributed_optimizer else 1.0)
     hbm_rate = (chip.achievable_hbm_bytes_per_second if bandwidth == "achievable"

@@ -171,7 +171,9 @@ def communication_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int,
     seconds = 0.0
     networks: list[str] = []
     for kind, count, per_token in _communication_plan(m, act):
-        c = collectives.collective(kind, chip, array_bytes=tokens * per_token, over=n_chips)
+        # a TPU serving replica is a bought slice: its collectives run on every axis it has
+        c = collectives.collective(kind, chip, array_bytes=tokens * per_token,
+                                   over=collectives.slice_shape(chip, n_chips))
         seconds += count * c.seconds
         networks += [net for net in c.network.split("+") if net not in networks]
     return seconds, "+".join(networks)

@@ -159,9 +159,14 @@ def test_predicted_is_below_peak_and_matches_train_step() -> None:
     pred = ak.parallel.predicted_mfu("llama-3.1-405b", "H100", layout, 16 * M)
     assert pred.mfu < peak.mfu
     assert pred.step.mfu == pred.mfu
-    # the compute alone scales by the efficiency
-    assert pred.step.compute_seconds == pytest.approx(peak.compute_seconds
-                                                      / pred.compute_efficiency, rel=1e-9)
+    # the compute is the model FLOPs at peak over the kernels' efficiency (on the slowest
+    # pipeline stage: ceil(126 / 64) x 4 = 8 layers against 126 / 16)
+    balance = math.ceil(126 / (16 * 4)) * 4 * 16 / 126
+    h100 = ak.chips.get("H100")
+    ideal = pred.step.model_flops_per_step / layout.chips / h100.peak_flops("bf16")
+    assert pred.step.compute_seconds == pytest.approx(ideal * balance / pred.compute_efficiency,
+                                                      rel=1e-9)
+    assert pred.compute_efficiency < pred.matmul_efficiency < 1
 
 
 def test_best_layouts_accepts_predicted() -> None:
@@ -176,20 +181,20 @@ def test_best_layouts_accepts_predicted() -> None:
 
 # -- published runs ---------------------------------------------------------------------------
 RUNS = {label: (step, published, ratio) for label, step, published, ratio in runs.runs()}
-# published / predicted, the band each must land in (measured values in docs/mfu.md)
-BANDS = {"Megatron": (0.40, 0.75), "PaLM": (0.55, 0.75), "Llama": (0.75, 1.0),
-         "MaxText": (0.85, 1.02)}
+# published / predicted, the band each must land in (measured values in docs/mfu.md and the
+# validation table, docs/validation.md): kernels as they run under the measured ceilings, each
+# run's framework (issue 21); a regression guard, not a fit
+BANDS = {"Megatron": (0.72, 0.97), "PaLM": (0.90, 1.12), "Llama": (1.0, 1.25),
+         "MaxText": (0.90, 1.10)}
 
 
 @pytest.mark.parametrize("label", sorted(RUNS))
 def test_published_mfu_lands_in_its_band(label: str) -> None:
-    """Ours is an upper bound (no kernel prologues, memory stalls, optimizer step, stragglers):
-    published/predicted <= ~1. Megatron's A100 runs are furthest (0.48-0.67): the tile model
-    puts large A100 GEMMs at ~95% of peak where cuBLAS reaches ~80%, and the fused kernels
-    Megatron wrote for its softmax and bias-GeLU are costed here as memory-bound passes only.
-    PaLM (0.64): PaLM rematerialised (HFU 57.8%) where ours fits without; TPU v4's measured
-    kernels run below our stall-free MXU. Llama 3 (0.84-0.92) and MaxText (0.93-0.95) land
-    close."""
+    """Kernels under the measured ceilings with each run's framework (docs/validation.md says
+    why each row is off). Megatron's A100 runs are still predicted fast (0.78-0.94); PaLM
+    (recomputation fixed by its published HFU) and MaxText land within a few percent; Llama 3
+    is predicted slow (1.1-1.2): our activation accounting rejects the run's published "no
+    activation checkpointing", so the fastest fitting layout recomputes everything."""
     step, published, flops_ratio = RUNS[label]
     low, high = next(v for k, v in BANDS.items() if label.startswith(k))
     ratio = published / (step.mfu * flops_ratio)

@@ -179,9 +179,10 @@ def test_the_chain_multiplies_out_to_the_prediction(label, gpu, tpu):
     steps, peaks = [], []
     for sub in (gap.gpu, gap.tpu):
         steps.append(parallel.train_step(model, sub.chip, sub.layout, sub.batch_tokens,
-                                         dtype=sub.precision, compute_efficiency="predicted"))
+                                         dtype=sub.precision, compute_efficiency="predicted",
+                                         framework=sub.framework))
         peaks.append(parallel.train_step(model, sub.chip, sub.layout, sub.batch_tokens,
-                                         dtype=sub.precision))
+                                         dtype=sub.precision, framework=sub.framework))
     direct = steps[0].tokens_per_second_per_chip / steps[1].tokens_per_second_per_chip
     assert gap.predicted_ratio == pytest.approx(direct, rel=1e-9)
     for i, (st, pk) in enumerate(zip(steps, peaks)):
@@ -221,13 +222,14 @@ def test_the_residual_is_measured_over_predicted(label, gpu, tpu):
 
 def test_the_kernel_step_is_accelkit_mfu_inside_train_step():
     gap = _gap(*SMALL)
-    assert "accelkit.mfu" in gap.steps[-1].explanation
+    assert "accelkit.kernels" in gap.steps[-1].explanation
     for sub, step, peak, factor in ((gap.gpu, gap.gpu_step, gap.gpu_peak_step,
                                      gap.steps[-1].gpu_factor),
                                     (gap.tpu, gap.tpu_step, gap.tpu_peak_step,
                                      gap.steps[-1].tpu_factor)):
         direct = parallel.train_step("gpt-3-175b", sub.chip, sub.layout, sub.batch_tokens,
-                                     dtype=sub.precision, compute_efficiency="predicted")
+                                     dtype=sub.precision, compute_efficiency="predicted",
+                                     framework=sub.framework)
         assert step.mfu == pytest.approx(direct.mfu, rel=1e-12)
         assert factor == pytest.approx(direct.mfu / peak.mfu)
         assert 0 < factor < 1  # real kernels never beat the peak
@@ -241,9 +243,10 @@ def test_the_kernel_step_moves_the_prediction_never_the_measurement():
     tried = _gap(*SMALL, kernel_efficiency=(0.6, 0.9))
     assert tried.measured_ratio == base.measured_ratio
     g = parallel.train_step("gpt-3-175b", "H100", tried.gpu.layout, tried.gpu.batch_tokens,
-                            dtype="fp8", compute_efficiency=0.6)
+                            dtype="fp8", compute_efficiency=0.6, framework=tried.gpu.framework)
     t = parallel.train_step("gpt-3-175b", "TPU v5p", tried.tpu.layout, tried.tpu.batch_tokens,
-                            dtype="int8", compute_efficiency=0.9)
+                            dtype="int8", compute_efficiency=0.9, framework=tried.tpu.framework)
+    assert (tried.gpu.framework, tried.tpu.framework) == ("nemo-2024", "maxtext")
     direct = g.tokens_per_second_per_chip / t.tokens_per_second_per_chip
     assert tried.predicted_ratio == pytest.approx(direct, rel=1e-9)
     assert tried.residual_ratio == pytest.approx(tried.measured_ratio / direct, rel=1e-9)

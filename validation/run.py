@@ -30,61 +30,99 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repository: accelkit/ and validation/
 
-from accelkit import chips, mfu, parallel  # noqa: E402
+from accelkit import chips, frameworks  # noqa: E402
 from accelkit.labs import mlperf as lab  # noqa: E402
 from validation import mlperf, published  # noqa: E402
 from validation import serving as serving_rows  # noqa: E402
 
 OUT = ROOT / "docs" / "validation.md"
+#: The training rows as predicted before issue 21 (a record, shown beside today's).
+BEFORE: dict[str, Any] = json.loads((ROOT / "validation" / "before_issue21.json").read_text(
+    encoding="utf-8"))
 #: A row off by more than this says why.
 EXPLAIN_ABOVE = 0.10
 
-#: What the model does not price, by run family (said in tests/test_parallel.py, tests/test_mfu.py
-#: and docs/mlperf_gap.md; issue 21 is to price them). Shown for rows off by more than 10%.
+#: Why a row is off by more than 10%, by run (a key that is a substring of the row's name; the
+#: first match wins), as far as we know: what the model does not price, or prices by a named
+#: assumption. Written after reading the rows, never used to change a prediction.
 WHY = {
-    "Megatron": "predicted too fast: the tile/wave model puts large A100 GEMMs at 90-97% of "
-                "peak, where the published maximum achievable matmul FLOPS (stas00/"
-                "ml-engineering, MAMF) is about 87%; matmul memory traffic "
-                "counts weights only; the non-matmul kernels (softmax, bias-GeLU, layer norms, "
-                "dropout) are costed as HBM passes and not recomputed; attention scores are not "
-                "written to memory (these runs did not use a fused attention kernel); "
-                "tensor-parallel all-reduces at datasheet NVLink bandwidth",
-    "PaLM": "predicted too fast: PaLM rematerialised (HFU 57.8% against MFU 46.2%) where ours "
-            "fits without recomputation; TPU v4 kernels are costed on a stall-free MXU model; "
-            "the 12-way model parallelism runs on one torus axis",
-    "Llama 3": "predicted too fast: every matmul at the engines' predicted efficiency with no "
-               "memory stalls, kernel overheads or non-matmul recomputation; recomputation and "
-               "interleaving are not published (ours takes the fastest that fits)",
-    "MaxText": "predicted too fast: kernels on a stall-free MXU model, no optimizer step",
-    "MLPerf": "predicted too fast: fp8/int8 matmuls scaled from the datasheet fp8/int8 peak "
-              "(no casts or scaling bookkeeping), tensor-parallel collectives never overlapped "
-              "but priced at datasheet bandwidth, no optimizer step; the MLPerf run clock "
-              "includes evaluations and warm-up the prediction does not (docs/mlperf_gap.md)",
+    "Megatron": "predicted faster than measured. Priced: materialized attention (scores, "
+                "softmax and dropout in HBM), no sequence parallelism, fp32 gradients "
+                "all-reduced after the backward pass, the replicated optimizer step "
+                "(framework megatron-2021). Not priced: the A100 matmul ceiling is a 2025 "
+                "measurement (torch 2.6, CUDA 12.6), above what 2021's cuBLAS reached; "
+                "kernel launch gaps and fp16 loss-scaling bookkeeping; the micro-batch and "
+                "interleaving are unpublished, so ours takes the fastest that fits",
+    "Llama 3": "predicted slower than measured: the paper trains without activation "
+               "checkpointing (section 3.3.2), which our activation accounting (Korthikanti et "
+               "al.: every in-flight micro-batch's activations kept) says does not fit an "
+               "H100's usable HBM, so the fastest fitting layout recomputes everything (a 4/3 "
+               "compute factor the run did not pay); the TP collectives are exposed because "
+               "the paper does not say they overlap",
+    "nvidia-eos-n64": "predicted faster than measured: the MLPerf run clock includes the "
+                      "evaluations and warm-up, which the prediction does not; fp8 GEMMs at "
+                      "the measured fp8 ceiling with no cast, transpose or amax kernels "
+                      "(Transformer Engine runs them)",
+    "nvidia-eos-dfw-n1344": "predicted slower than measured: the 448-way data-parallel "
+                            "gradient reduction goes through each GPU's NIC share at an "
+                            "assumed 73% (a B200/EFA measurement carried to InfiniBand) and "
+                            "is hidden only behind the last micro-batch's backward pass; "
+                            "Megatron-core overlaps it chunk by chunk over the interleaved "
+                            "schedule, and in-network reduction (SHARP) is not modelled",
+    "google-tpu-v5p": "predicted faster than measured: int8 (AQT) matmuls at an assumed "
+                      "ceiling (v6e's measured int8/bf16 ratio carried to v5p), the v5p bf16 "
+                      "ceiling itself carried from v6e/TPU7x, quantization kernels not priced; "
+                      "the MLPerf run clock includes evaluations; the 6,144-chip run is off "
+                      "by more than these explain, and we do not know why",
+    "PaLM": "the TPU v4 matmul ceiling is carried from v6e/TPU7x (an assumption); PaLM's "
+            "recomputation is fixed by its published HFU (full, the nearest)",
+    "MaxText": "the v5p matmul ceiling is carried from v6e/TPU7x (an assumption)",
 }
+
+
 def _family(name: str) -> str:
     return next(f for f in ("Megatron", "PaLM", "Llama 3", "MaxText", "MLPerf") if f in name)
 
 
-def _calibration(chip_name: str, dtype: str, kernels: str) -> str:
-    """The catalog figures a prediction on ``chip_name`` rests on, with where they come from."""
-    c = chips.get(chip_name)
-    if c.kind == "tpu":
-        rows, cols = mfu.mxu_shape(c)
-        engine = f"{mfu.mxu_count(c)} MXUs of {rows}x{cols}"
-    else:
-        engine = f"{c.sms_per_chip} SMs, {mfu.GPU_TILE[0]}x{mfu.GPU_TILE[1]} tiles"
-    link = "NVLink" if c.kind == "gpu" else "ICI"
+def _gb(x: float) -> str:
+    return f"{x / 1e9:,.{0 if x >= 1e10 else 1}f} GB/s"
 
-    def gb(x: float | None) -> str:
-        return "none" if x is None else f"{x / 1e9:,.{0 if x >= 1e10 else 2}f} GB/s"
-    out = (f"{c.name}: {dtype} peak {c.peak_flops(dtype) / 1e12:,.0f} TFLOP/s "
-           f"({c.source('peak_flops:' + dtype)}); HBM "
-           f"{c.require('hbm_bytes_per_second') / 1e12:.2f} TB/s, {link} "
-           f"{gb(c.scaleup_bytes_per_second)} and scale-out {gb(c.scaleout_bytes_per_second)} "
-           "per chip one way (the catalog's, each sourced there); ")
-    if kernels == "predicted":
-        return out + f"kernels: accelkit.mfu's predicted efficiency ({engine}), no measurement"
-    return out + "kernels: at peak"
+
+def _calibration(chip_name: str, dtype: str, framework: str) -> str:
+    """The figures a prediction on ``chip_name`` rests on: each achievable figure beside its
+    datasheet one, with where it comes from (ASSUMPTION where no measurement was read), and
+    the run's framework."""
+    c = chips.get(chip_name)
+    fw = frameworks.get(framework)
+
+    def mark(key: str) -> str:
+        return "assumed" if c.achievable_is_assumption(key) else "measured"
+    flops_key = f"achievable_flops:{dtype}"
+    parts = [f"{c.name}: {dtype} matmuls at {c.achievable_flops(dtype) / 1e12:,.0f} of "
+             f"{c.peak_flops(dtype) / 1e12:,.0f} TFLOP/s ({mark(flops_key)}: "
+             f"{c.source(flops_key)})",
+             f"HBM {_gb(c.achievable_hbm_bytes_per_second)} of "
+             f"{_gb(c.require('hbm_bytes_per_second'))} "
+             f"({mark('achievable_hbm_bytes_per_second')})"]
+    if c.scaleup_bytes_per_second is not None:
+        parts.append(f"{'ICI' if c.kind == 'tpu' else 'NVLink'} collectives at "
+                     f"{_gb(c.achievable_scaleup_bytes_per_second)} of "
+                     f"{_gb(c.scaleup_bytes_per_second)} per chip "
+                     f"({mark('achievable_scaleup_bytes_per_second')}: "
+                     f"{c.source('achievable_scaleup_bytes_per_second')})")
+    if c.scaleout_bytes_per_second is not None:
+        parts.append(f"scale-out {_gb(c.achievable_scaleout_bytes_per_second)} of "
+                     f"{_gb(c.scaleout_bytes_per_second)} per chip "
+                     f"({mark('achievable_scaleout_bytes_per_second')})")
+    parts.append(f"usable HBM {c.usable_hbm_bytes / 2**30:.0f} of {c.hbm_bytes / 2**30:.0f} GiB "
+                 "(assumed)" if c.hbm_bytes else "no HBM figure")
+    choices = ", ".join(f"{k} {getattr(fw, k)}" for k in frameworks.CHOICES)
+    parts.append(f"framework {fw.name} ({choices})")
+    return "; ".join(parts)
+
+
+def _why(name: str) -> str:
+    return next(text for key, text in WHY.items() if key in name)
 
 
 def _row(name: str, measured: float, predicted: float, at_peak: float, unit: str,
@@ -96,10 +134,12 @@ def _row(name: str, measured: float, predicted: float, at_peak: float, unit: str
         "predicted_peak_kernels": at_peak, "error_peak_kernels": at_peak / measured - 1.0,
         "source": source, "calibration": calibration, "layout": layout,
     }
+    before = BEFORE["rows"].get(name)
+    if before is not None:  # the same run as the library predicted it before issue 21
+        row["predicted_before"] = float(before["predicted"])
+        row["error_before"] = float(before["predicted"]) / measured - 1.0
     if abs(error) > EXPLAIN_ABOVE:
-        family = _family(name)
-        row["why"] = (WHY[family] if error > 0 else "predicted slower than the run: the model "
-                      "charges time the run hid (overlap) or did not spend")
+        row["why"] = _why(name)
     return row
 
 
@@ -116,7 +156,8 @@ def megatron_rows() -> list[dict[str, Any]]:
 
         out.append(_row(pred.label, float(row.tflops_per_gpu), per_gpu(pred), per_gpu(peak),
                         "TFLOP/s per GPU (Megatron's formula)", published.SOURCES["Megatron"],
-                        _calibration("A100", "bf16", "predicted"), str(pred.step.layout)))
+                        _calibration("A100", "bf16", published.FRAMEWORKS["Megatron"]),
+                        str(pred.step.layout)))
     return out
 
 
@@ -126,7 +167,8 @@ def mfu_rows() -> list[dict[str, Any]]:
     peak = {r.label: r for r in published.published_steps(1.0)}
     return [_row(r.label, r.published_mfu, r.step.mfu, peak[r.label].step.mfu, "MFU",
                  published.SOURCES[_family(r.label)],
-                 _calibration(r.step.chip, "bf16", "predicted"), str(r.step.layout))
+                 _calibration(r.step.chip, "bf16", published.FRAMEWORKS[_family(r.label)]),
+                 str(r.step.layout))
             for r in pred]
 
 
@@ -146,7 +188,7 @@ def mlperf_rows() -> list[dict[str, Any]]:
                 at_peak.tokens_per_second_per_chip, "tokens/s per chip",
                 f"{len(side.runs)} result logs, the first {side.source('run_0')}; system: "
                 f"{side.source('system_name')}; layout: {side.source('layout')}",
-                _calibration(side.chip, side.precision, "predicted"), str(side.layout)))
+                _calibration(side.chip, side.precision, side.framework), str(side.layout)))
     return out
 
 
@@ -175,9 +217,14 @@ def summary(table: list[dict[str, Any]]) -> str:
     errors = [abs(r["error"]) for r in table]
     peak = [abs(r["error_peak_kernels"]) for r in table]
     within = sum(1 for e in errors if e <= 0.15)
-    return (f"{len(table)} runs; mean absolute error {sum(errors) / len(errors):.1%} with "
+    text = (f"{len(table)} runs; mean absolute error {sum(errors) / len(errors):.1%} with "
             f"predicted kernels ({within} of {len(table)} within ±15%, worst "
             f"{max(errors):.1%}), {sum(peak) / len(peak):.1%} with kernels at peak")
+    before = [abs(r["error_before"]) for r in table if "error_before" in r]
+    if len(before) == len(table):
+        text += (f"; before issue 21 (commit {BEFORE['commit']}) {sum(before) / len(before):.1%}"
+                 f" ({sum(1 for e in before if e <= 0.15)} within ±15%)")
+    return text
 
 
 def render(table: list[dict[str, Any]]) -> str:
@@ -192,37 +239,47 @@ def render(table: list[dict[str, Any]]) -> str:
         "",
         "Every fully specified published run the course cites, at its published layout, "
         "predicted by the library as it is (`accelkit.parallel.train_step`; MLPerf rows through "
-        "`accelkit.labs.mlperf`). *Predicted* runs each kernel at the efficiency `accelkit.mfu` "
-        "predicts (the library's default); *at peak* runs every kernel at the datasheet peak. "
+        "`accelkit.labs.mlperf`), with the framework the run used (`accelkit.frameworks`). "
+        "*Predicted* (`compute_efficiency=\"predicted\"`) runs every kernel as it runs "
+        "(`accelkit.kernels`: matmuls under the chip's measured matmul ceiling and the tile/wave "
+        "model, their inputs, weights and outputs in memory time, the non-matmul kernels at the "
+        "measured HBM bandwidth) and collectives at the measured bus bandwidths; *at peak* runs "
+        "every kernel at the datasheet peak and every link at its datasheet bandwidth (the same "
+        "framework). *Before* is the prediction before issue 21 "
+        f"(commit {BEFORE['commit']}, `validation/before_issue21.json`). "
         "Error = predicted / measured - 1: positive means the model predicts the run faster "
         "than it ran. No row is dropped because it is off, and no figure is fitted to these "
-        "runs. The runs and their sources live in `validation/` (outside the package).",
+        "runs: every efficiency comes from a kernel or collective measurement with its source, "
+        "or is a named assumption (listed per row below). The runs and their sources live in "
+        "`validation/` (outside the package).",
         "",
         f"**{summary(table)}.**",
         "",
-        "| run | unit | measured | predicted | error | at peak | error at peak |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| run | unit | measured | predicted | error | at peak | error at peak | before | "
+        "error before | why |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
+    whys = list(dict.fromkeys(r["why"] for r in table if "why" in r))
     for r in table:
+        before = (f"{_fmt(r['predicted_before'], r['unit'])} | {r['error_before']:+.1%}"
+                  if "predicted_before" in r else "- | -")
+        mark = f"[{whys.index(r['why']) + 1}]" if "why" in r else ""
         out.append(f"| {r['name']} | {r['unit']} | {_fmt(r['measured'], r['unit'])} | "
                    f"{_fmt(r['predicted'], r['unit'])} | {r['error']:+.1%} | "
                    f"{_fmt(r['predicted_peak_kernels'], r['unit'])} | "
-                   f"{r['error_peak_kernels']:+.1%} |")
+                   f"{r['error_peak_kernels']:+.1%} | {before} | {mark} |")
     out += ["", f"## Why rows are off by more than {EXPLAIN_ABOVE:.0%}", ""]
-    seen: dict[str, list[str]] = {}
+    for i, why in enumerate(whys, 1):
+        names = [r["name"] for r in table if r.get("why") == why]
+        out.append(f"{i}. {'; '.join(names)}: {why}.")
+    out += ["", "## Sources and the figures each row rests on", "",
+            "No efficiency here was fitted to a run: each figure is the catalog's achievable "
+            "figure beside its datasheet one, with its source (`accelkit.achievable.table()`), "
+            "*measured* where a kernel or collective measurement was read, *assumed* where "
+            "none was (the source then says what stands in).", ""]
     for r in table:
-        if "why" in r:
-            seen.setdefault(r["why"], []).append(r["name"])
-    for why, names in seen.items():
-        out.append(f"* {'; '.join(names)}: {why}.")
-    out += ["", "## Sources", ""]
-    for r in table:
-        out.append(f"* **{r['name']}** (our layout `{r['layout']}`): {r['source']}.")
-    out += ["", "## What the predictions rest on", "",
-            "No efficiency here was fitted to a run: each figure is the catalog's, with its "
-            "source, or a model named as one.", ""]
-    for calibration in dict.fromkeys(r["calibration"] for r in table):
-        out.append(f"* {calibration}.")
+        out.append(f"* **{r['name']}** (our layout `{r['layout']}`): {r['source']}. "
+                   f"Rests on: {r['calibration']}.")
     out.append("")
     if serving_table:
         out += serving_rows.render(serving_table, serving_rows.sensitivity())
@@ -237,12 +294,14 @@ def main(argv: list[str]) -> int:
     table = _training(everything)
     width = max(len(r["name"]) for r in table)
     print(f"{'run':<{width}}  {'unit':<36} {'measured':>10} {'predicted':>10} {'error':>7} "
-          f"{'at peak':>10} {'error':>7}")
+          f"{'at peak':>10} {'error':>7} {'before':>10} {'error':>7}")
     for r in table:
         print(f"{r['name']:<{width}}  {r['unit']:<36} {_fmt(r['measured'], r['unit']):>10} "
               f"{_fmt(r['predicted'], r['unit']):>10} {r['error']:>+7.1%} "
               f"{_fmt(r['predicted_peak_kernels'], r['unit']):>10} "
-              f"{r['error_peak_kernels']:>+7.1%}")
+              f"{r['error_peak_kernels']:>+7.1%} "
+              f"{_fmt(r.get('predicted_before', float('nan')), r['unit']):>10} "
+              f"{r.get('error_before', float('nan')):>+7.1%}")
     print(summary(table))
     for r in everything[len(table):]:
         print(f"{r['name']:<{width}}  {r['unit']:<36} {_fmt(r['measured'], r['unit']):>10} "

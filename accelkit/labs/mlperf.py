@@ -28,12 +28,17 @@ The naming trap in one line (128 hosts of 4 chips, an 8x8x8 torus):
 3. ``recompute``: model FLOPs over executed FLOPs (recomputed forward passes cost time, not MFU).
 4. ``pipeline_bubble``: compute over compute + the 1F1B bubble.
 5. ``exposed_communication``: the part of the step that is communication the model cannot hide.
-6. ``kernel_efficiency``: what the matmul kernels reach of the peak, from :mod:`accelkit.mfu`
-   (each matmul's shape per tensor-parallel shard on the chip's matrix units, plus the
-   non-matmul work at HBM bandwidth), applied inside ``train_step``
-   (``compute_efficiency="predicted"``). The factor is that step's MFU over the peak-kernel
-   step's MFU, so it also carries the communication that longer compute hides. Pass
-   ``kernel_efficiency="peak"`` for kernels at peak (factor 1.0), or ``(gpu, tpu)`` fractions.
+6. ``kernel_efficiency``: datasheet against achievable: every kernel as it runs
+   (:mod:`accelkit.kernels`: each matmul's shape per tensor-parallel shard under the chip's
+   measured matmul ceiling, the non-matmul work at measured HBM bandwidth) and the
+   collectives at measured bandwidth, inside ``train_step`` (``compute_efficiency=
+   "predicted"``). The factor is that step's MFU over the datasheet step's MFU, so it also
+   carries the communication that longer compute hides. Pass ``kernel_efficiency="peak"``
+   for datasheet kernels (factor 1.0), or ``(gpu, tpu)`` fractions of the datasheet peak.
+
+Each side runs with its submission's framework (:mod:`accelkit.frameworks`: NeMo overlaps the
+tensor-parallel collectives with Transformer Engine's userbuffers, MaxText with XLA's
+collective matmul), recorded with its source in ``validation/mlperf.json``.
 
 Steps 3-5 come from :func:`accelkit.parallel.train_step` at each side's *published* layout (or
 :func:`accelkit.parallel.best_layouts` where a submission publishes none). Their product is the
@@ -43,10 +48,10 @@ the chip count from the system JSON: ``measured_system_ratio / chip_count_ratio`
 does not explain is the ``residual_ratio`` = measured / predicted, reported as it is, not tuned.
 
 **Simplifications, said where they bite.** The run clock includes the evaluations and the first
-step's warm-up on both sides (the prediction does not). ``train_step`` hides no tensor-parallel
-collective (MaxText and NeMo both overlap them), scales int8/fp8 matmuls from the dtype's peak
-and keeps activations, gradients and communication in bf16. MaxText's ``save_dot_except_logits``
-maps to "selective" only approximately.
+step's warm-up on both sides (the prediction does not). The int8/fp8 matmuls run at the
+precision's achievable ceiling (fp8 measured on H100; int8 on v5p a named assumption) with no
+cast or quantization kernels, and activations, gradients and communication stay in bf16.
+MaxText's ``save_dot_except_logits`` maps to "selective" only approximately.
 
 **The naming trap.** Cloud TPU v5p names count TensorCores (``v5p-32`` is 32 TensorCores, 16
 chips: cloud.google.com/tpu/docs/v5p-training), so "tpu-v5p-1024" is 512 chips.
@@ -66,9 +71,10 @@ from accelkit import _validate, chips, dtypes, models, parallel
 STEPS = ("peak_bf16", "precision", "recompute", "pipeline_bubble", "exposed_communication",
          "kernel_efficiency")
 KERNEL_NOTES = {
-    "predicted": "accelkit.mfu's predicted kernel efficiency (matmul shapes on the matrix units, "
-                 "vector work at HBM bandwidth), applied in train_step: its MFU over the "
-                 "peak-kernel MFU",
+    "predicted": "kernels as they run (accelkit.kernels: matmul shapes under each chip's "
+                 "measured matmul ceiling, the non-matmul kernels at measured HBM bandwidth) "
+                 "and collectives at measured bandwidth, in train_step: its MFU over the "
+                 "datasheet step's MFU",
     "peak": "kernels at peak on both sides (kernel_efficiency='peak')",
     "given": "fraction of peak the kernels reach, as given by the caller, applied in train_step",
 }

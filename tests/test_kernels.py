@@ -1,0 +1,164 @@
+"""accelkit.kernels and accelkit.frameworks (issue 21, items 2-3): kernels as they run, and
+each framework's choices as named options of the step.
+
+Independent references: the tile/wave model (tests/test_mfu.py) and the measured ceilings
+(tests/test_achievable.py); here, that each kernel is priced as its module doc says, and that
+each framework choice moves the step the way it should, by the amount the formula gives.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import accelkit as ak
+from accelkit import collectives, frameworks, kernels
+from accelkit.parallel import Layout, best_layouts, predicted_mfu, train_step
+
+M = 2**20
+
+
+def test_matmuls_run_under_the_measured_ceiling_not_the_datasheet() -> None:
+    achievable = kernels.microbatch("llama-3-70b", "H100", tp=8, microbatch_tokens=8192)
+    datasheet = kernels.microbatch("llama-3-70b", "H100", tp=8, microbatch_tokens=8192,
+                                   ceilings="datasheet")
+    h100 = ak.chips.get("H100")
+    ratio = datasheet.matmul_seconds / achievable.matmul_seconds
+    # compute-bound matmuls: their time scales by the ceiling's fraction of the peak
+    assert ratio == pytest.approx(h100.achievable_fraction("achievable_flops:bf16"), rel=0.02)
+    assert achievable.efficiency < datasheet.efficiency < 1
+
+
+def test_small_skinny_matmuls_fall_below_the_ceiling() -> None:
+    big = kernels.microbatch("llama-3-70b", "H100", tp=1, microbatch_tokens=8192)
+    small = kernels.microbatch("llama-3-70b", "H100", tp=8, microbatch_tokens=8192 // 8,
+                               seq_len=1024)
+    assert small.matmul_efficiency < big.matmul_efficiency
+
+
+def test_materialized_attention_pays_for_its_scores_in_hbm() -> None:
+    fw = frameworks.get("megatron-2021")
+    mat = kernels.microbatch("gpt-3-175b", "A100", tp=8, microbatch_tokens=2048, framework=fw)
+    fused = kernels.microbatch("gpt-3-175b", "A100", tp=8, microbatch_tokens=2048,
+                               framework=frameworks.Framework("fused", sequence_parallel=False,
+                                                              dropout=True, grad_bytes=4.0))
+    assert mat.attention_seconds > 3 * fused.attention_seconds
+    # the scores' traffic alone: s^2 per local head per layer, bf16, several passes
+    m = ak.models.get("gpt-3-175b")
+    scores = 2048 * 2048 * (m.heads // 8) * m.layers * 2.0
+    a100 = ak.chips.get("A100")
+    assert mat.attention_seconds > 4 * scores / a100.achievable_hbm_bytes_per_second
+
+
+def test_recomputation_and_sequence_parallelism_move_the_non_matmul_kernels() -> None:
+    def vec(**kw) -> float:
+        return kernels.microbatch("gpt-3-175b", "H100", tp=8, microbatch_tokens=2048,
+                                  **kw).vector_seconds
+    assert vec(recompute="full") > vec(recompute="selective") == vec(recompute="none")
+    no_sp = frameworks.Framework("no-sp", sequence_parallel=False)
+    assert vec(framework=no_sp) > 2 * vec()
+
+
+def test_tp_overlap_hides_the_tensor_parallel_collectives() -> None:
+    layout = Layout(dp=8, tp=8, microbatch_tokens=8192, recompute="selective")
+    exposed = train_step("llama-3-70b", "H100", layout, 64 * 8192,
+                         compute_efficiency="predicted")
+    hidden = train_step("llama-3-70b", "H100", layout, 64 * 8192,
+                        compute_efficiency="predicted",
+                        framework=frameworks.Framework("tp-overlap", tp_overlap=True))
+    tp_exposed = next(c for c in exposed.collectives if c.name == "tp")
+    tp_hidden = next(c for c in hidden.collectives if c.name == "tp")
+    assert tp_exposed.exposed_seconds == pytest.approx(tp_exposed.seconds)
+    assert tp_hidden.exposed_seconds == 0.0 and tp_hidden.seconds == tp_exposed.seconds
+    assert exposed.seconds - hidden.seconds == pytest.approx(tp_exposed.seconds, rel=1e-6)
+
+
+def test_dp_without_overlap_and_fp32_gradients_cost_what_they_say() -> None:
+    layout = Layout(dp=64, microbatch_tokens=8192)
+    base = train_step("llama-3-8b", "H100", layout, 64 * 8 * 8192, compute_efficiency="predicted")
+    fp32 = frameworks.Framework("fp32-after", dp_overlap=False, grad_bytes=4.0)
+    after = train_step("llama-3-8b", "H100", layout, 64 * 8 * 8192,
+                       compute_efficiency="predicted", framework=fp32)
+    g0 = next(c for c in base.collectives if c.name == "dp_grads")
+    g1 = next(c for c in after.collectives if c.name == "dp_grads")
+    assert g1.array_bytes == pytest.approx(2 * g0.array_bytes)
+    assert g1.exposed_seconds == pytest.approx(g1.seconds)
+    assert after.gradient_bytes_per_chip == pytest.approx(2 * base.gradient_bytes_per_chip)
+
+
+def test_the_optimizer_step_is_a_memory_bound_kernel() -> None:
+    layout = Layout(dp=8, microbatch_tokens=8192)
+    step = train_step("llama-3-8b", "H100", layout, 8 * 8192, compute_efficiency="predicted")
+    params = ak.models.get("llama-3-8b").params
+    expected = params / 8 * (ak.step_cost.ADAM_STEP_BYTES + 2 * 2.0) / ak.chips.get(
+        "H100").achievable_hbm_bytes_per_second
+    assert step.optimizer_seconds == pytest.approx(expected, rel=1e-6)
+    replicated = train_step("llama-3-8b", "H100", layout, 8 * 8192,
+                            compute_efficiency="predicted",
+                            framework=frameworks.Framework("zero0", distributed_optimizer=False))
+    assert replicated.optimizer_seconds == pytest.approx(8 * step.optimizer_seconds)
+    assert replicated.optimizer_bytes_per_chip == pytest.approx(8 * step.optimizer_bytes_per_chip)
+
+
+def test_collectives_at_achievable_bandwidth() -> None:
+    data = collectives.all_reduce("A100", array_bytes=1e9, over=8)
+    real = collectives.all_reduce("A100", array_bytes=1e9, over=8, bandwidth="achievable")
+    a100 = ak.chips.get("A100")
+    assert real.bandwidth_seconds / data.bandwidth_seconds == pytest.approx(
+        a100.scaleup_bytes_per_second / a100.achievable_scaleup_bytes_per_second)
+    v5p = collectives.all_gather("v5p", array_bytes=1e9, over=16, bandwidth="achievable")
+    assert v5p.bandwidth_seconds > collectives.all_gather("v5p", array_bytes=1e9,
+                                                          over=16).bandwidth_seconds
+    with pytest.raises(ValueError, match="bandwidth"):
+        collectives.all_reduce("A100", array_bytes=1e9, over=8, bandwidth="peak")
+
+
+def test_a_tpu_slice_is_the_shape_it_is_bought_as() -> None:
+    assert collectives.slice_shape("v5e", 8) == (4, 2)
+    assert collectives.slice_shape("H100", 8) == 8
+    line = collectives.all_reduce("v5e", array_bytes=1e9, over=8)
+    sliced = collectives.all_reduce("v5e", array_bytes=1e9, over=collectives.slice_shape("v5e", 8))
+    assert sliced.seconds < line.seconds  # two axes' links, not one line's
+    # a training group that is the whole job takes the slice shape too
+    step = train_step("llama-3-8b", "v5e", Layout(tp=8, microbatch_tokens=8192), 8192)
+    tp = next(c for c in step.collectives if c.name == "tp")
+    assert tp.network == "ICI"
+
+
+def test_fits_uses_usable_hbm() -> None:
+    h100 = ak.chips.get("H100")
+    step = train_step("llama-3-8b", "H100", Layout(dp=8, microbatch_tokens=8192), 8 * 8192)
+    assert step.usable_hbm_bytes == pytest.approx(h100.usable_hbm_bytes)
+    assert step.fits == (step.memory_bytes_per_chip <= h100.usable_hbm_bytes)
+
+
+def test_frameworks_are_named_with_sources_and_refuse_bad_input() -> None:
+    for name in frameworks.names():
+        fw = frameworks.get(name)
+        for choice in frameworks.CHOICES:
+            assert fw.source(choice).strip()
+    assert "overlap_param_sync" in frameworks.get("nemo-2024").source("param_sync_overlap")
+    assert frameworks.get(None).name == "default"
+    with pytest.raises(ValueError, match="framework"):
+        frameworks.get("megatron")
+    with pytest.raises(TypeError, match="framework"):
+        frameworks.get(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="attention"):
+        frameworks.Framework("x", attention="flash")
+    with pytest.raises(ValueError, match="grad_bytes"):
+        frameworks.Framework("x", grad_bytes=3.0)
+    with pytest.raises(TypeError, match="tp_overlap"):
+        frameworks.Framework("x", tp_overlap="yes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="ceilings"):
+        kernels.microbatch("llama-3-8b", "H100", microbatch_tokens=8192, ceilings="peak")
+
+
+def test_best_layouts_and_predicted_mfu_take_the_framework() -> None:
+    fw = "nemo-2024"
+    best = best_layouts("llama-3-8b", "H100", 64, 4 * M, top=2, compute_efficiency="predicted",
+                        framework=fw)
+    assert best and all(b.framework == fw for b in best)
+    again = train_step("llama-3-8b", "H100", best[0].layout, 4 * M,
+                       compute_efficiency="predicted", framework=fw)
+    assert again.seconds == pytest.approx(best[0].seconds)
+    pred = predicted_mfu("llama-3-8b", "H100", best[0].layout, 4 * M, framework=fw)
+    assert pred.step.seconds == pytest.approx(best[0].seconds)
