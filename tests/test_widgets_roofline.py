@@ -157,3 +157,16 @@ def test_explorer_draws_and_tabulates_the_best_measured_beside_the_datasheet():
     v5e = ak.chips.get("TPU v5e")
     assert v5e.achievable_is_assumption("achievable_flops:bf16")
     assert f"{v5e.achievable_flops('bf16') / 1e12:,.0f}* T/s" in w.view.text
+
+
+def test_ridge_points_show_the_measured_ridge_beside_the_datasheet_one():
+    """Issue 21 item 1: each bar's datasheet ridge has the achievable one beside it (best measured
+    matmul FLOP/s over best measured HBM bandwidth), starred where either figure is assumed."""
+    w = ridge_points()
+    h100 = ak.chips.get("H100")
+    measured = h100.achievable_flops("bf16") / h100.achievable_hbm_bytes_per_second
+    assert f"{h100.ridge_flops_per_byte('bf16'):,.0f} " in w.view.text
+    assert f"(best measured {measured:,.0f})" in w.view.text  # both H100 figures measured
+    v5p = ak.chips.get("TPU v5p")
+    assumed = v5p.achievable_flops("bf16") / v5p.achievable_hbm_bytes_per_second
+    assert f"(best measured {assumed:,.0f}*)" in w.view.text

@@ -334,8 +334,12 @@ def ridge_points(dtype: str = "bf16") -> Explorer:
             colour = TPU_COLOUR if chip.kind == "tpu" else GPU_COLOUR
             if chip.name in ridges:
                 width = 100 * ridges[chip.name] / top
+                measured = chip.achievable_flops(dt) / chip.achievable_hbm_bytes_per_second
+                mark = "*" if (chip.achievable_is_assumption(f"achievable_flops:{dt}") or
+                               chip.achievable_is_assumption("achievable_hbm_bytes_per_second")) else ""
                 bar = (f"<div style='background:{colour};width:{width:.1f}%;height:0.9em;"
-                       f"display:inline-block'></div> {ridges[chip.name]:,.0f}")
+                       f"display:inline-block'></div> {ridges[chip.name]:,.0f} "
+                       f"<span style='color:#757575'>(best measured {measured:,.0f}{mark})</span>")
             else:
                 bar = f"<i style='color:#757575'>no published dense {dt} peak</i>"
             rows.append(f"<tr><td style='text-align:right;padding-right:0.6em;"
@@ -345,7 +349,8 @@ def ridge_points(dtype: str = "bf16") -> Explorer:
         low = min(have, key=lambda c: ridges[c.name])
         high = max(have, key=lambda c: ridges[c.name])
         chart = (f"<table><caption style='text-align:left'><b>Ridge point, {dt}</b> "
-                 "(FLOPs per byte of HBM traffic = peak FLOP/s ÷ HBM bytes/s). "
+                 "(FLOPs per byte of HBM traffic = peak FLOP/s ÷ HBM bytes/s; in brackets the "
+                 "same from the best measured matmul and HBM copy, * where either is assumed). "
                  f"{VENDOR_KEY_HTML}</caption>{''.join(rows)}</table>")
         summary = table_html([
             ("lowest ridge", f"{chip_label(low.name)}: {ridges[low.name]:,.0f} FLOPs/byte"),
