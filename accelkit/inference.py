@@ -4,9 +4,10 @@
     >>> d = ak.inference.decode_step(model="llama-3-70b", chip="TPU v5e", n_chips=16, batch=32,
     ...                              context_tokens=8192)
     >>> d.bound, round(d.seconds * 1e3, 1), round(d.communication_seconds * 1e3, 1)
-    ('memory', 21.6, 4.3)
+    ('memory', 21.0, 3.7)
 
-The roofline part is 17.3 ms; the 160 tensor-parallel all-reduces over the 16 chips' ICI add 4.3.
+The roofline part is 17.3 ms; the 160 tensor-parallel all-reduces over the 16 chips' ICI (the
+4x4 slice they are bought as: :func:`accelkit.collectives.slice_shape`) add 3.7.
 
 Conventions:
 
@@ -21,7 +22,7 @@ Conventions:
   the arithmetic and the weight and KV reads and pool their HBM, and each layer pays two
   all-reduces of the activations, ``batch · tokens · d_model`` values in the activation format
   (after attention and after the MLP), costed by :func:`accelkit.collectives.all_reduce` over
-  the group. They sit on the critical path (not overlapped with compute) and are added to
+  the group (on a TPU, over the torus shape of the slice it is bought as). They sit on the critical path (not overlapped with compute) and are added to
   ``seconds`` as ``communication_seconds``. At small batch they are latency-bound (about 1 µs per ICI hop, or
   NCCL's per-step latencies on NVLink), which is why the scaling book finds tensor parallelism
   for LLaMA 3-70B on TPU v5e turns communication-bound beyond about 16 chips

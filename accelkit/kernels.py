@@ -20,7 +20,10 @@ What each kernel costs (per chip, one tensor-parallel shard):
   (:func:`accelkit.mfu.matmul_efficiency`, which falls for small and skinny shapes), and its
   memory traffic at the achievable HBM bandwidth: inputs, weights and outputs all counted
   (operands at the matmul precision's bytes, outputs in bf16, the weight gradient read and
-  written in the framework's gradient precision to accumulate it).
+  written in the framework's gradient precision to accumulate it). With 8-bit matmuls (fp8,
+  int8), each bf16 activation entering a linear layer, and each gradient leaving one, is cast
+  by a memory-bound kernel (read 2 bytes, write the 8-bit copy and its transpose); the weights'
+  casts (once per step where the framework caches them) are not counted.
 * **Attention** (:data:`accelkit.frameworks.ATTENTION`): *fused* (FlashAttention-style): the
   score and value products on the matrix units, the causal mask's diagonal blocks half wasted,
   and the backward pass recomputing the scores (4 score products and 3 value products in all);
@@ -140,6 +143,13 @@ def _times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, e
     flops = 2.0 * arr[:, 0] * arr[:, 1] * arr[:, 2] * arr[:, 3] * count
     linear_flops = 3.0 * float(np.sum(flops[::3])) / (1.0 + fwd_again)  # forward + 2 backward
     matmul = _roof(flops, np.array([r[5] for r in rows]) * count, flops_ceiling * eff, hbm)
+    if ib < _OUT_BYTES:
+        # 8-bit matmuls take 8-bit operands: each bf16 activation entering a linear layer is
+        # cast forward (read 2 bytes, write the 8-bit copy and its transpose for the weight
+        # gradient) and each incoming gradient likewise backward: memory-bound cast kernels
+        casts = sum(((sh.M * sh.K) * (1.0 + fwd_again) + sh.M * sh.N) * sh.batch * sh.count
+                    for sh in shapes if not sh.name.startswith("attention"))
+        matmul += casts * (_OUT_BYTES + 2.0 * ib) / hbm
     attention = _attention(model, chip, dtype, shapes, s, rc, fw, flops_ceiling, hbm, ib)
     vector = _vector(model, tp, mb, s, rc, fw, hbm)
     model_flops = model.flops_per_token("train", seq_len=s) * mb / tp

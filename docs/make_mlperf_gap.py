@@ -153,8 +153,8 @@ def render() -> str:
         f"{small.steps[5].tpu_factor:.2f}: its int8 ceiling is a named assumption, v6e's "
         "measured int8/bf16 ratio carried over), so the predicted H100 MFU at the fp8 peak is "
         f"{small.gpu_step.mfu:.0%} against a measured {small.gpu_measured_mfu:.0%}. Candidates "
-        "for the rest, none measured here: evaluation and warm-up on the run clock, fp8 cast "
-        "and scaling kernels, int8 quantization kernels.",
+        "for the rest, none measured here: evaluation and warm-up on the run clock, the "
+        "weights' fp8 casts and int8 quantization, fp8 scaling bookkeeping.",
         f"* **At the largest scale** ({large.gpu.n_chips:,} H100s, {large.tpu.n_chips:,} v5p "
         f"chips) the chain predicts {large.predicted_ratio:.2f}x and the systems measured "
         f"{large.measured_ratio:.2f}x: residual {large.residual_ratio:.2f}, the other way. "
@@ -169,7 +169,7 @@ def render() -> str:
         "`save_dot_except_logits` mapped to 'selective'; collectives over a 16-way data axis "
         "and a 48-way FSDP axis that the alpha-beta model prices as hidden.",
         "* **Not in the chain** (so inside the residual): evaluation and warm-up time on the run "
-        "clock, int8/fp8 cast and quantization kernels, fused non-matmul kernels that are not "
+        "clock, the weights' int8/fp8 casts, fused non-matmul kernels that are not "
         "purely HBM-bound, and overlap a framework achieves beyond its named choices. The "
         "residual is reported as it comes out, not tuned to 1.",
         "",

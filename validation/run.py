@@ -61,8 +61,10 @@ WHY = {
                "the paper does not say they overlap",
     "nvidia-eos-n64": "predicted faster than measured: the MLPerf run clock includes the "
                       "evaluations and warm-up, which the prediction does not; fp8 GEMMs at "
-                      "the measured fp8 ceiling with no cast, transpose or amax kernels "
-                      "(Transformer Engine runs them)",
+                      "the measured fp8 ceiling (a best-shape measurement) with their "
+                      "activation casts priced, but not the weights' casts, the amax and "
+                      "scaling-factor bookkeeping or the fp8 GEMMs' own overheads in "
+                      "Transformer Engine",
     "nvidia-eos-dfw-n1344": "predicted slower than measured: the 448-way data-parallel "
                             "gradient reduction goes through each GPU's NIC share at an "
                             "assumed 73% (a B200/EFA measurement carried to InfiniBand) and "
@@ -71,7 +73,8 @@ WHY = {
                             "schedule, and in-network reduction (SHARP) is not modelled",
     "google-tpu-v5p": "predicted faster than measured: int8 (AQT) matmuls at an assumed "
                       "ceiling (v6e's measured int8/bf16 ratio carried to v5p), the v5p bf16 "
-                      "ceiling itself carried from v6e/TPU7x, quantization kernels not priced; "
+                      "ceiling itself carried from v6e/TPU7x, the weights' quantization not "
+                      "priced (the activations' is); "
                       "the MLPerf run clock includes evaluations; the 6,144-chip run is off "
                       "by more than these explain, and we do not know why",
     "PaLM": "the TPU v4 matmul ceiling is carried from v6e/TPU7x (an assumption); PaLM's "

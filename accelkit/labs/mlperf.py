@@ -49,8 +49,8 @@ does not explain is the ``residual_ratio`` = measured / predicted, reported as i
 
 **Simplifications, said where they bite.** The run clock includes the evaluations and the first
 step's warm-up on both sides (the prediction does not). The int8/fp8 matmuls run at the
-precision's achievable ceiling (fp8 measured on H100; int8 on v5p a named assumption) with no
-cast or quantization kernels, and activations, gradients and communication stay in bf16.
+precision's achievable ceiling (fp8 measured on H100; int8 on v5p a named assumption) with
+the activations' casts priced (not the weights'), and gradients and communication stay in bf16.
 MaxText's ``save_dot_except_logits`` maps to "selective" only approximately.
 
 **The naming trap.** Cloud TPU v5p names count TensorCores (``v5p-32`` is 32 TensorCores, 16
