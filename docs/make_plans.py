@@ -107,7 +107,7 @@ PLANS = (
          "scenarios) to finish the course", ("00", "01")),
     Plan("full-day", "Full day (7 hours)", "Which accelerator for my model, at my scale and latency?", 420,
          (lesson("03"), lesson("05"), pause(15), lesson("06"), pause(45, "lunch"), lesson("07"),
-          pause(15), lesson("08")),
+          pause(10), lesson("08")),
          "lesson 02 (the GPU), 04 and 09, then lesson 10 and its decision-lab scenarios in pairs "
          "(chatbot, pretrain, recommender); exercises 03, 05, 07 and 08", ("00", "01")),
 )
