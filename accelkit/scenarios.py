@@ -75,7 +75,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict, Unpack
 
-from accelkit import (_validate, chips, dtypes, energy, mfu, models, parallel, price,
+from accelkit import (_validate, chips, dtypes, energy, kernels, mfu, models, parallel, price,
                       recommender, tensor_parallel, training)
 from accelkit.serving import lab as serving_lab
 from accelkit.outcomes import (OUTCOME_TYPES, FleetPlan, Outcome, RecommenderOutcome,
@@ -464,17 +464,28 @@ def _basis(s: Scenario, the_chip: chips.Chip, step: parallel.TrainStep
         eff = float(s.compute_efficiency)
         return eff, (f"layout model, kernels at an assumed {eff:.0%} of peak; bubbles and "
                      "exposed communication from the layout")
-    pred = mfu.step_efficiency(s.model, the_chip, step.layout, step.batch_tokens,
-                               dtype=s.precision)
+    # What the step's compute was priced with (train_step's "predicted"): every kernel of one
+    # micro-batch as it runs, under the chip's achievable matmul ceiling (accelkit.kernels).
+    # Its efficiencies count model FLOPs; scaled by executed over model FLOPs (HFU / MFU) they
+    # are fractions of peak for the work the chip runs, like an assumed compute_efficiency.
+    layout = step.layout
+    pred = kernels.microbatch(s.model, the_chip, tp=layout.tp, ep=layout.ep,
+                              microbatch_tokens=step.microbatch_tokens, seq_len=step.seq_len,
+                              dtype=s.precision, recompute=layout.recompute)
+    executed = parallel.hardware_flops_utilization(step) / step.mfu
+    linear = 4 / 3 if layout.recompute == "full" else 1.0  # only full recomputation reruns them
     if the_chip.kind == "tpu":
         rows, cols = mfu.mxu_shape(the_chip)
         engine = f"{rows}x{cols} systolic MXUs"
     else:
         engine = f"{mfu.GPU_TILE[0]}x{mfu.GPU_TILE[1]} tensor-core tiles in waves"
-    return pred.efficiency, (
-        f"predicted from the engines ({engine}: matmuls at {pred.matmul_efficiency:.0%} of "
-        f"peak, {pred.efficiency:.0%} with the non-matmul work; then the layout's bubbles and "
-        "exposed communication)")
+    key = f"achievable_flops:{dtypes.check(s.precision)}"
+    ceiling = (f"under the {'published' if not the_chip.achievable_is_assumption(key) else 'carried'} "
+               f"{the_chip.achievable_fraction(key):.0%} matmul ceiling")
+    return pred.efficiency * executed, (
+        f"predicted from the engines ({engine} {ceiling}: matmuls at "
+        f"{pred.matmul_efficiency * linear:.0%} of peak, {pred.efficiency * executed:.0%} with "
+        "the non-matmul work; then the layout's bubbles and exposed communication)")
 
 
 # -- serving --------------------------------------------------------------------------------------

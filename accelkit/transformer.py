@@ -105,6 +105,41 @@ class Transformer(Model):
         positions = self.seq_len * self.d_model if self.position == "learned" else 0
         return self.layers * self.layer_params + embeddings + positions + self._norm_params_each
 
+    @property
+    def lookup_params(self) -> int:
+        """Parameters a token only looks up and never multiplies: the input embedding table when
+        it is not tied to the output projection, and learned position embeddings.
+
+        ``params`` counts them, so 6·N·D prices them as if they were matmul weights; the
+        operations (and so ``flops_per_token``) give them no FLOPs.
+
+            >>> import accelkit as ak
+            >>> m = ak.models.get("llama-3-8b")
+            >>> m.lookup_params == m.vocab * m.d_model
+            True
+        """
+        table = 0 if self.tied_embeddings else self.vocab * self.d_model
+        positions = self.seq_len * self.d_model if self.position == "learned" else 0
+        return table + positions
+
+    def attention_flops_per_token(self, phase: str = "train", seq_len: int | None = None,
+                                  context_tokens: int = 0) -> float:
+        """FLOPs per token of attention itself (QKᵀ, softmax and A·V under the causal mask, the
+        ``"attention"`` operations), the part of ``flops_per_token`` that has no parameters.
+
+        Args mean what they mean for :meth:`flops_per_token`; the default is a training pass
+        (forward and backward) over the model's training sequence length.
+
+            >>> import accelkit as ak
+            >>> m = ak.models.get("llama-3-8b")
+            >>> f"{m.attention_flops_per_token() / (6 * m.params):.1%}"
+            '13.5%'
+        """
+        phase = _validate.choice("phase", phase, PHASES)
+        t = self._tokens(phase, seq_len)
+        ops = self.operations(batch=1, seq_len=t, phase=phase, context_tokens=context_tokens)
+        return sum(op.flops for op in ops if op.kind == "attention") / t
+
     def kv_cache_bytes_per_token(self, dtype: DType = "bf16") -> float:
         """Bytes one token leaves in the cache: layers · :attr:`kv_cache_width` values
         (2·layers·kv_heads·head_dim for standard attention)."""

@@ -113,10 +113,10 @@ PLANS = (
          "scenarios), and 11 (experts, scale-up domains, long context) to finish the course", ("00", "01")),
     Plan("full-day", "Full day (7 hours)", "Which accelerator for my model, at my scale and latency?", 420,
          (lesson("03"), lesson("05"), pause(15), lesson("06"), pause(45, "lunch"), lesson("07"),
-          pause(15), lesson("08"), exercise("08", "q1")),
+          pause(10), lesson("08")),
          "lesson 02 (the GPU), 04 and 09, then lesson 10 and its decision-lab scenarios in pairs "
-         "(chatbot, pretrain, recommender); exercises 03, 05 and 07, and the exercise questions not "
-         "done in class; the course goes on with lesson 11 (at scale) and its exercise", ("00", "01")),
+         "(chatbot, pretrain, recommender); exercises 03, 05, 07 and 08; the course goes on with "
+         "lesson 11 (at scale) and its exercise", ("00", "01")),
 )
 
 

@@ -78,6 +78,8 @@ FIGURES = [
     ("H100", lambda c: (c.hbm_bytes / 2**30, c.hbm_bytes_per_second / 1e9), "H100: {} GiB at {} GB/s"),
     ("H100", lambda c: (c.peak_flops("bf16") / 1e12,), "dense (no sparsity): {} TFLOP/s"),
     ("TPU v5e", lambda c: (c.peak_flops("bf16") / 1e12,), "in bf16 for an H100, {} TFLOP/s for a TPU v5e"),
+    ("H100", lambda c: (100 * c.achievable_fraction("achievable_flops:bf16"),),
+     "{}% of the datasheet for an H100 in bf16"),
     ("TPU v5e", lambda c: (c.peak_flops("bf16") / 1e12, c.hbm_bytes_per_second / 1e9, c.ridge_flops_per_byte()),
      "TPU v5e in bf16: {} TFLOP/s ÷ {} GB/s ≈ {} FLOPs/byte"),
     ("H100", lambda c: (c.peak_flops("bf16") / 1e12, c.hbm_bytes_per_second / 1e9, c.ridge_flops_per_byte()),

@@ -23,3 +23,22 @@ def test_utilization_falls_from_the_large_size_to_the_small():
     array = SystolicArray(rows=8, cols=8, dataflow="ws")
     small, large = (array.estimate(M=n, N=n, K=n) for n in (2, 256))
     assert small.utilization < 0.01 < 0.9 < large.utilization
+
+
+def test_fill_and_drain_per_fold_is_the_simulators_convention_not_the_chips():
+    """"This toy array, like the field's reference simulator SCALE-Sim, charges fill and drain (and
+    the loading of each tile's weights) to every tile of work ... A real TPU's matrix unit pipelines
+    its folds back to back ... and pays fill and drain about once per product" (issue 21: the lesson
+    stated per-fold fill and drain as fact)."""
+    assert prose.says("00", "like the field's reference simulator SCALE-Sim, charges fill and drain")
+    assert prose.says("00", "pipelines its folds back to back")
+    per_fold = SystolicArray(rows=8, cols=8, dataflow="ws").estimate(M=64, N=64, K=64)
+    pipelined = SystolicArray(rows=8, cols=8, dataflow="ws", double_buffer=True,
+                              overlap_folds=True).estimate(M=64, N=64, K=64)
+    R, C, T = 8, 8, 64
+    assert per_fold.folds == pipelined.folds == (64 // R) * (64 // C)
+    # the simulator's convention: every fold pays its weight load (R) and fill and drain (R + C - 2)
+    assert per_fold.cycles == per_fold.folds * (2 * R + C + T - 2)
+    # pipelined: all but one fold's load, fill and drain disappear behind the streams
+    assert per_fold.cycles - pipelined.cycles == (per_fold.folds - 1) * (2 * R + C - 2)
+    assert per_fold.utilization < 0.8 < 0.99 < pipelined.utilization

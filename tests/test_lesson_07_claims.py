@@ -46,13 +46,38 @@ def _step405():
 # -- 1. the closed form and MFU ------------------------------------------------------------------
 
 def test_attention_adds_flops_beyond_six_n():
-    """"Attention's own matmuls ... are model FLOPs all the same ... The catalog counts them":
-    attention adds a few percent to 6·N per token at 8K tokens, less for larger models."""
-    shares = {}
+    """"Attention's own matmuls ... are model FLOPs all the same ... The catalog counts them" and
+    "Attention adds 13.5% to the 8B's 6·N and 4.2% to the 405B's ... N includes the input
+    embedding, which a token only looks up ... 6.5% of the 8B's parameters, 0.5% of the 405B's"
+    (issue 21: the lesson printed flops_per_token / 6·N − 1, which nets the embedding against
+    attention: 7.0% / 6.2% / 3.7% where attention alone is 13.5% / 7.7% / 4.2%)."""
+    shares, lookups = {}, {}
     for name in ("llama-3-8b", "llama-3-70b", "llama-3.1-405b"):
         m = ak.models.get(name)
-        shares[name] = m.flops_per_token("train") / (6 * m.params) - 1
-    assert 0.03 < shares["llama-3.1-405b"] < shares["llama-3-70b"] < shares["llama-3-8b"] < 0.1
+        shares[name] = m.attention_flops_per_token("train") / (6 * m.params)
+        lookups[name] = m.lookup_params / m.params
+        # attention is the catalog's "attention" operations, and nothing else
+        ops = m.operations(phase="train")
+        assert shares[name] * 6 * m.params == pytest.approx(
+            ak.operations.kind_share(ops, "attention").flops_fraction * m.flops_per_token("train"))
+        # the same FLOPs as training's causal count, which leaves out the softmax's 5 per pair
+        causal = ak.training.estimate(model=name, tokens=1e12, chip=H100, n_chips=1024,
+                                      flops_count="causal")
+        per_pair = m.attention_matmul_flops_per_pair
+        assert causal.attention_flops / causal.tokens == pytest.approx(
+            m.attention_flops_per_token("train") * per_pair / (per_pair + 5), rel=1e-3)
+        # the lookup has no FLOPs: the catalog's FLOPs per token are 6 per multiplied parameter
+        # plus attention and the small elementwise work
+        rest = m.flops_per_token("train") - m.attention_flops_per_token("train")
+        assert 1 < rest / (6 * (m.params - m.lookup_params)) < 1.01
+        # the old figure: both corrections netted
+        assert m.flops_per_token("train") / (6 * m.params) - 1 < shares[name] - lookups[name] + 0.01
+    assert shares["llama-3.1-405b"] < shares["llama-3-70b"] < shares["llama-3-8b"]
+    assert lookups["llama-3.1-405b"] < lookups["llama-3-70b"] < lookups["llama-3-8b"]
+    prose.check("07", "Attention adds {}% to the 8B's 6·N and {}% to the 405B's",
+                100 * shares["llama-3-8b"], 100 * shares["llama-3.1-405b"])
+    prose.check("07", "{}% of the 8B's parameters, {}% of the 405B's",
+                100 * lookups["llama-3-8b"], 100 * lookups["llama-3.1-405b"])
     # 'about 2 FLOPs per parameter per token forward and 4 backward ... C ≈ 6ND'
     forward, backward = prose.shown("07", "about {} FLOPs per parameter per token forward and {} backward")
     est = ak.training.estimate(model="llama-3-70b", tokens=15e12, chip=V5P, n_chips=8960)
@@ -251,24 +276,106 @@ def test_one_step_of_405b_on_16k_h100():
     assert best.layout.tp > ak.chips.get(H100).scaleup_domain_chips
 
 
-def test_two_mfus_for_one_layout_the_kernels_efficiency_between_them():
-    """"Two MFUs for one layout, and what separates them is the kernels' efficiency" and "Both MFUs
-    are upper bounds ... so even the lower lands a little above Meta's 41%" (issue 24: lessons 04
-    and 07 quoted 44.4% and 46.5% for this layout without saying which counts the kernels)."""
-    from accelkit import mfu
+def test_datasheet_beside_achievable():
+    """"86.9% of the A100's bf16 datasheet, 80.3% of the H100's, 70.9% of the H100's fp8. Large bf16
+    matmuls timed on a TPU v6e reach 90% of its datasheet ... a large HBM copy reaches 90% of the
+    H100's datasheet bandwidth, an NVLink all-reduce's bus bandwidth 81.7%. Where a chip has no
+    measurement of its own, as for every TPU v5p figure here, the catalog carries one from a sibling
+    ... and the row says assumed" (issue 21 item 1: both figures, and the difference taught)."""
+    a100, h100, v6e, v5p = (ak.chips.get(n) for n in ("A100", H100, "TPU v6e", V5P))
+    cell = "The maximum achievable matmul"
+    prose.check("07", "{}% of the A100's bf16 datasheet, {}% of the H100's, {}% of the H100's fp8",
+                100 * a100.achievable_fraction("achievable_flops:bf16"),
+                100 * h100.achievable_fraction("achievable_flops:bf16"),
+                100 * h100.achievable_fraction("achievable_flops:fp8"), cell=cell)
+    prose.check("07", "timed on a TPU v6e reach {}% of its datasheet",
+                100 * v6e.achievable_fraction("achievable_flops:bf16"))
+    assert not v6e.achievable_is_assumption("achievable_flops:bf16")
+    prose.check("07", "reaches {}% of the H100's datasheet bandwidth",
+                100 * h100.achievable_fraction("achievable_hbm_bytes_per_second"))
+    prose.check("07", "an NVLink all-reduce's bus bandwidth {}%",
+                100 * h100.achievable_fraction("achievable_scaleup_bytes_per_second"))
+    for figure in ("achievable_flops:bf16", "achievable_flops:fp8", "achievable_hbm_bytes_per_second",
+                   "achievable_scaleup_bytes_per_second"):
+        assert not h100.achievable_is_assumption(figure), figure  # "(measured)"
+        assert v5p.achievable_is_assumption(figure), figure  # "every TPU v5p figure here"
+    # the v5p's matmul figure is the v6e's measured share, carried
+    assert v5p.achievable_fraction("achievable_flops:bf16") == pytest.approx(
+        v6e.achievable_fraction("achievable_flops:bf16"))
+    assert "carried to TPU v5p" in v5p.source("achievable_flops:bf16")
+    assert "Maximum Achievable Matmul FLOPS" in h100.source("achievable_flops:bf16")
+    assert a100.achievable_flops("bf16") < a100.peak_flops("bf16")
+    assert h100.achievable_fraction("achievable_flops:fp8") < h100.achievable_fraction("achievable_flops:bf16")
 
-    step = _step405()
-    chip_step = mfu.step_efficiency("llama-3.1-405b", H100, step.layout, 16 * 2**20)
-    cluster = parallel.predicted_mfu("llama-3.1-405b", H100, step.layout, 16 * 2**20)
-    assert 1 > chip_step.matmul_efficiency > chip_step.efficiency
-    assert step.mfu > cluster.mfu and cluster.step.bubble_fraction == pytest.approx(
-        step.bubble_fraction)
-    lost_on_chip = 1 - chip_step.efficiency
-    lost_in_cluster = chip_step.efficiency - cluster.mfu
-    assert lost_in_cluster > 3 * lost_on_chip  # "the biggest loss is the cluster's"
+
+def _three_mfus():
+    import dataclasses
+
+    from accelkit import frameworks, mfu
+
+    layout = _step405().layout
+    meta = frameworks.get("meta-llama3")
+    chip_step = mfu.step_efficiency("llama-3.1-405b", H100, layout, 16 * 2**20)
+    at_peak = parallel.train_step("llama-3.1-405b", H100, layout, 16 * 2**20, framework=meta)
+    tiles = parallel.train_step("llama-3.1-405b", H100, layout, 16 * 2**20,
+                                compute_efficiency=chip_step.efficiency, framework=meta)
+    as_run = parallel.predicted_mfu("llama-3.1-405b", H100, layout, 16 * 2**20, framework=meta)
+    hidden = parallel.predicted_mfu("llama-3.1-405b", H100, layout, 16 * 2**20,
+                                    framework=dataclasses.replace(meta, tp_overlap=True))
+    return meta, chip_step, at_peak, tiles, as_run, hidden
+
+
+def test_three_mfus_for_one_layout_and_two_errors_that_cancel():
+    """"The tile model lands a point or two from Meta's 41% ... two errors cancel. The tile model
+    runs this step's matmuls at 97.0% of peak ... where the best measured H100 bf16 matmul reaches
+    80.3%: too fast. Price every kernel as it runs and the prediction falls to 33.8%, well below what
+    Meta measured ... the full recomputation chosen here (a third more FLOPs, section 1's HFU) and
+    the tensor-parallel all-reduces, which the preset leaves on the critical path" (issue 21: the
+    lesson said "even the lower lands a little above Meta's 41%", two errors cancelling presented
+    as agreement)."""
+    meta, chip_step, at_peak, tiles, as_run, _ = _three_mfus()
+    ceiling = ak.chips.get(H100).achievable_fraction("achievable_flops:bf16")
     (published,) = prose.shown("07", "The published MFU on 16,384 GPUs was {}%")
-    assert prose.says("07", f"even the lower lands a little above Meta's {published.text}%")
-    assert published.value / 100 < cluster.mfu < published.value / 100 / 0.85
+    measured = published.value / 100
+    assert prose.says("07", f"The tile model lands a point or two from Meta's {published.text}%")
+    assert 0 < tiles.mfu - measured < 0.025  # "a point or two" above
+    assert 1 > chip_step.matmul_efficiency > chip_step.efficiency
+    assert at_peak.mfu > tiles.mfu > as_run.mfu
+    prose.check("07", "runs this step's matmuls at {}% of peak", 100 * chip_step.matmul_efficiency)
+    prose.check("07", "the best measured H100 bf16 matmul reaches {}%", 100 * ceiling)
+    prose.check("07", "the prediction falls to {}%, well below what Meta measured", 100 * as_run.mfu)
+    # the errors: kernels above the measured ceiling; priced as they run, the step is slower
+    # than the run, so what it charges beyond the kernels is too much
+    assert chip_step.matmul_efficiency > ceiling
+    assert as_run.mfu < measured - 0.05
+    layout = as_run.step.layout
+    assert layout.recompute == "full"
+    assert parallel.hardware_flops_utilization(as_run.step) / as_run.mfu == pytest.approx(4 / 3, rel=1e-9)
+    assert not meta.tp_overlap and "ASSUMPTION" in meta.source("tp_overlap")
+    tp = next(c for c in as_run.step.collectives if c.name == "tp")
+    assert tp.exposed_seconds == tp.seconds > 0
+
+
+def test_the_overlap_lever():
+    """"Overlapping the tensor-parallel all-reduces lifts the prediction from 33.8% to 40.2%, next to
+    Meta's 41%: a lever nearly as large as everything that separates the tile model from the
+    kernels as they run ... NeMo's and MaxText's presets overlap them, as their MLPerf
+    configurations say"."""
+    from accelkit import frameworks
+
+    _, chip_step, _, tiles, as_run, hidden = _three_mfus()
+    prose.check("07", "lifts the prediction from {}% to {}%", 100 * as_run.mfu, 100 * hidden.mfu)
+    tp = next(c for c in hidden.step.collectives if c.name == "tp")
+    assert tp.exposed_seconds == 0 < tp.seconds
+    assert hidden.step.seconds < as_run.step.seconds
+    (published,) = prose.shown("07", "The published MFU on 16,384 GPUs was {}%")
+    assert abs(hidden.mfu - published.value / 100) < 0.015  # "next to Meta's 41%"
+    # "nearly as large as everything that separates the tile model from the kernels as they run"
+    lever, kernels_gap = hidden.mfu - as_run.mfu, tiles.mfu - as_run.mfu
+    assert 0.5 < lever / kernels_gap < 1
+    for name in ("nemo-2024", "maxtext"):
+        assert frameworks.get(name).tp_overlap
+        assert "mlcommons/training_results_v4.0" in frameworks.get(name).source("tp_overlap")
 
 
 # -- 7. published runs -------------------------------------------------------------------------
@@ -292,6 +399,31 @@ def test_mfu_is_measured_against_a_flop_count():
     assert six.attention_flops == 0 and palm.attention_flops > 0
     assert palm.flops == pytest.approx(six.flops + palm.attention_flops)
     assert palm.hfu > palm.mfu == six.mfu
+
+
+def test_the_validation_table_the_lesson_reads():
+    """"validation/run.py keeps the comparison as evidence ... every fully specified published run
+    the course cites, its measured figure, the prediction, the error (predicted ÷ measured − 1:
+    positive means the model is faster than the run was) ... No row is dropped because it is off";
+    "Each row off by more than 10% says why"; "A row whose kernels rest on an assumed ceiling
+    (every TPU, for want of a published matmul measurement)"."""
+    from validation import run
+
+    table = run.rows()
+    names = " | ".join(r["name"] for r in table)
+    for family in ("Megatron", "PaLM", "Llama 3", "MaxText", "MLPerf"):
+        assert family in names, family
+    assert sum("Megatron" in r["name"] for r in table) == 10
+    for r in table:
+        assert r["error"] == pytest.approx(r["predicted"] / r["measured"] - 1)
+        assert ("why" in r) == (abs(r["error"]) > run.EXPLAIN_ABOVE), r["name"]
+        assert r["calibration"]
+    assert prose.says("07", "positive means the model is faster than the run was")
+    # "The TPU v4 and v5p rows rest on matmul ceilings carried from later TPUs"
+    tpu_rows = [r for r in table if "TPU v4" in r["name"] or "v5p" in r["name"]]
+    assert tpu_rows
+    for name in ("TPU v4", V5P):
+        assert ak.chips.get(name).achievable_is_assumption("achievable_flops:bf16")
 
 
 def test_published_flops_reproduce_within_a_percent():
@@ -410,9 +542,8 @@ def test_lab_reading_each_step():
     chip's bf16 peak (so the MFUs are printed at the training precision's peak: against bf16 they
     would read twice as high). Recomputation is the largest modelled step after the peaks:
     MaxText recomputes whole layers, NeMo only attention scores. Only the GPU pipelines, so the
-    bubble costs it alone. Exposed communication favours the GPU: on the TPU it is all
-    tensor-parallel all-reduces, over the wider tensor parallelism of the two ... The kernels
-    favour the TPU slightly."."""
+    bubble costs it alone. Exposed communication favours the TPU: both frameworks overlap their
+    tensor-parallel all-reduces ... The kernels favour the TPU too."."""
     gap = _gap()
     step = {s.name: s for s in gap.steps}
     assert (gap.gpu.precision, gap.tpu.precision) == ("fp8", "int8")
@@ -431,27 +562,82 @@ def test_lab_reading_each_step():
     assert (gap.gpu.layout.recompute, gap.tpu.layout.recompute) == ("selective", "full")
     assert gap.tpu.layout.pp == 1 and step["pipeline_bubble"].tpu_factor == 1.0
     assert gap.gpu.layout.pp > 1 and step["pipeline_bubble"].gpu_factor < 1
-    tpu = gap.tpu_peak_step
-    tp_exposed = sum(c.exposed_seconds for c in tpu.collectives if c.name == "tp")
-    assert tp_exposed == pytest.approx(tpu.exposed_communication_seconds)
-    assert gap.tpu.layout.tp > gap.gpu.layout.tp and step["exposed_communication"].ratio > 1
-    assert step["kernel_efficiency"].ratio < 1
-    assert 0.9 < step["kernel_efficiency"].ratio  # "slightly"
+    # "Exposed communication favours the TPU: both frameworks overlap their tensor-parallel
+    # all-reduces ... the GPU's pipeline sends and the part of its gradient all-reduce that the last
+    # backward pass cannot hide stay exposed"
+    from accelkit import frameworks
+
+    assert frameworks.get("nemo-2024").tp_overlap and frameworks.get("maxtext").tp_overlap
+    for s in (gap.gpu_step, gap.tpu_step):
+        assert all(c.exposed_seconds == 0 for c in s.collectives if c.name == "tp")
+    assert gap.tpu_step.exposed_communication_seconds < 1e-9
+    exposed = {c.name: c.exposed_seconds for c in gap.gpu_step.collectives}
+    assert exposed["pp"] > 0 and 0 < exposed["dp_grads"] < next(
+        c.seconds for c in gap.gpu_step.collectives if c.name == "dp_grads")
+    assert step["exposed_communication"].ratio < 1
+    assert step["exposed_communication"].tpu_factor == pytest.approx(1, abs=0.01)  # the optimizer step only
+    assert step["kernel_efficiency"].ratio < 1  # "The kernels favour the TPU too"
 
 
 def test_lab_residual_is_reported_as_measured_over_predicted():
-    """"The chain predicts a larger GPU advantage than was measured: the residual is below one,
-    and it sits on the GPU side: the H100s reached a smaller share of their prediction than the
-    v5p chips did. We report it, not tune it away.\""""
+    """"The chain lands within a few percent of the measured ratio: the residual is 0.98. Do not read
+    that as either side being right. Each side alone reached only about three quarters of its own
+    prediction (GPU 0.75, TPU 0.78): the ratio agrees because the two sides' errors are alike."."""
     gap = _gap()
-    assert gap.predicted_ratio > gap.measured_ratio
     assert gap.residual_ratio == pytest.approx(gap.measured_ratio / gap.predicted_ratio)
-    assert gap.residual_ratio < 1
+    assert abs(gap.residual_ratio - 1) < 0.05  # "within a few percent"
+    prose.check("07", "the residual is {}.", gap.residual_ratio)
     assert gap.gpu_residual == pytest.approx(_tokens_per_second_per_chip(gap.gpu)
                                              / gap.gpu_step.tokens_per_second_per_chip)
     assert gap.tpu_residual == pytest.approx(_tokens_per_second_per_chip(gap.tpu)
                                              / gap.tpu_step.tokens_per_second_per_chip)
     assert gap.residual_ratio == pytest.approx(gap.gpu_residual / gap.tpu_residual)
-    assert gap.gpu_residual < gap.tpu_residual and gap.gpu_residual < gap.residual_ratio
+    prose.check("07", "prediction (GPU {}, TPU {}): the ratio agrees", gap.gpu_residual, gap.tpu_residual)
+    assert 0.65 < gap.gpu_residual < 0.85 and 0.65 < gap.tpu_residual < 0.85  # "about three quarters"
     # not tuned: the residual moves with the model's kernels, it is not fitted to one
     assert _gap(kernel_efficiency="peak").residual_ratio != pytest.approx(gap.residual_ratio)
+
+
+def test_lab_measured_matmul_gap_on_each_side():
+    """"The best H100 fp8 matmul in the published table reaches 70.9% of its datasheet, a smaller
+    share than bf16's 80.3% ... No TPU v5p int8 measurement is published: the catalog's 73.7% is the
+    90% measured for large bf16 matmuls on TPU v6e and TPU7x, times the int8-to-bf16 throughput
+    ratio measured on the v6e ... With every kernel at the datasheet peak instead, each side reaches
+    only about half of its prediction (GPU 0.48, TPU 0.53) ... The ratio moves less (residual 0.91)"
+    (issue 21 item 6: the lab names the measured matmul gap on each side)."""
+    gap = _gap()
+    g, t = ak.chips.get(gap.gpu.chip), ak.chips.get(gap.tpu.chip)
+    gk, tk = f"achievable_flops:{gap.gpu.precision}", f"achievable_flops:{gap.tpu.precision}"
+    prose.check("07", "reaches {}% of its datasheet, a smaller share than bf16's {}%",
+                100 * g.achievable_fraction(gk), 100 * g.achievable_fraction("achievable_flops:bf16"))
+    assert g.achievable_fraction(gk) < g.achievable_fraction("achievable_flops:bf16")
+    assert not g.achievable_is_assumption(gk) and t.achievable_is_assumption(tk)
+    prose.check("07", "the catalog's {}% is the {}% measured for large bf16 matmuls",
+                100 * t.achievable_fraction(tk), 100 * ak.chips.get("TPU v6e").achievable_fraction(
+                    "achievable_flops:bf16"))
+    for name in ("TPU v6e", "TPU7x"):
+        assert not ak.chips.get(name).achievable_is_assumption("achievable_flops:bf16")
+    assert "int8/bf16 throughput ratio measured on TPU v6e" in t.source(tk)
+    peak = _gap(kernel_efficiency="peak")
+    prose.check("07", "about half of its prediction (GPU {}, TPU {})", peak.gpu_residual, peak.tpu_residual)
+    assert 0.4 < peak.gpu_residual < 0.6 and 0.4 < peak.tpu_residual < 0.6
+    prose.check("07", "The ratio moves less (residual {})", peak.residual_ratio)
+    assert abs(peak.residual_ratio - gap.residual_ratio) < gap.gpu_residual - peak.gpu_residual
+    assert peak.measured_ratio == gap.measured_ratio
+
+
+
+def test_docs_mfu_says_the_llama_agreement_is_two_errors_cancelling():
+    """docs/mfu.md repeats section 5's figures for the Llama 3 405B row (issue 21: it, like the
+    lesson, presented the near-41% as agreement)."""
+    from tests.notebook_runner import ROOT
+
+    doc = ROOT / "docs" / "mfu.md"
+    _, chip_step, _, tiles, as_run, hidden = _three_mfus()
+    ceiling = ak.chips.get(H100).achievable_fraction("achievable_flops:bf16")
+    assert prose.says(doc, "two errors cancel")
+    prose.check(doc, "runs the 16,384-GPU step's matmuls at {}% of peak", 100 * chip_step.matmul_efficiency)
+    prose.check(doc, "H100 bf16 matmul reaches {}%", 100 * ceiling)
+    prose.check(doc, "the tile model alone predicts {}%", 100 * tiles.mfu)
+    prose.check(doc, "every kernel priced as it runs gives {}%", 100 * as_run.mfu)
+    prose.check(doc, "overlapping them lifts it to {}%", 100 * hidden.mfu)

@@ -8,10 +8,12 @@ compared with the scenarios, the library and the docs the prose cites.
 
 from __future__ import annotations
 
+import pathlib
+
 import pytest
 
 import accelkit as ak
-from accelkit import scenarios, workloads
+from accelkit import kernels, scenarios, workloads
 from tests import prose
 
 SAME_CLOUD = ["TPU v5e", "TPU v6e", "TPU v5p", "H100", "H200"]
@@ -78,24 +80,29 @@ def test_by_default_the_engines_predict_each_chips_kernels():
     kernel_efficiency is the kernels' fraction of peak."""
     for o in scenarios.compare("pretrain"):
         step = scenarios.layout_step("pretrain", o.chip)
-        eff = ak.mfu.step_efficiency("llama-3-70b", o.chip, step.layout, step.batch_tokens)
-        assert o.kernel_efficiency == pytest.approx(eff.efficiency)
+        eff = kernels.microbatch("llama-3-70b", o.chip, tp=step.layout.tp, ep=step.layout.ep,
+                                 microbatch_tokens=step.microbatch_tokens, seq_len=step.seq_len,
+                                 recompute=step.layout.recompute)
+        executed = ak.parallel.hardware_flops_utilization(step) / step.mfu
+        assert o.kernel_efficiency == pytest.approx(eff.efficiency * executed)
         assert o.mfu_basis.startswith("predicted from the engines")
         assert "assumed" not in o.mfu_basis
         # the MFU is below the kernels' efficiency: bubbles, communication, recomputation
         assert o.utilization < o.kernel_efficiency
 
 
-def test_the_prediction_is_optimistic_against_published_runs():
-    """The prediction is optimistic: published runs reach less (docs/mfu.md: every row's
-    published/predicted ratio is below one)."""
-    import pathlib
-    import re
+def test_the_prediction_lands_both_sides_of_published_runs():
+    """"Predicted is not measured: lesson 07's validation table shows how far the same model lands
+    from published runs, in both directions" (issue 21: the lesson called the prediction
+    optimistic, which the calibrated model no longer is everywhere)."""
+    import sys
 
-    doc = (pathlib.Path(__file__).parent.parent / "docs" / "mfu.md").read_text()
-    table = doc[doc.index("## Predicted against published"):]
-    ratios = [float(x) for x in re.findall(r"\| (\d\.\d\d) \|\s*$", table, re.M)]
-    assert len(ratios) >= 7 and max(ratios) < 1.0
+    sys.path.insert(0, str(pathlib.Path(__file__).parent.parent))
+    from validation import run
+
+    errors = [r["error"] for r in run.rows()]
+    assert min(errors) < 0 < max(errors)
+    assert prose.says("10", "in both directions")
 
 
 def test_assumed_kernels_slow_every_chip_each_by_its_own_factor():
@@ -246,18 +253,20 @@ def test_b200_cheapest_for_every_job():
     assert ak.chips.get("TPU7x").usd_per_hour is None  # cannot be ranked
 
 
-def test_same_cloud_a_tpu_is_cheapest_for_four_jobs_and_ties_the_fifth():
-    """On one cloud's list, a TPU is the cheaper way to do four of the five jobs, and ties the
-    fifth: for bulk inference the cheapest TPU and GPU cost the same to the figures shown (the
-    ratio of 1.00)."""
+def test_same_cloud_a_tpu_is_cheapest_for_all_five_jobs():
+    """On one cloud's list, a TPU is the cheaper way to do all five jobs, by 1.33× (bulk inference)
+    to 2.40× (pre-training) (issue 21's topology as bought: 8 TPU v6e serve as the 2x4 slice they
+    are, which made the bulk-inference tie of 1.00 a TPU win)."""
     ratios = {}
     for key in scenarios.SCENARIOS:
         rows = [o for o in scenarios.compare(key, SAME_CLOUD) if o.fits]
         tpu = min(o.usd for o in rows if o.chip.startswith("TPU"))
         gpu = min(o.usd for o in rows if o.chip.startswith("NVIDIA"))
         ratios[key] = gpu / tpu
-    prose.check("10", "cost the same to the figures shown (the ratio of {})", ratios["offline"])
-    assert all(r > 1.05 for k, r in ratios.items() if k != "offline"), ratios
+    prose.check("10", "by {}× (bulk inference) to {}× (pre-training)", ratios["offline"], ratios["pretrain"])
+    assert min(ratios.values()) == ratios["offline"] and max(ratios.values()) == ratios["pretrain"]
+    assert all(r > 1.05 for r in ratios.values()), ratios
+    assert prose.says("10", "a TPU is cheapest for all five scenarios on one cloud's list")
     # 'The catalog's TPU prices and its H100 price all come from Google Cloud's list (the v5e, v5p and
     # H100 figures from the scaling book's February 2025 table, the v6e's from January 2025; ...)'
     for name in SAME_CLOUD:
@@ -313,3 +322,31 @@ def test_pretraining_reproduces_the_scaling_books_44_days():
     published = next(r for r in PUBLISHED_RUNS if r.name.startswith("Scaling book"))
     book = scenarios.evaluate("pretrain", "TPU v5p", n_chips=published.n_chips, mfu=published.mfu)
     assert book.days == pytest.approx(published.reported_days, rel=0.05)
+
+
+def test_what_the_days_and_dollars_rest_on():
+    """"Every GPU here has a published matmul measurement of its own (an H100 reaches 80% of its
+    datasheet); of the TPUs only the v6e does, and the v5e's and v5p's 90% is carried from it ...
+    were a v5p's matmuls to reach 80% instead, its compute days would rise by an eighth. The
+    collectives run at achievable bandwidth, measured on the GPUs' NVLink and on the v5e's ICI,
+    carried to the other TPUs" (issue 21 item 6: lesson 10 says what its days and dollars rest on)."""
+    key, link = "achievable_flops:bf16", "achievable_scaleup_bytes_per_second"
+    rows = [o for o in scenarios.compare("pretrain") if isinstance(o, scenarios.Outcome)]
+    chips = {o.chip: ak.chips.get(o.chip) for o in rows}
+    for o in rows:
+        c = chips[o.chip]
+        assert o.kernel_efficiency < c.achievable_fraction(key)  # "the kernels sit below the ceiling"
+        if c.kind == "gpu":
+            assert not c.achievable_is_assumption(key) and not c.achievable_is_assumption(link)
+    tpus = {c.name for c in chips.values() if c.kind == "tpu"}
+    assert {n for n in tpus if not chips[n].achievable_is_assumption(key)} == {ak.chips.get("TPU v6e").name}
+    v6e, v5e, v5p, h100 = (ak.chips.get(n) for n in ("TPU v6e", "TPU v5e", "TPU v5p", "H100"))
+    assert v5e.achievable_fraction(key) == v5p.achievable_fraction(key) == v6e.achievable_fraction(key)
+    prose.check("10", "an H100 reaches {}% of its datasheet", 100 * h100.achievable_fraction(key))
+    prose.check("10", "the v5e's and v5p's {}% is carried from it", 100 * v5p.achievable_fraction(key))
+    rise = v5p.achievable_fraction(key) / round(h100.achievable_fraction(key), 2) - 1
+    assert rise == pytest.approx(1 / 8, abs=0.005) and prose.says("10", "would rise by an eighth")
+    assert not v5e.achievable_is_assumption(link)
+    assert all(chips[n].achievable_is_assumption(link) for n in tpus if n != v5e.name)
+    # the scenarios price the step with the library's default framework
+    assert all(scenarios.layout_step("pretrain", o.chip).framework == "default" for o in rows)

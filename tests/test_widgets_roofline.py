@@ -132,3 +132,41 @@ def test_roofline_with_every_chip_labels_each_line_once_in_its_kinds_colour():
     assert sorted(t.get_text() for t in shown) == sorted(names)
     for text in shown:
         assert to_hex(text.get_color()) in _SHADES[names[text.get_text()].kind]
+
+
+def test_explorer_draws_and_tabulates_the_best_measured_beside_the_datasheet():
+    """Issue 21 item 1: both figures wherever a peak is shown. Each chip's roof has a dotted twin
+    at the catalog's achievable matmul FLOP/s and HBM bandwidth, and the table gives both peaks,
+    marking an assumed one (no published measurement) with *."""
+    from matplotlib.collections import LineCollection
+
+    import accelkit as ak
+
+    w = roofline_explorer(chip_names=("TPU v5e", "H100"))
+    tops = set()
+    for collection in w.view.figure.axes[0].collections:
+        if isinstance(collection, LineCollection):
+            tops |= {round(float(seg[:, 1].max()), 3) for seg in collection.get_segments()}
+    for name in ("TPU v5e", "H100"):
+        chip = ak.chips.get(name)
+        assert round(chip.peak_flops("bf16") / 1e12, 3) in tops
+        assert round(chip.achievable_flops("bf16") / 1e12, 3) in tops
+    h100 = ak.chips.get("H100")
+    assert (f"{h100.peak_flops('bf16') / 1e12:,.0f} / {h100.achievable_flops('bf16') / 1e12:,.0f} T/s"
+            in w.view.text)
+    v5e = ak.chips.get("TPU v5e")
+    assert v5e.achievable_is_assumption("achievable_flops:bf16")
+    assert f"{v5e.achievable_flops('bf16') / 1e12:,.0f}* T/s" in w.view.text
+
+
+def test_ridge_points_show_the_measured_ridge_beside_the_datasheet_one():
+    """Issue 21 item 1: each bar's datasheet ridge has the achievable one beside it (best measured
+    matmul FLOP/s over best measured HBM bandwidth), starred where either figure is assumed."""
+    w = ridge_points()
+    h100 = ak.chips.get("H100")
+    measured = h100.achievable_flops("bf16") / h100.achievable_hbm_bytes_per_second
+    assert f"{h100.ridge_flops_per_byte('bf16'):,.0f} " in w.view.text
+    assert f"(best measured {measured:,.0f})" in w.view.text  # both H100 figures measured
+    v5p = ak.chips.get("TPU v5p")
+    assumed = v5p.achievable_flops("bf16") / v5p.achievable_hbm_bytes_per_second
+    assert f"(best measured {assumed:,.0f}*)" in w.view.text

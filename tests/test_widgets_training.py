@@ -69,3 +69,23 @@ def test_quiz_and_worked_problem():
     text = p.reveal()
     est = ak.training.estimate(model="llama-3-8b", tokens=15e12, chip="H100", n_chips=1024, mfu=0.4)
     assert f"{est.days:,.1f} days" in text and f"${est.usd:,.0f}" in text
+
+
+def test_planner_shows_the_best_measured_matmul_beside_the_peak_and_flags_an_mfu_above_it():
+    """Issue 21 item 1: wherever a peak is shown, the achievable figure beside it; an MFU above
+    the chip's best measured matmul share of peak is flagged as out of reach."""
+    import accelkit as ak
+    from accelkit.widgets import training_planner
+
+    w = training_planner()
+    w.controls["chip"].value = ak.chips.get("H100").name
+    h100 = ak.chips.get("H100")
+    pair = (f"{h100.peak_flops('bf16') / 1e12:,.0f} / {h100.achievable_flops('bf16') / 1e12:,.0f} "
+            f"TFLOP/s ({h100.achievable_fraction('achievable_flops:bf16'):.0%})")
+    assert pair in w.view.text and "out of reach" not in w.view.text
+    w.controls["mfu"].value = 0.8  # just below the H100's measured 80.3% of peak
+    assert "out of reach" not in w.view.text
+    w.controls["chip"].value = ak.chips.get("B200").name  # measured 77.6%
+    assert "out of reach" in w.view.text
+    w.controls["chip"].value = ak.chips.get("TPU v5p").name
+    assert "assumed)" in w.view.text

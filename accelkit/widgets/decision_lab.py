@@ -325,10 +325,12 @@ def _basis_line(r: scenarios.TrainingOutcome) -> str:
     word = _basis_word(r)
     if word == "predicted":
         return ("MFU predicted from the engines, per chip: each matmul's shape on the chip's "
-                "matrix units (systolic MXUs on TPUs, tensor-core tiles in waves on GPUs) and "
-                "the non-matmul work at HBM bandwidth give the kernels' % of peak, then each "
-                "layout's bubbles and exposed communication. No memory stalls or kernel "
-                "overheads are counted, so published runs reach less (lessons 04 and 07, docs/mfu.md).")
+                "matrix units (systolic MXUs on TPUs, tensor-core tiles in waves on GPUs) under "
+                "the chip's best measured matmul throughput (a sibling chip's where none is published), "
+                "every kernel's memory traffic at achievable HBM bandwidth give the kernels' % "
+                "of peak, then each layout's bubbles and exposed communication at achievable "
+                "link bandwidth. How far this lands from published runs: lesson 07's "
+                "validation table (docs/validation.md).")
     if word == "assumed":
         return "MFU assumed, the same on every chip (the MFU menu)."
     return (f"MFU from the best layout with every kernel at an assumed "

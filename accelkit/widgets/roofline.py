@@ -108,13 +108,18 @@ class _RooflinePlot:
         _log_axes(ax, [0.1, 1, 10, 100, 1000, 10000], [0.1, 10, 1000])
         ax.set_xlim(_X_MIN, _X_MAX)
         ax.set_ylim(0.05, 2e4)
-        ax.set_xlabel("arithmetic intensity (FLOPs per byte)   ○ ridge   ★ your operation")
+        ax.set_xlabel("arithmetic intensity (FLOPs/byte)   ○ ridge   ★ your operation   "
+                      "dotted: best measured")
         self.ylabel = ax.set_ylabel("attainable bf16 TFLOP/s")  # its text follows the dtype
         fixed_ticks(ax)  # one marker line and texts per axis (widgets/_axes.py)
         self.marker = ax.axvline(1.0, color="black", ls="--", lw=1)
         vendor_key(self.figure, x=0.01, y=0.99, ha="left")
         self.roofs = LineCollection([], linewidths=2)
         ax.add_collection(self.roofs, autolim=False)
+        # Beside each datasheet roof, the measured one (catalog achievable figures, or the
+        # datasheet where none is published): a thin dotted line in the chip's colour.
+        self.ceilings = LineCollection([], linewidths=1, linestyles=":")
+        ax.add_collection(self.ceilings, autolim=False)
         self.ridges = ax.scatter([], [], s=36, marker="o", facecolors="white", linewidths=1.0)
         self.stars = ax.scatter([], [], s=169, marker="*", edgecolors="black", linewidths=0.5)
         self.labels: dict[str, Any] = {}
@@ -124,6 +129,13 @@ class _RooflinePlot:
         # The roof is two straight lines on log axes: its ends and the ridge draw it exactly.
         xs = [_X_MIN, chip.ridge_flops_per_byte(dtype), _X_MAX]
         return xs, list(roofline.curve(chip, dtype, xs) / 1e12)
+
+    @staticmethod
+    def _ceiling(chip: chips.Chip, dtype: DType) -> tuple[list[float], list[float]]:
+        # The same two lines at the catalog's achievable matmul FLOP/s and HBM bandwidth.
+        flops, bandwidth = chip.achievable_flops(dtype), chip.achievable_hbm_bytes_per_second
+        xs = [_X_MIN, flops / bandwidth, _X_MAX]
+        return xs, [min(flops, x * bandwidth) / 1e12 for x in xs]
 
     def _label(self, chip: chips.Chip) -> Any:
         if chip.name not in self.labels:
@@ -141,6 +153,8 @@ class _RooflinePlot:
         self.roofs.set_segments([np.column_stack(curve) for curve in curves])
         self.roofs.set_color(colours)
         self.roofs.set_linestyle(["-" if c.kind == "tpu" else "--" for c in usable])
+        self.ceilings.set_segments([np.column_stack(self._ceiling(c, dtype)) for c in usable])
+        self.ceilings.set_color(colours)
         self.ridges.set_offsets([(xs[1], ys[1]) for xs, ys in curves])
         self.ridges.set_edgecolor(colours)
         self.stars.set_offsets([(r.arithmetic_intensity, r.achieved_flops_per_second / 1e12)
@@ -156,6 +170,14 @@ class _RooflinePlot:
         self.ylabel.set_text(f"attainable {dtype} TFLOP/s")
         self.ax.set_title(title, fontsize=9)
         return self.figure
+
+
+def _peak_pair(chip: chips.Chip, dtype: DType) -> str:
+    """'989 / 794 TFLOP/s (80%)': the datasheet peak beside the achievable one, * if assumed."""
+    key = f"achievable_flops:{dtype}"
+    mark = "*" if chip.achievable_is_assumption(key) else ""
+    return (f"{chip.peak_flops(dtype) / 1e12:,.0f} / {chip.achievable_flops(dtype) / 1e12:,.0f}{mark} "
+            f"T/s ({chip.achievable_fraction(key):.0%})")
 
 
 def roofline_explorer(chip_names: tuple[str, ...] = ("TPU v5e", "H100"),
@@ -202,17 +224,22 @@ def roofline_explorer(chip_names: tuple[str, ...] = ("TPU v5e", "H100"),
         figure = plot.draw(usable, results, dtype, _describe(values))
         intensity = results[0].arithmetic_intensity
         head = ("<tr><th style='text-align:left'>chip</th><th>ridge (FLOPs/byte)</th>"
-                "<th>time</th><th>bound</th><th>achieved</th><th>of peak</th></tr>")
+                "<th>time</th><th>bound</th><th>achieved</th><th>of peak</th>"
+                f"<th>{dtype} peak: datasheet / best measured</th></tr>")
         rows = "".join(
             f"<tr><td style='text-align:left'><span style='color:{_colour(chips.get(r.chip))}'>"
             f"■</span> {chip_label(r.chip)}</td>"
             f"<td>{r.ridge_flops_per_byte:,.0f}</td><td>{si(r.seconds, 's')}</td>"
             f"<td><b>{r.bound}</b></td><td>{si(r.achieved_flops_per_second, 'FLOP/s')}</td>"
-            f"<td>{r.fraction_of_peak:.0%}</td></tr>" for r in results)
+            f"<td>{r.fraction_of_peak:.0%}</td><td>{_peak_pair(chips.get(r.chip), dtype)}</td></tr>"
+            for r in results)
         text = (f"<b>{_describe(values)}</b>: {si(results[0].flops, 'FLOP')}, "
                 f"{si(results[0].bytes, 'B')} moved, intensity "
                 f"<b>{intensity:,.1f} FLOPs/byte</b>"
                 f"<table style='text-align:right'>{head}{rows}</table>")
+        text += ("<i>Best measured: the fastest matmul and HBM copy published for the chip "
+                 "(catalog sources); * none of its own published: a sibling chip's figure or the datasheet "
+                 "stands in, an assumption.</i><br>")
         if skipped:
             text += f"<i>No published dense {dtype} peak, so not drawn: {', '.join(skipped)}.</i>"
         return View(figure=figure, text=text, result=results)
@@ -307,8 +334,12 @@ def ridge_points(dtype: str = "bf16") -> Explorer:
             colour = TPU_COLOUR if chip.kind == "tpu" else GPU_COLOUR
             if chip.name in ridges:
                 width = 100 * ridges[chip.name] / top
+                measured = chip.achievable_flops(dt) / chip.achievable_hbm_bytes_per_second
+                mark = "*" if (chip.achievable_is_assumption(f"achievable_flops:{dt}") or
+                               chip.achievable_is_assumption("achievable_hbm_bytes_per_second")) else ""
                 bar = (f"<div style='background:{colour};width:{width:.1f}%;height:0.9em;"
-                       f"display:inline-block'></div> {ridges[chip.name]:,.0f}")
+                       f"display:inline-block'></div> {ridges[chip.name]:,.0f} "
+                       f"<span style='color:#757575'>(best measured {measured:,.0f}{mark})</span>")
             else:
                 bar = f"<i style='color:#757575'>no published dense {dt} peak</i>"
             rows.append(f"<tr><td style='text-align:right;padding-right:0.6em;"
@@ -318,7 +349,8 @@ def ridge_points(dtype: str = "bf16") -> Explorer:
         low = min(have, key=lambda c: ridges[c.name])
         high = max(have, key=lambda c: ridges[c.name])
         chart = (f"<table><caption style='text-align:left'><b>Ridge point, {dt}</b> "
-                 "(FLOPs per byte of HBM traffic = peak FLOP/s ÷ HBM bytes/s). "
+                 "(FLOPs per byte of HBM traffic = peak FLOP/s ÷ HBM bytes/s; in brackets the "
+                 "same from the best measured matmul and HBM copy, * where either is assumed). "
                  f"{VENDOR_KEY_HTML}</caption>{''.join(rows)}</table>")
         summary = table_html([
             ("lowest ridge", f"{chip_label(low.name)}: {ridges[low.name]:,.0f} FLOPs/byte"),

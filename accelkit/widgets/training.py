@@ -96,8 +96,19 @@ def training_planner() -> Explorer:
                  else f"{est.joules / 3.6e9:,.0f} MWh"),
                 ("memory per chip (sharded)", f"{est.memory_bytes_per_chip / 1e9:,.1f} GB of "
                  f"{est.hbm_bytes / 1e9:,.0f} GB" + ("" if est.fits else " — does NOT fit"))]
+        # The peak the MFU divides by, beside the best a matmul has been measured to reach on
+        # the chip (the planner's estimate is bf16, training.estimate's default precision).
+        key = "achievable_flops:bf16"
+        ceiling = chip.achievable_fraction(key)
+        rows.append(("bf16 peak: datasheet / best measured matmul",
+                     f"{chip.peak_flops('bf16') / 1e12:,.0f} / {chip.achievable_flops('bf16') / 1e12:,.0f} "
+                     f"TFLOP/s ({ceiling:.0%}{', assumed' if chip.achievable_is_assumption(key) else ''})"))
         shown = [note for note in est.notes if note.kind == "does_not_fit"]
         notes = "".join(f"<br><small>⚠ {note}</small>" for note in shown)
+        if values["mfu"] > ceiling:
+            notes += (f"<br><small>⚠ an MFU of {values['mfu']:.0%} is above the {ceiling:.0%} of "
+                      "peak the chip's best measured matmul reaches: out of reach for a whole run"
+                      "</small>")
         return View(figure=figure, text=table_html(rows) + notes, result=est)
 
     return Explorer(controls, render, title="Plan a training run", columns=2)
