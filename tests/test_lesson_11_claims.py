@@ -85,7 +85,7 @@ def test_the_books_gpt_oss_figure_and_the_librarys():
     prose.check("11", "Stored ÷ computed is then {}", c.params_ratio)
     prose.check("11", "and the critical batch {}% below the book's", 100 * (1 - c.tokens_per_chip / c.book_tokens_per_chip))
     assert c.tokens_per_chip == parallel.dp_critical_tokens_per_chip("gpt-oss-120b", H100, n)
-    # 'the catalog prices every layer dense and causal': no window in the attention's FLOPs
+    # 'the catalog prices every layer dense': the window is in the source string, not the FLOPs
     assert prose.says("11", "every other layer attends to only the last 128 tokens")
     assert "sliding_window 128" in oss.source and "banded window" in oss.source
 
