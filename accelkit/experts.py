@@ -27,15 +27,24 @@ uniform over them (an assumption: real routers are skewed), for three schemes:
   plain all-to-all :mod:`accelkit.step_cost` prices): k·(G-1)/G remote copies over G nodes.
 * ``"per_node"``: one copy per distinct remote node: (G-1)·(1-(1-1/G)^k).
 * ``max_nodes=M`` (with ``"per_node"``): the router picks at most M nodes: M·(G-1)/G.
+
+**The critical batch, against the scaling book's rule** (gpus.md, "Data Parallelism", MoE
+models: the per-GPU token batch must exceed (E/k)·C/W, with C the bf16 peak and W the node's
+egress bandwidth, "32 * 2475 = 79,200" for gpt-oss on H100s across nodes). The rule counts the
+MLP block only, so stored over computed is exactly E/k. :func:`critical_batch_against_book` sets
+it beside :func:`accelkit.parallel.dp_critical_tokens_per_chip`, which reduces every parameter
+(attention and embeddings too, which every token computes) behind the whole backward pass
+(attention's scores too), and splits the gap into those two factors.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accelkit import _validate, chips, collectives, models
+from accelkit import _validate, chips, collectives, models, parallel
 
-__all__ = ["AllToAllPoint", "Dispatch", "SCHEMES", "all_to_all_scaling", "dispatch"]
+__all__ = ["AllToAllPoint", "BookCriticalBatch", "Dispatch", "SCHEMES", "all_to_all_scaling",
+           "critical_batch_against_book", "dispatch"]
 
 #: How a token's copies reach the nodes holding its experts (module docstring).
 SCHEMES = ("per_expert", "per_node")
@@ -195,3 +204,60 @@ def dispatch(model: str | models.Model, chip: str | chips.Chip, *, tokens_per_ch
                     remote_copies_per_token=remote, scaleout_bytes_per_chip=out_bytes,
                     scaleup_bytes_per_chip=up_bytes, scaleout_seconds=out_s,
                     scaleup_seconds=up_s, seconds=max(out_s, up_s))
+
+
+@dataclass(frozen=True)
+class BookCriticalBatch:
+    """A mixture of experts' data-parallel critical batch per GPU, the book's rule and ours.
+
+    ``book_tokens_per_chip`` = ``experts_ratio`` × ``book_flops_per_byte``: E/k times the bf16
+    peak over the node's egress (its GPUs × each one's scale-out bandwidth). The library's
+    ``tokens_per_chip`` is about ``params_ratio`` × ``flops_per_byte``: every parameter over the
+    parameters one token's training FLOPs stand for (FLOPs ÷ 6, attention's scores included),
+    times the peak over the all-reduce's achieved bytes per second per GPU (ring factor and
+    latency included), which :func:`critical_batch_against_book` backs out of the two.
+    """
+
+    model: str
+    chip: str
+    n_chips: int
+    experts_ratio: float          # E / k
+    params_ratio: float           # params / (training FLOPs per token / 6)
+    book_flops_per_byte: float    # bf16 peak / (GPUs per node × scale-out bytes/s per GPU)
+    flops_per_byte: float         # tokens_per_chip / params_ratio
+    book_tokens_per_chip: float
+    tokens_per_chip: float
+
+
+def critical_batch_against_book(model: str | models.Model, chip: str | chips.Chip,
+                                n_chips: int) -> BookCriticalBatch:
+    """The scaling book's MoE critical batch (module docstring) beside the library's.
+
+        >>> c = critical_batch_against_book("gpt-oss-120b", "H100", 1024)
+        >>> c.experts_ratio, round(c.book_tokens_per_chip, -2)
+        (32.0, 79100.0)
+
+    Raises:
+        ValueError: not a mixture of experts, or not a GPU (the rule's W is a node's NICs).
+    """
+    the_model = models.get(model)
+    if not isinstance(the_model, models.MoETransformer):
+        raise ValueError(f"model must be a mixture of experts; {the_model.name} is dense")
+    the_chip = chips.get(chip)
+    if the_chip.kind != "gpu":
+        raise ValueError(f"the book's rule divides by a GPU node's egress; {the_chip.name} is a "
+                         "TPU (its rule uses ICI: parallel.dp_critical_tokens_per_chip)")
+    ours = parallel.dp_critical_tokens_per_chip(the_model, the_chip, n_chips)
+    nic = the_chip.scaleout_bytes_per_second
+    if nic is None:  # pragma: no cover - every catalog GPU has one
+        raise chips.MissingFigureError(the_chip.name, "scaleout_bytes_per_second",
+                                       f"{the_chip.name} lacks a scale-out bandwidth")
+    peak = the_chip.peak_flops("bf16")
+    book_w = int(the_chip.scaleup_domain or 1) * nic
+    experts = the_model.n_experts / the_model.experts_per_token
+    computed = the_model.flops_per_token("train") / 6.0
+    ratio = the_model.params / computed
+    return BookCriticalBatch(model=the_model.name, chip=the_chip.name, n_chips=n_chips,
+                             experts_ratio=experts, params_ratio=ratio,
+                             book_flops_per_byte=peak / book_w, flops_per_byte=ours / ratio,
+                             book_tokens_per_chip=experts * peak / book_w, tokens_per_chip=ours)

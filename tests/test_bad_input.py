@@ -321,6 +321,8 @@ CASES = [
         "H100", array_bytes=1e9, counts=(10**12,)), "counts[0]"),
     Case("experts dispatch tokens NaN", lambda: ak.experts.dispatch(
         "deepseek-v3", "H100", tokens_per_chip=NAN, ep=64), "tokens_per_chip"),
+    Case("experts book critical batch chips a float", lambda: ak.experts.critical_batch_against_book(
+        "gpt-oss-120b", "H100", 1024.5), "n_chips"),
     Case("in_network array infinite", lambda: ak.in_network.all_reduce(
         "H100", array_bytes=INF, over=8), "array_bytes"),
     Case("goodput chips enormous", lambda: ak.goodput.goodput(

@@ -3,7 +3,9 @@
 Published shapes checked: the scaling book (sharding.md: "AllToAll is 1/4 of an AllGather on a
 bidirectional ring"; gpus.md: on a switched node each GPU sends (n-1)/n² of the array through
 its own port) and DeepSeek-V3 (arXiv:2412.19437 §2.1.2: each token sent to at most M = 4
-nodes; §3.2.2: once per node over InfiniBand, forwarded over NVLink).
+nodes; §3.2.2: once per node over InfiniBand, forwarded over NVLink). The book's MoE critical
+batch (gpus.md, Data Parallelism: per-GPU tokens > (E/k)·C/W_node, "32 * 2475 = 79,200" for
+gpt-oss on H100 from 990e12 FLOP/s over 400e9 B/s per node).
 """
 
 from __future__ import annotations
@@ -105,3 +107,29 @@ def test_dispatch_refuses_what_it_cannot_model() -> None:
         experts.dispatch("deepseek-v3", "H100", tokens_per_chip=4096, ep=64, scheme="tree")
     with pytest.raises((TypeError, ValueError), match="tokens_per_chip"):
         experts.dispatch("deepseek-v3", "H100", tokens_per_chip=0, ep=64)
+
+
+def test_the_books_critical_batch_from_the_catalog() -> None:
+    c = experts.critical_batch_against_book("gpt-oss-120b", "H100", 1024)
+    h100 = ak.chips.get("H100")
+    assert c.experts_ratio == 32
+    # the book's inputs, 990e12 FLOP/s and 8 x 400 Gb/s per node, are the catalog's to 0.2%
+    assert h100.peak_flops("bf16") == pytest.approx(990e12, rel=2e-3)
+    assert h100.scaleup_domain_chips * h100.scaleout_bytes_per_second == pytest.approx(400e9)
+    assert c.book_tokens_per_chip == pytest.approx(32 * 2475, rel=2e-3)
+    assert c.tokens_per_chip == ak.parallel.dp_critical_tokens_per_chip("gpt-oss-120b", "H100", 1024)
+    # the split is exact: ours = params ratio x achieved FLOP/byte; the bandwidths agree to 1%
+    assert c.params_ratio * c.flops_per_byte == pytest.approx(c.tokens_per_chip)
+    assert c.flops_per_byte == pytest.approx(c.book_flops_per_byte, rel=0.01)
+    assert round(c.params_ratio, 1) == 20.3  # as docs/parallel.md states it
+    m = ak.models.get("gpt-oss-120b")
+    assert c.params_ratio < m.params / (m.active_params - m.vocab * m.d_model) < c.experts_ratio
+
+
+def test_the_books_rule_needs_a_moe_on_a_gpu() -> None:
+    with pytest.raises(ValueError, match="mixture of experts"):
+        experts.critical_batch_against_book("llama-3-70b", "H100", 1024)
+    with pytest.raises(ValueError, match="TPU"):
+        experts.critical_batch_against_book("gpt-oss-120b", "v5p", 1024)
+    with pytest.raises(ValueError, match="n_chips"):
+        experts.critical_batch_against_book("gpt-oss-120b", "H100", 0)

@@ -5,7 +5,9 @@ Published figures the lesson quotes: DeepSeek-AI 2024, 'DeepSeek-V3 Technical Re
 the catalog's config); Llama Team 2024, 'The Llama 3 Herd of Models' (arXiv:2407.21783) Table 4
 (the 131,072-token stage on 16,384 H100 with CP 16, BF16 MFU 38%) and section 3.3.4 (466 job
 interruptions in 54 days) — read from the repository's records of them (validation/) where it
-keeps one.
+keeps one; the scaling book, gpus.md, "Data Parallelism" (an MoE's per-GPU critical batch
+(E/k)·C/W_node, "32 * 2475 = 79,200" for gpt-oss across H100 nodes, from 990e12 FLOP/s and 400e9
+B/s per node); OpenAI 2025, gpt-oss model card (arXiv:2508.10925) section 2.1 (4 of 128 experts).
 
 The numbers the prose states are read out of its markdown (tests/prose.py) and compared with the
 library at the precision shown.
@@ -50,10 +52,42 @@ def test_total_over_active_grows_the_critical_batch():
 
 
 def test_expert_parallelism_lowers_the_critical_batch():
-    """'shard the routed experts over an ep group, so each chip holds and reduces only its share'"""
+    """'shard the routed experts over an ep group of 64 chips, so each holds and reduces only its
+    share of them'"""
+    (ep,) = prose.shown("11", "shard the routed experts over an ep group of {}")
     one = parallel.dp_critical_tokens_per_chip("deepseek-v3", H100, 1024)
-    wide = parallel.dp_critical_tokens_per_chip("deepseek-v3", H100, 1024, ep=64)
+    wide = parallel.dp_critical_tokens_per_chip("deepseek-v3", H100, 1024, ep=int(ep.value))
     assert wide < one / 5
+
+
+def test_the_books_gpt_oss_figure_and_the_librarys():
+    """'For gpt-oss-120b (4 of 128 experts) that is 32 × 2,475 = 79,200 tokens per GPU, from 990
+    TFLOP/s over 400 GB/s. The same rule with the catalog's H100 (989 TFLOP/s, 8 NICs of 50 GB/s),
+    beside the library's critical batch on 1,024 of them'; 'The bandwidth factors agree to within
+    1%'; 'Stored ÷ computed is then 20.3, and the critical batch 37% below the book's.'"""
+    oss, h100 = _moe("gpt-oss-120b"), ak.chips.get(H100)
+    k, e = prose.shown("11", "For gpt-oss-120b ({} of {} experts)")
+    assert (k.value, e.value) == (oss.experts_per_token, oss.n_experts)
+    ratio, per_gpu, tokens, peak, egress = prose.shown(
+        "11", "that is {} × {} = {} tokens per GPU, from {} TFLOP/s over {} GB/s")
+    # the book's own arithmetic, from its own inputs (gpus.md)
+    assert ratio.value == e.value / k.value and per_gpu.value == round(peak.value * 1e12 / (egress.value * 1e9))
+    assert tokens.value == ratio.value * per_gpu.value
+    n = 1024
+    prose.check("11", "beside the library's critical batch on {} of them", n)
+    prose.check("11", "the catalog's H100 ({} TFLOP/s, {} NICs of {} GB/s)", h100.peak_flops("bf16") / 1e12,
+                h100.scaleup_domain_chips, h100.scaleout_bytes_per_second / 1e9)
+    c = ak.experts.critical_batch_against_book("gpt-oss-120b", H100, n)
+    assert c.experts_ratio == ratio.value
+    assert c.book_tokens_per_chip == pytest.approx(tokens.value, rel=2e-3)  # 989 against 990 TFLOP/s
+    (agree,) = prose.shown("11", "The bandwidth factors agree to within {}%")
+    assert abs(c.flops_per_byte / c.book_flops_per_byte - 1) < agree.value / 100
+    prose.check("11", "Stored ÷ computed is then {}", c.params_ratio)
+    prose.check("11", "and the critical batch {}% below the book's", 100 * (1 - c.tokens_per_chip / c.book_tokens_per_chip))
+    assert c.tokens_per_chip == parallel.dp_critical_tokens_per_chip("gpt-oss-120b", H100, n)
+    # 'the catalog prices every layer dense': the window is in the source string, not the FLOPs
+    assert prose.says("11", "every other layer attends to only the last 128 tokens")
+    assert "sliding_window 128" in oss.source and "banded window" in oss.source
 
 
 def test_an_all_to_all_on_one_wrapped_axis_is_v_over_8_whatever_n():
@@ -164,6 +198,13 @@ def test_what_fits_in_one_domain():
     need = {c: training.estimate(model="deepseek-v3", tokens=1e12, chip=c, n_chips=1).min_chips_to_fit
             for c in (V5P, H100, "B200", GB200)}
     assert ak.chips.get(V5P).scaleup_domain_chips > 10 * need[V5P]
+    # 'bf16 weights and gradients, fp32 master weights and Adam moments: 16 bytes a parameter'
+    (per_param,) = prose.shown("11", "Adam moments: {} bytes a parameter")
+    for chip in (V5P, GB200):
+        stated = training.estimate(model="deepseek-v3", tokens=1e12, chip=chip, n_chips=1,
+                                   weight_bytes_per_param=2.0, grad_bytes_per_param=2.0,
+                                   optimizer_bytes_per_param=per_param.value - 4.0)
+        assert stated.min_chips_to_fit == need[chip]
     assert need[H100] > 8 and need["B200"] > 8
     prose.check("11", "({} of its {} GPUs)", need[GB200], ak.chips.get(GB200).scaleup_domain_chips)
 
@@ -302,7 +343,8 @@ def test_the_validation_row_for_the_131k_stage():
 def test_in_network_reduction_is_the_measured_benefit():
     """'(nccl-tests on 8 H100: about 370 GB/s of bus bandwidth for the ring, 480 with NVLS, none on
     4 GPUs or fewer)'; 'On one 8-GPU node NVLS makes a 1 GB all-reduce 1.30 times faster (the
-    ideal, half the bytes on the wire, would be 1.75)'; refused on a TPU."""
+    ideal, each GPU sending the array once instead of 2(n−1)/n times, would be 1.75)'; refused on
+    a TPU."""
     from accelkit import in_network
 
     gpus, ring, nvls, few = prose.shown("11", "(nccl-tests on {} H100: about {} GB/s of bus bandwidth for the "
@@ -311,8 +353,8 @@ def test_in_network_reduction_is_the_measured_benefit():
     assert in_network.nvls_speedup(int(few.value)) == 1.0 < in_network.nvls_speedup(int(few.value) + 1)
     r = in_network.all_reduce(H100, array_bytes=1e9, over=8)
     n = 8
-    prose.check("11", "NVLS makes a 1 GB all-reduce {} times faster (the ideal, half the bytes on the wire, "
-                      "would be {})", r.speedup, 2 * (n - 1) / n)
+    prose.check("11", "NVLS makes a 1 GB all-reduce {} times faster (the ideal, each GPU sending the array once "
+                      "instead of 2(n−1)/n times, would be {})", r.speedup, 2 * (n - 1) / n)
     assert not in_network.all_reduce(H100, array_bytes=1e9, over=64, scheme="nvls+ib_sharp").assumptions == ()
     with pytest.raises(ValueError, match="no switch"):
         in_network.all_reduce(V5P, array_bytes=1e9, over=8)

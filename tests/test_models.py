@@ -23,6 +23,8 @@ PUBLISHED = {
     "palm-540b": 540.35e9,       # Chowdhery et al. 2022, arXiv:2204.02311, Table 1
     "mixtral-8x7b": 46.7e9,      # mistral.ai/news/mixtral-of-experts (arXiv:2401.04088: 47B)
     "deepseek-v3": 671e9,        # DeepSeek-AI 2024, arXiv:2412.19437, abstract
+    "gpt-oss-120b": 116.8e9,     # OpenAI 2025, gpt-oss model card, arXiv:2508.10925, section 2.1
+    "gpt-oss-20b": 20.9e9,       # the same card and section
     "resnet-50": 25_557_032,     # torchvision ResNet50_Weights.IMAGENET1K_V1 docs
     "lstm-lm-large": 66e6,       # Merity et al. 2017, arXiv:1708.02182, Table 1 (Zaremba large)
     "dlrm-criteo-1tb": 91.10e9 / 4,  # facebookresearch/dlrm torchrec_dlrm README: 91.10e9 B fp32

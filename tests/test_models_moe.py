@@ -3,6 +3,8 @@
 Published figures: Mixtral 8x7B 46.7e9 total, 12.9e9 used per token (mistral.ai/news/
 mixtral-of-experts; Jiang et al. 2024, arXiv:2401.04088 §2.1 rounds to 47B / 13B). DeepSeek-V3
 671e9 total, 37e9 activated per token (DeepSeek-AI 2024, arXiv:2412.19437, abstract).
+gpt-oss-120b 116.8e9 total, 5.1e9 active; gpt-oss-20b 20.9e9 and 3.6e9 (OpenAI 2025, model card,
+arXiv:2508.10925, section 2.1), active counted without the input embedding table.
 """
 
 from __future__ import annotations
@@ -22,6 +24,31 @@ def test_active_params_within_two_percent_of_published(name: str) -> None:
     assert m.active_params == pytest.approx(ACTIVE[name], rel=0.02)
     assert m.published_active_params == pytest.approx(ACTIVE[name], rel=1e-3)
     assert m.active_params < m.params
+
+
+# The gpt-oss card's active count leaves the input embedding (a lookup) out and keeps the
+# unembedding; the library's active_params counts both tables.
+CARD_ACTIVE = {"gpt-oss-120b": 5.1e9, "gpt-oss-20b": 3.6e9}
+
+
+@pytest.mark.parametrize("name", sorted(CARD_ACTIVE))
+def test_gpt_oss_active_params_as_the_card_counts_them(name: str) -> None:
+    m = models.get(name)
+    assert isinstance(m, models.MoETransformer)
+    assert m.active_params - m.vocab * m.d_model == pytest.approx(CARD_ACTIVE[name], rel=0.02)
+    assert m.published_active_params == pytest.approx(CARD_ACTIVE[name], rel=1e-3)
+    assert m.experts_per_token == 4 and m.shared_experts == 0 and m.dense_layers == 0
+
+
+def test_gpt_oss_120b_counts_by_hand() -> None:
+    # 36 layers of GQA attention (2880 x (64+16) x 64 + 64 x 64 x 2880), 128 gated experts of
+    # 3 x 2880 x 2880, a 2880 x 128 router and two RMSNorm scales; untied 201088 x 2880 tables.
+    attention = 2880 * 80 * 64 + 64 * 64 * 2880
+    expert = 3 * 2880 * 2880
+    per_layer = attention + 128 * expert + 2880 * 128 + 2 * 2880
+    m = models.get("gpt-oss-120b")
+    assert m.params == 36 * per_layer + 2 * 201088 * 2880 + 2880
+    assert m.n_experts / m.experts_per_token == 32
 
 
 def test_mixtral_counts_by_hand() -> None:

@@ -23,7 +23,8 @@ def _total_over_active() -> float:
 q1 = NumberQuestion(
     "q1",
     "DeepSeek-V3 stores every expert but runs each token through a few. From the catalog, what "
-    "is its total ÷ active parameters (the factor its data-parallel critical batch grows by)? (±2%)",
+    "is its total ÷ active parameters (about the factor its data-parallel critical batch grows "
+    "by)? (±2%)",
     expected=_total_over_active,
     rel_tol=0.02,
     hints=["m = ak.models.get('deepseek-v3'); it has m.params and m.active_params.",

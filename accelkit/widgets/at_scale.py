@@ -127,7 +127,7 @@ def _catalog_chips() -> list[chips.Chip]:
 
 def scaleup_domain_explorer() -> Explorer:
     """Pick a model: the chips its training state needs on each chip (bf16 weights and gradients,
-    fp32 Adam, sharded: :func:`accelkit.training.estimate`), against the chips one scale-up domain
+    fp32 master weights and Adam moments, sharded: :func:`accelkit.training.estimate`), against the chips one scale-up domain
     holds (a TPU's largest ICI slice, a GPU's NVLink domain)."""
     controls = {"model": W.Dropdown(options=_TRANSFORMERS, value="deepseek-v3",
                                     description="model", style=STYLE)}
