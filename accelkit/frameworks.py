@@ -27,6 +27,10 @@ Each preset names, per choice:
   after the reduce-scatter.
 * ``grad_bytes``: bytes per parameter of the gradient buffer that is accumulated and reduced
   (4: fp32 main gradients, as Megatron-LM and Llama 3 do; 2: bf16).
+* ``param_bytes``: bytes per parameter of the weights a sharded optimizer all-gathers after its
+  step (2: bf16; 1: fp8 parameters, as NVIDIA's MLPerf v4.0 GPT-3 runs keep them), so the
+  data-parallel traffic is a reduce-scatter at ``grad_bytes`` and an all-gather at
+  ``param_bytes``.
 * ``distributed_optimizer``: optimizer state (fp32 master weights, Adam m and v: 12 bytes per
   parameter) sharded over data parallelism (ZeRO-1) or replicated on every data-parallel rank.
 * ``dropout``: dropout on the hidden states (and, with materialized attention, on the scores).
@@ -49,7 +53,7 @@ __all__ = ["ATTENTION", "CHOICES", "Framework", "get", "names"]
 ATTENTION = ("fused", "materialized")
 #: The choices a framework makes, in :class:`Framework` order.
 CHOICES = ("attention", "sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
-           "param_sync_overlap", "grad_bytes", "distributed_optimizer", "dropout")
+           "param_sync_overlap", "grad_bytes", "param_bytes", "distributed_optimizer", "dropout")
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,7 @@ class Framework:
     fsdp_overlap: bool = True
     param_sync_overlap: bool = False
     grad_bytes: float = 2.0
+    param_bytes: float = 2.0
     distributed_optimizer: bool = True
     dropout: bool = False
     description: str = ""
@@ -77,6 +82,8 @@ class Framework:
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.grad_bytes not in (2.0, 4.0):
             raise ValueError(f"grad_bytes must be 2 (bf16) or 4 (fp32), got {self.grad_bytes!r}")
+        if self.param_bytes not in (1.0, 2.0):
+            raise ValueError(f"param_bytes must be 1 (fp8) or 2 (bf16), got {self.param_bytes!r}")
 
     def source(self, choice: str) -> str:
         """Where this preset's ``choice`` (one of :data:`CHOICES`) comes from."""
@@ -115,8 +122,8 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
                         "(Megatron-LM's GPT defaults)"))),
     Framework(
         "nemo-2024", attention="fused", sequence_parallel=True, tp_overlap=True,
-        dp_overlap=True, param_sync_overlap=True, grad_bytes=2.0, distributed_optimizer=True,
-        dropout=False,
+        dp_overlap=True, param_sync_overlap=True, grad_bytes=2.0, param_bytes=1.0,
+        distributed_optimizer=True, dropout=False,
         description="NeMo / Megatron-core with Transformer Engine, as NVIDIA ran MLPerf v4.0",
         sources=(
             ("attention", f"{_NEMO}: fused (flash) attention through Transformer Engine "
@@ -129,6 +136,9 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
             ("dp_overlap", f"{_ADAM}: overlap_grad_sync True"),
             ("param_sync_overlap", f"{_ADAM}: overlap_param_sync True"),
             ("grad_bytes", f"{_ADAM}: grad_sync_dtype bf16"),
+            ("param_bytes", f"{_NEMO} config_common.sh: FP8_PARAMS=True (conf/custom.yaml "
+                            "fp8_params: the weights are kept, and all-gathered by the "
+                            "distributed optimizer, in fp8)"),
             ("distributed_optimizer", f"{_ADAM}: distributed_fused_adam"),
             ("dropout", "ASSUMPTION: the MLPerf GPT-3 reference trains without dropout"))),
     Framework(

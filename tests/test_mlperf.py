@@ -183,7 +183,14 @@ def test_the_chain_multiplies_out_to_the_prediction(label, gpu, tpu):
                                          framework=sub.framework))
         peaks.append(parallel.train_step(model, sub.chip, sub.layout, sub.batch_tokens,
                                          dtype=sub.precision, framework=sub.framework))
-    direct = steps[0].tokens_per_second_per_chip / steps[1].tokens_per_second_per_chip
+    # on the run clock: each side's training time over its training + evaluation time
+    share = [(sub.steps_per_evaluation * st.seconds)
+             / (sub.steps_per_evaluation * st.seconds + mlperf.evaluation_seconds(sub, st))
+             for sub, st in zip((gap.gpu, gap.tpu), steps)]
+    assert (gap.steps[-1].gpu_factor, gap.steps[-1].tpu_factor) == pytest.approx(share)
+    assert all(0.85 < f < 1 for f in share)  # the evaluations take a few % of the clock
+    direct = (steps[0].tokens_per_second_per_chip * share[0]
+              / (steps[1].tokens_per_second_per_chip * share[1]))
     assert gap.predicted_ratio == pytest.approx(direct, rel=1e-9)
     for i, (st, pk) in enumerate(zip(steps, peaks)):
         f = [s.gpu_factor if i == 0 else s.tpu_factor for s in gap.steps]
@@ -222,11 +229,12 @@ def test_the_residual_is_measured_over_predicted(label, gpu, tpu):
 
 def test_the_kernel_step_is_accelkit_mfu_inside_train_step():
     gap = _gap(*SMALL)
-    assert "accelkit.kernels" in gap.steps[-1].explanation
+    kernel = gap.steps[mlperf.STEPS.index("kernel_efficiency")]
+    assert "accelkit.kernels" in kernel.explanation
     for sub, step, peak, factor in ((gap.gpu, gap.gpu_step, gap.gpu_peak_step,
-                                     gap.steps[-1].gpu_factor),
+                                     kernel.gpu_factor),
                                     (gap.tpu, gap.tpu_step, gap.tpu_peak_step,
-                                     gap.steps[-1].tpu_factor)):
+                                     kernel.tpu_factor)):
         direct = parallel.train_step("gpt-3-175b", sub.chip, sub.layout, sub.batch_tokens,
                                      dtype=sub.precision, compute_efficiency="predicted",
                                      framework=sub.framework)
@@ -234,8 +242,12 @@ def test_the_kernel_step_is_accelkit_mfu_inside_train_step():
         assert factor == pytest.approx(direct.mfu / peak.mfu)
         assert 0 < factor < 1  # real kernels never beat the peak
     peak = _gap(*SMALL, kernel_efficiency="peak")
-    assert peak.steps[-1].ratio == 1.0
-    assert peak.predicted_ratio == pytest.approx(math.prod(s.ratio for s in gap.steps[:-1]))
+    assert peak.steps[mlperf.STEPS.index("kernel_efficiency")].ratio == 1.0
+    # the steps before the kernels' are priced at peak either way; the evaluations' share
+    # is priced with each call's kernels
+    k = mlperf.STEPS.index("kernel_efficiency")
+    assert peak.predicted_ratio == pytest.approx(
+        math.prod(s.ratio for s in gap.steps[:k]) * peak.steps[-1].ratio)
 
 
 def test_the_kernel_step_moves_the_prediction_never_the_measurement():
@@ -247,7 +259,8 @@ def test_the_kernel_step_moves_the_prediction_never_the_measurement():
     t = parallel.train_step("gpt-3-175b", "TPU v5p", tried.tpu.layout, tried.tpu.batch_tokens,
                             dtype="int8", compute_efficiency=0.9, framework=tried.tpu.framework)
     assert (tried.gpu.framework, tried.tpu.framework) == ("nemo-2024", "maxtext")
-    direct = g.tokens_per_second_per_chip / t.tokens_per_second_per_chip
+    direct = (g.tokens_per_second_per_chip * tried.steps[-1].gpu_factor
+              / (t.tokens_per_second_per_chip * tried.steps[-1].tpu_factor))
     assert tried.predicted_ratio == pytest.approx(direct, rel=1e-9)
     assert tried.residual_ratio == pytest.approx(tried.measured_ratio / direct, rel=1e-9)
 
@@ -259,7 +272,9 @@ def test_the_docs_claims_hold():
     assert small.gpu_measured_mfu < small.gpu_step.mfu
     # Largest of each: the other way.
     assert large.residual_ratio > 1 and large.tpu_residual < large.gpu_residual
-    assert large.steps[4].gpu_factor < 0.5  # the H100 job is predicted communication-bound
+    # the H100 job's data-parallel traffic hides chunk by chunk behind the interleaved
+    # schedule's last round, but at datasheet kernels 30-50% of its step is still exposed
+    assert 0.5 < large.steps[4].gpu_factor < 0.7
 
 
 # --- bad input ----------------------------------------------------------------------------

@@ -181,18 +181,22 @@ def mfu_rows() -> list[dict[str, Any]]:
 
 def mlperf_rows() -> list[dict[str, Any]]:
     """Each MLPerf Training v4.0 GPT-3 submission: measured tokens/s per chip on the run clock
-    against the gap lab's prediction at its published layout and training precision."""
+    against the gap lab's prediction at its published layout and training precision, on the
+    same clock (training and the evaluations, accelkit.labs.mlperf.evaluation_seconds)."""
     out = []
     for _, g, t in mlperf.pairs("gpt3"):
         gap = lab.explain_gap(mlperf.submission(g), mlperf.submission(t))
         peak = lab.explain_gap(gap.gpu, gap.tpu, kernel_efficiency="peak")
-        for side, step, at_peak, measured in (
-                (gap.gpu, gap.gpu_step, peak.gpu_step, gap.gpu_measured_tokens_per_second_per_chip),
-                (gap.tpu, gap.tpu_step, peak.tpu_step, gap.tpu_measured_tokens_per_second_per_chip)):
+        for side, predicted, at_peak, measured in (
+                (gap.gpu, gap.gpu_predicted_tokens_per_second_per_chip,
+                 peak.gpu_predicted_tokens_per_second_per_chip,
+                 gap.gpu_measured_tokens_per_second_per_chip),
+                (gap.tpu, gap.tpu_predicted_tokens_per_second_per_chip,
+                 peak.tpu_predicted_tokens_per_second_per_chip,
+                 gap.tpu_measured_tokens_per_second_per_chip)):
             out.append(_row(
                 f"MLPerf Training v4.0 GPT-3 175B, {side.key} ({side.n_chips:,} {side.chip}, "
-                f"{side.precision})", measured, step.tokens_per_second_per_chip,
-                at_peak.tokens_per_second_per_chip, "tokens/s per chip",
+                f"{side.precision})", measured, predicted, at_peak, "tokens/s per chip",
                 f"{len(side.runs)} result logs, the first {side.source('run_0')}; system: "
                 f"{side.source('system_name')}; layout: {side.source('layout')}",
                 _calibration(side.chip, side.precision, side.framework), str(side.layout)))
