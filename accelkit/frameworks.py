@@ -98,28 +98,43 @@ _NEMO = "mlcommons/training_results_v4.0:NVIDIA/benchmarks/gpt3/implementations/
 _ADAM = f"{_NEMO} conf/optim/distributed_fused_adam.yaml"
 _MAXTEXT = ("mlcommons/training_results_v4.0:Google/benchmarks/gpt3/implementations/maxtext@6fe95437"
             " and AI-Hypercomputer/maxtext MaxText/configs/base.yml")
+_SC21 = ("NVIDIA/Megatron-LM@de7dc40f (2021-08-10, 'scripts for sc21') examples/sc21/"
+         "run_table_1.sh and CONFIG.sh")
+_MEGATRON_2021 = (
+    ("attention", f"{_MEGATRON}: no fused attention kernel in 2021 (FlashAttention is "
+                  "2022); scores go through Megatron's fused scale-mask-softmax kernel"),
+    ("sequence_parallel", "sequence parallelism is Korthikanti et al. 2022 "
+                          "(arXiv:2205.05198), after these runs"),
+    ("tp_overlap", f"{_MEGATRON} section 3.3: the TP all-reduces sit between the layers"),
+    ("dp_overlap", f"{_SC21}: --DDP-impl local for the 39B-1T rows; megatron/training.py "
+                   "calls allreduce_gradients() after the backward pass (Megatron's local DDP)"),
+    ("fsdp_overlap", "no FSDP in these runs"),
+    ("grad_bytes", f"{_SC21}: --fp16 without --accumulate-allreduce-grads-in-fp32 (which "
+                   "megatron/arguments.py forces only for bf16), so the gradients are "
+                   "accumulated and all-reduced in fp16"),
+    ("distributed_optimizer", "the distributed optimizer came to Megatron-LM in 2022; "
+                              "in 2021 each DP rank keeps the whole fp32 optimizer state"),
+    ("dropout", f"{_MEGATRON}: GPT models with hidden and attention dropout 0.1 "
+                "(Megatron-LM's GPT defaults)"))
 _LLAMA3 = "Llama Team 2024, 'The Llama 3 Herd of Models' (arXiv:2407.21783) section 3.3"
 
 _PRESETS: dict[str, Framework] = {f.name: f for f in (
     Framework("default", description="the library's step model when no framework is named"),
     Framework(
         "megatron-2021", attention="materialized", sequence_parallel=False, tp_overlap=False,
-        dp_overlap=False, grad_bytes=4.0, distributed_optimizer=False, dropout=True,
-        description="Megatron-LM as run for SC'21 Table 1 (A100, 2021)",
-        sources=(
-            ("attention", f"{_MEGATRON}: no fused attention kernel in 2021 (FlashAttention is "
-                          "2022); scores go through Megatron's fused scale-mask-softmax kernel"),
-            ("sequence_parallel", "sequence parallelism is Korthikanti et al. 2022 "
-                                  "(arXiv:2205.05198), after these runs"),
-            ("tp_overlap", f"{_MEGATRON} section 3.3: the TP all-reduces sit between the layers"),
-            ("dp_overlap", f"{_MCORE}: allreduce_gradients() runs after the backward pass over "
-                           "the contiguous fp32 buffer"),
-            ("fsdp_overlap", "no FSDP in these runs"),
-            ("grad_bytes", f"{_MCORE}: accumulate_allreduce_grads_in_fp32, fp32 main_grad"),
-            ("distributed_optimizer", "the distributed optimizer came to Megatron-LM in 2022; "
-                                      "in 2021 each DP rank keeps the whole fp32 optimizer state"),
-            ("dropout", f"{_MEGATRON}: GPT models with hidden and attention dropout 0.1 "
-                        "(Megatron-LM's GPT defaults)"))),
+        dp_overlap=False, grad_bytes=2.0, distributed_optimizer=False, dropout=True,
+        description="Megatron-LM as run for SC'21 Table 1 (A100, 2021), local DDP",
+        sources=_MEGATRON_2021),
+    Framework(
+        "megatron-2021-torch-ddp", attention="materialized", sequence_parallel=False,
+        tp_overlap=False, dp_overlap=True, grad_bytes=2.0, distributed_optimizer=False,
+        dropout=True,
+        description="Megatron-LM as run for SC'21 Table 1 (A100, 2021), PyTorch DDP",
+        sources=tuple((k, v) for k, v in _MEGATRON_2021 if k != "dp_overlap") + (
+            ("dp_overlap", f"{_SC21}: --DDP-impl torch for the 1.7B-18B rows; "
+                           "megatron/schedules.py runs all but the last micro-batch under "
+                           "no_sync, so PyTorch DDP's bucketed all-reduce overlaps the last "
+                           "micro-batch's backward pass"),)),
     Framework(
         "nemo-2024", attention="fused", sequence_parallel=True, tp_overlap=True,
         dp_overlap=True, param_sync_overlap=True, grad_bytes=2.0, param_bytes=1.0,

@@ -336,3 +336,50 @@ def test_mlperf_gap_doc_is_up_to_date():
     for _, gpu, tpu in PAIRS:
         gap = _gap(gpu, tpu)
         assert f"**{gap.residual_ratio:.3f}**" in committed
+
+
+# --- the evaluations on the run clock ------------------------------------------------------
+
+@pytest.mark.parametrize("key", published.submissions("gpt3"))
+def test_the_evaluations_are_the_published_configuration(key):
+    s = published.submission(key)
+    # whole training steps between evaluations, the 5,662-sequence validation set
+    assert s.steps_per_evaluation == int(s.steps_per_evaluation) >= 4
+    assert s.eval_sequences == 5662 and s.eval_steps == -(-5662 // s.eval_batch_sequences)
+    assert "5662" in s.source("evaluation") or "5,662" in s.source("evaluation")
+    gap_side = mlperf.evaluation_seconds(s, parallel.train_step(
+        "gpt-3-175b", s.chip, s.layout, s.batch_tokens, dtype=s.precision,
+        compute_efficiency="predicted", framework=s.framework))
+    assert gap_side > 0
+
+
+def test_an_evaluation_costs_its_forward_passes():
+    s = published.submission("nvidia-eos-n64")
+    step = parallel.train_step("gpt-3-175b", s.chip, s.layout, s.batch_tokens,
+                               dtype=s.precision, compute_efficiency="predicted",
+                               framework=s.framework)
+    seconds = mlperf.evaluation_seconds(s, step)
+    # 3 batches of 2,304 sequences forward vs 11 steps of 2,304 forward and backward: the
+    # evaluation is between a tenth and a fifth of the 11 steps (forward ~1/3 of a step)
+    assert 0.05 < seconds / (s.steps_per_evaluation * step.seconds) < 0.2
+    none = dataclasses.replace(s, eval_sequences=0)
+    assert mlperf.evaluation_seconds(none, step) == 0.0
+    with pytest.raises(TypeError, match="submission"):
+        mlperf.evaluation_seconds("nvidia-eos-n64", step)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="step"):
+        mlperf.evaluation_seconds(s, 1.0)  # type: ignore[arg-type]
+
+
+def test_nemos_log_times_training_and_evaluations_alike():
+    """The docs' claim: on the 512-GPU run, NeMo's log (training and evaluations timed apart)
+    shows both taking the same ~1.2-1.35x of the predicted time, so the shortfall is the
+    kernels', not the data-parallel traffic (the evaluations have none)."""
+    s = published.submission("nvidia-eos-n64")
+    timing = published.data()["submissions"]["nvidia-eos-n64"]["log_timing"]["value"]
+    step = parallel.train_step("gpt-3-175b", s.chip, s.layout, s.batch_tokens,
+                               dtype=s.precision, compute_efficiency="predicted",
+                               framework=s.framework)
+    train = timing["block_ms"] / 1e3 / (s.steps_per_evaluation * step.seconds)
+    evals = timing["eval_ms"] / 1e3 / mlperf.evaluation_seconds(s, step)
+    assert 1.2 < train < 1.35 and 1.2 < evals < 1.35
+    assert train == pytest.approx(evals, rel=0.05)

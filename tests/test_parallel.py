@@ -422,3 +422,58 @@ def test_predicted_efficiency_is_a_named_choice_not_a_marker() -> None:
             train_step("llama-3-8b", "H100", layout, 8 * 8192, compute_efficiency=bad)
     with pytest.raises(ValueError, match="compute_efficiency"):
         train_step("llama-3-8b", "H100", layout, 8 * 8192, compute_efficiency=float("nan"))
+
+
+def test_interleaved_schedule_hides_dp_traffic_chunk_by_chunk() -> None:
+    """Megatron-core launches each model chunk's gradient sync when its last micro-batch has
+    gone back, so on an interleaved pipeline the reduction hides behind the last round of
+    micro-batches, ((v - 1) * min(m, pp) + 1) / v backward passes (1 at v = 1); a framework
+    that runs it after the backward pass gets no such window."""
+    def dp_exposed(v: int, framework: str) -> tuple[float, TrainStep]:
+        step = train_step("gpt-3-175b", "H100", Layout(dp=448, tp=4, pp=6, interleave=v,
+                          microbatch_tokens=2048, recompute="selective"), 2688 * 2048,
+                          framework=framework)
+        return {c.name: c for c in step.collectives}["dp_grads"].exposed_seconds, step
+
+    plain, plain_step = dp_exposed(1, "meta-llama3")
+    chunked, step = dp_exposed(8, "meta-llama3")
+    grads = {c.name: c for c in step.collectives}["dp_grads"]
+    m, pp, v = step.microbatches, 6, 8
+    backward = step.compute_seconds / m * 2 / 3
+    window = backward * ((v - 1) * min(m, pp) + 1) / v
+    assert grads.exposed_seconds == pytest.approx(max(0.0, grads.seconds - window))
+    assert chunked < plain
+    after, _ = dp_exposed(8, "megatron-2021")  # local DDP: after the backward pass
+    assert after == pytest.approx({c.name: c for c in _.collectives}["dp_grads"].seconds)
+
+
+def test_fp8_parameters_shrink_the_weights_all_gather() -> None:
+    """NeMo's FP8_PARAMS: a sharded optimizer reduce-scatters bf16 gradients (2 bytes) and
+    all-gathers fp8 weights (1 byte), 3/4 of the bytes of the bf16 pair."""
+    nemo = ak.frameworks.get("nemo-2024")
+    assert nemo.param_bytes == 1.0 and "FP8_PARAMS=True" in nemo.source("param_bytes")
+    bf16 = dataclasses.replace(nemo, name="nemo-bf16-params", param_bytes=2.0)
+    layout = Layout(dp=448, tp=4, pp=6, interleave=8, microbatch_tokens=2048,
+                    recompute="selective")
+    fp8_step, bf16_step = (train_step("gpt-3-175b", "H100", layout, 2688 * 2048, dtype="fp8",
+                                      framework=f) for f in (nemo, bf16))
+    fp8_dp, bf16_dp = ({c.name: c for c in s.collectives}["dp_grads"] for s in (fp8_step,
+                                                                                bf16_step))
+    assert fp8_dp.seconds / bf16_dp.seconds == pytest.approx(0.75, rel=0.02)
+    with pytest.raises(ValueError, match="param_bytes"):
+        ak.frameworks.Framework("x", param_bytes=4.0)
+
+
+@pytest.mark.parametrize("row", MEGATRON, ids=lambda r: f"{r.params_billion}B")
+def test_megatron_rows_run_their_scripts_configuration(row: MegatronRun) -> None:
+    """Each Table 1 row at the micro-batch, interleaving and DDP of Megatron-LM's
+    examples/sc21/run_table_1.sh (de7dc40f): torch DDP (overlapped) up to 18B, local after."""
+    from validation.published import MEGATRON_SC21_SCRIPT, megatron_step
+    step = megatron_step(row).step
+    assert step.layout.microbatch_tokens == row.microbatch_sequences * 2048
+    assert step.layout.interleave == row.interleave
+    assert row.layers % (row.pp * row.interleave) == 0  # whole virtual stages
+    assert step.framework == ("megatron-2021-torch-ddp" if row.params_billion <= 18.4
+                              else "megatron-2021")
+    assert "run_table_1.sh" in MEGATRON_SC21_SCRIPT
+    assert ak.frameworks.get(step.framework).grad_bytes == 2.0  # --fp16, no fp32 all-reduce
