@@ -5,7 +5,7 @@ never a knob turned to match a measurement.
     >>> from accelkit import frameworks
     >>> fw = frameworks.get("megatron-2021")
     >>> fw.attention, fw.sequence_parallel, fw.tp_overlap, fw.grad_bytes
-    ('materialized', False, False, 4.0)
+    ('materialized', False, False, 2.0)
     >>> frameworks.get("nemo-2024").tp_overlap, frameworks.get("maxtext").tp_overlap
     (True, True)
 
@@ -26,7 +26,8 @@ Each preset names, per choice:
   of the data-parallel traffic) runs behind the next step's first forward pass instead of
   after the reduce-scatter.
 * ``grad_bytes``: bytes per parameter of the gradient buffer that is accumulated and reduced
-  (4: fp32 main gradients, as Megatron-LM and Llama 3 do; 2: bf16).
+  (4: fp32 main gradients, as Megatron-core with bf16 and Llama 3 do; 2: bf16, or fp16 as
+  Megatron-LM's 2021 fp16 runs all-reduced them).
 * ``param_bytes``: bytes per parameter of the weights a sharded optimizer all-gathers after its
   step (2: bf16; 1: fp8 parameters, as NVIDIA's MLPerf v4.0 GPT-3 runs keep them), so the
   data-parallel traffic is a reduce-scatter at ``grad_bytes`` and an all-gather at
@@ -93,7 +94,6 @@ class Framework:
 
 
 _MEGATRON = "Narayanan et al., SC'21 (arXiv:2104.04473)"
-_MCORE = "NVIDIA/Megatron-LM@d4169684 megatron/model/distributed.py"
 _NEMO = "mlcommons/training_results_v4.0:NVIDIA/benchmarks/gpt3/implementations/nemo@6fe95437"
 _ADAM = f"{_NEMO} conf/optim/distributed_fused_adam.yaml"
 _MAXTEXT = ("mlcommons/training_results_v4.0:Google/benchmarks/gpt3/implementations/maxtext@6fe95437"

@@ -50,7 +50,7 @@ WHY = {
                     "FLOPs) at the predicted matmul efficiency, with no measurement of a fused-attention "
                     "kernel at that length, and context parallelism as an overlapped K/V ring where Llama"
                     " 3 all-gathers K/V before the attention (exposed)",
-    "Megatron": "predicted faster than measured, by about a fifth on every row since the "
+    "Megatron": "predicted faster than measured, by 13-26% on every row since the "
                 "rows run their own launch configuration (Megatron-LM's examples/sc21/"
                 "run_table_1.sh and CONFIG.sh at de7dc40f: micro-batch, interleaving, "
                 "PyTorch DDP overlapping the last micro-batch's backward pass for 1.7B-18B "
