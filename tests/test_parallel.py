@@ -477,16 +477,3 @@ def test_megatron_rows_run_their_scripts_configuration(row: MegatronRun) -> None
                               else "megatron-2021")
     assert "run_table_1.sh" in MEGATRON_SC21_SCRIPT
     assert ak.frameworks.get(step.framework).grad_bytes == 2.0  # --fp16, no fp32 all-reduce
-
-
-def test_fused_attention_keeps_no_scores_under_any_policy() -> None:
-    """FlashAttention's scores never reach HBM, so "none" holds what "selective" holds; with
-    materialized attention (Megatron-LM 2021) "none" also keeps the s x s scores."""
-    def memory(rc: str, framework: str) -> float:
-        return train_step("llama-3.1-405b", "H100", Layout(dp=64, tp=8, pp=16, interleave=4,
-                          microbatch_tokens=8192, recompute=rc), 16 * M,
-                          framework=framework).activation_bytes_per_chip
-    assert memory("none", "meta-llama3") == pytest.approx(memory("selective", "meta-llama3"))
-    assert memory("none", "megatron-2021") > 2 * memory("selective", "megatron-2021")
-    assert activation_bytes_per_token_per_layer("gpt-3-175b", "none", dropout=True) > (
-        activation_bytes_per_token_per_layer("gpt-3-175b", "selective", dropout=True))
