@@ -48,8 +48,8 @@ tensor-parallel collectives with Transformer Engine's userbuffers, MaxText with 
 collective matmul), recorded with its source in ``validation/mlperf.json``.
 
 Steps 3-5 come from :func:`accelkit.parallel.train_step` at each side's *published* layout (or
-:func:`accelkit.parallel.best_layouts` where a submission publishes none). Their product is the
-predicted per-chip throughput ratio. The **measured** ratio is tokens trained over the MLPerf
+:func:`accelkit.parallel.best_layouts` where a submission publishes none). The product of all
+seven is the predicted per-chip throughput ratio on the run clock. The **measured** ratio is tokens trained over the MLPerf
 run clock (``run_start`` to ``run_stop``, the clock time-to-train is scored on), per chip, with
 the chip count from the system JSON: ``measured_system_ratio / chip_count_ratio``. What the chain
 does not explain is the ``residual_ratio`` = measured / predicted, reported as it is, not tuned.
@@ -59,7 +59,8 @@ compilation and any stall between blocks (the prediction does not: it prices tra
 evaluations only); an evaluation's collectives are the training step's scaled to the
 evaluation micro-batch's bytes (latency ignored). The int8/fp8 matmuls run at the
 precision's achievable ceiling (fp8 measured on H100; int8 on v5p a named assumption) with
-the activations' casts priced (not the weights'), and gradients and communication stay in bf16.
+the activations' casts priced (not the weights'); gradients are reduced in bf16 and NeMo's
+weights all-gathered in fp8 (its FP8_PARAMS, :mod:`accelkit.frameworks`).
 MaxText's ``save_dot_except_logits`` maps to "selective" only approximately.
 
 **The naming trap.** Cloud TPU v5p names count TensorCores (``v5p-32`` is 32 TensorCores, 16
