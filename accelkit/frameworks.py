@@ -35,6 +35,9 @@ Each preset names, per choice:
 * ``distributed_optimizer``: optimizer state (fp32 master weights, Adam m and v: 12 bytes per
   parameter) sharded over data parallelism (ZeRO-1) or replicated on every data-parallel rank.
 * ``dropout``: dropout on the hidden states (and, with materialized attention, on the scores).
+* ``balanced_end_stages``: the first and last pipeline stages hold one layer fewer, to make room
+  for the embedding and the LM head (Llama 3); otherwise the last stage runs the LM head and
+  the cross-entropy on top of its share of the layers.
 
 ``"default"`` is the library's step model before frameworks were named (fused attention,
 sequence parallelism, TP collectives exposed, DP and FSDP overlapped, bf16 gradients, sharded
@@ -54,7 +57,8 @@ __all__ = ["ATTENTION", "CHOICES", "Framework", "get", "names"]
 ATTENTION = ("fused", "materialized")
 #: The choices a framework makes, in :class:`Framework` order.
 CHOICES = ("attention", "sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
-           "param_sync_overlap", "grad_bytes", "param_bytes", "distributed_optimizer", "dropout")
+           "param_sync_overlap", "grad_bytes", "param_bytes", "distributed_optimizer", "dropout",
+           "balanced_end_stages")
 
 
 @dataclass(frozen=True)
@@ -72,13 +76,15 @@ class Framework:
     param_bytes: float = 2.0
     distributed_optimizer: bool = True
     dropout: bool = False
+    balanced_end_stages: bool = False
     description: str = ""
     sources: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         _validate.choice("attention", self.attention, ATTENTION)
         for name in ("sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
-                     "param_sync_overlap", "distributed_optimizer", "dropout"):
+                     "param_sync_overlap", "distributed_optimizer", "dropout",
+                     "balanced_end_stages"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.grad_bytes not in (2.0, 4.0):
@@ -180,6 +186,7 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
     Framework(
         "meta-llama3", attention="fused", sequence_parallel=True, tp_overlap=False,
         dp_overlap=True, grad_bytes=4.0, distributed_optimizer=True, dropout=False,
+        balanced_end_stages=True,
         description="Meta's 4D-parallel training of Llama 3 405B",
         sources=(
             ("attention", f"{_LLAMA3}: FlashAttention-style fused kernels (ASSUMPTION: the "
@@ -190,7 +197,9 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
             ("grad_bytes", f"{_LLAMA3}: 'FP32 gradient accumulation ... and reduce-scatter "
                            "gradients in FP32 across data parallel workers'"),
             ("distributed_optimizer", f"{_LLAMA3}: optimizer state sharded (FSDP, ZeRO-1 style)"),
-            ("dropout", "no dropout in Llama 3 pre-training (ASSUMPTION: not stated)"))),
+            ("dropout", "no dropout in Llama 3 pre-training (ASSUMPTION: not stated)"),
+            ("balanced_end_stages", f"{_LLAMA3}.2: 'we reduce one Transformer layer each from "
+                                    "the first and the last stages'"))),
     Framework(
         "pax-2022", attention="materialized", sequence_parallel=True, tp_overlap=False,
         dp_overlap=True, grad_bytes=4.0, distributed_optimizer=True, dropout=False,

@@ -62,8 +62,8 @@ from accelkit import _validate, chips, dtypes, frameworks, mfu, models, roofline
 from accelkit.activations import RECOMPUTE
 from accelkit.dtypes import DType
 
-__all__ = ["CEILINGS", "CROSS_ENTROPY_BYTES_PER_LOGIT", "KernelTimes", "microbatch",
-           "microbatch_seconds"]
+__all__ = ["CEILINGS", "CROSS_ENTROPY_BYTES_PER_LOGIT", "KernelTimes", "head_seconds",
+           "microbatch", "microbatch_seconds"]
 
 #: Which ceilings kernels run at: the measured ones (default) or the datasheet's.
 CEILINGS = ("achievable", "datasheet")
@@ -331,4 +331,44 @@ def microbatch_seconds(model: models.Transformer, chip: chips.Chip, dtype: DType
         mm, att, vec, _, _ = _times(model, chip, dtype, int(t), int(e), int(b), seq_len, int(r),
                                     framework, ceilings)
         values[i] = math.fsum((mm, att, vec))
+    return values[inverse.reshape(-1)]
+
+
+@lru_cache(maxsize=4096)
+def _head(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, mb: int, s: int,
+          rc: int, fw: frameworks.Framework, ceilings: str) -> float:
+    """Seconds of the LM head (its matmul forward, again under full recomputation as
+    :func:`_times` counts it, and its two backward products) and the cross-entropy, on one
+    chip: the part of a micro-batch that only the last pipeline stage runs."""
+    flops_ceiling, hbm = _ceilings(chip, dtype, ceilings)
+    ib = dtypes.nbytes(dtype)
+    sh = next(x for x in mfu.layer_matmuls(model, mb, tp=tp, seq_len=s) if x.name == "lm_head")
+    M, N, K = sh.M, sh.N, sh.K
+    fwd_again = 1.0 if rc == 2 else 0.0
+    rows = [(M, N, K, 1.0 + fwd_again, ib * (M * K + K * N) + _OUT_BYTES * M * N),
+            (M, K, N, 1.0, ib * (M * N + K * N) + _OUT_BYTES * M * K),
+            (K, N, M, 1.0, ib * (M * K + M * N) + 2.0 * fw.grad_bytes * K * N)]
+    arr = np.array([r[:3] for r in rows], dtype=np.int64)
+    count = np.array([r[3] for r in rows])
+    eff = mfu.matmul_efficiencies(chip, dtype, arr[:, 0], arr[:, 1], arr[:, 2],
+                                  np.ones(3, dtype=np.int64))
+    flops = 2.0 * arr[:, 0] * arr[:, 1] * arr[:, 2] * count
+    seconds = _roof(flops, np.array([r[4] for r in rows]) * count, flops_ceiling * eff, hbm)
+    if ib < _OUT_BYTES:
+        seconds += (M * K * (1.0 + fwd_again) + M * N) * (_OUT_BYTES + 2.0 * ib) / hbm
+    return seconds + float(mb) * model.vocab / tp * CROSS_ENTROPY_BYTES_PER_LOGIT / hbm
+
+
+def head_seconds(model: models.Transformer, chip: chips.Chip, dtype: DType,
+                 tp: np.ndarray, microbatch_tokens: np.ndarray, recompute: np.ndarray,
+                 seq_len: int, framework: frameworks.Framework,
+                 ceilings: str = "achievable") -> np.ndarray:
+    """The LM head's and the cross-entropy's share of :func:`microbatch_seconds` (the same
+    kernels, counted the same way), for arrays of candidates: the work a pipeline puts on its
+    last stage alone (:mod:`accelkit.step_cost`). Arguments are taken as checked."""
+    keys = np.stack([np.asarray(a, np.int64).reshape(-1)
+                     for a in (tp, microbatch_tokens, recompute)], axis=1)
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    values = np.array([_head(model, chip, dtype, int(t), int(b), seq_len, int(r), framework,
+                             ceilings) for t, b, r in unique.tolist()])
     return values[inverse.reshape(-1)]

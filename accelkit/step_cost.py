@@ -146,7 +146,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
              efficiency: float | np.ndarray, dtype: str, *,
              framework: frameworks.Framework | None = None,
              kernel_seconds: np.ndarray | None = None,
-             bandwidth: str = "datasheet") -> dict[str, np.ndarray]:
+             bandwidth: str = "datasheet",
+             head_seconds: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Time, memory and collectives of one step of each candidate layout, as arrays.
 
     ``c`` holds equal-length integer arrays ``dp``, ``fsdp``, ``tp``, ``pp``, ``ep``,
@@ -162,7 +163,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     overlap, the gradient precision and whether the optimizer state is sharded over dp.
     ``kernel_seconds`` (one per candidate: :func:`accelkit.kernels.microbatch_seconds`, a
     micro-batch through every layer on one TP shard, recomputation included) replaces the
-    FLOPs-at-``efficiency`` roofline; ``bandwidth`` ("datasheet" or "achievable") is the
+    FLOPs-at-``efficiency`` roofline, ``head_seconds`` (:func:`accelkit.kernels.head_seconds`)
+    its LM-head part, which the last pipeline stage runs alone; ``bandwidth`` ("datasheet" or "achievable") is the
     bandwidth collectives and the optimizer step run at.
     """
     fw = frameworks.get(framework)
@@ -195,8 +197,23 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     compute_mb = roofline.times(compute_seconds=flops_mb / peak,
                                 memory_seconds=weight_traffic / chip.hbm_bytes_per_second,
                                 overlap=True).seconds
-    if kernel_seconds is not None:  # kernels as they run (accelkit.kernels), this stage's share
-        compute_mb = np.asarray(kernel_seconds, dtype=float) * balance / pp
+    # the whole model's micro-batch on one TP shard; the LM head and cross-entropy part of it
+    head_flops = 6.0 * spec.d * spec.vocab * (1.0 + (rc == 2) / 3.0)
+    if kernel_seconds is not None:  # kernels as they run (accelkit.kernels)
+        total_mb = np.asarray(kernel_seconds, dtype=float)
+        head_mb = (np.asarray(head_seconds, dtype=float) if head_seconds is not None
+                   else np.zeros_like(total_mb))
+    else:
+        total_mb = compute_mb * pp / balance
+        head_mb = mb * head_flops / (tp * cp) / peak
+    # a stage's layers take their share; the last stage also runs the LM head and the
+    # cross-entropy (Narayanan et al. 2021: the output layer sits on the last stage), with one
+    # layer fewer where the framework balances the end stages (Llama 3, arXiv:2407.21783
+    # section 3.3.2); the slowest stage sets the pace (at pp = 1 the two are the same)
+    layers_mb = (total_mb - head_mb) * stage_layers / spec.layers
+    trim = np.where((pp > 1) & fw.balanced_end_stages, 1.0, 0.0)
+    last_mb = layers_mb * (stage_layers - trim) / stage_layers + head_mb
+    compute_mb = np.maximum(layers_mb, last_mb)
 
     # -- strides and domains -----------------------------------------------------------------
     job = int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0] * cp[0])

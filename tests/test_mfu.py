@@ -159,13 +159,19 @@ def test_predicted_is_below_peak_and_matches_train_step() -> None:
     pred = ak.parallel.predicted_mfu("llama-3.1-405b", "H100", layout, 16 * M)
     assert pred.mfu < peak.mfu
     assert pred.step.mfu == pred.mfu
-    # the compute is the model FLOPs at peak over the kernels' efficiency (on the slowest
-    # pipeline stage: ceil(126 / 64) x 4 = 8 layers against 126 / 16)
-    balance = math.ceil(126 / (16 * 4)) * 4 * 16 / 126
+    # the compute is the model FLOPs at peak over the kernels' efficiency on the slowest
+    # pipeline stage: the last, with ceil(126 / 64) x 4 = 8 of the 126 layers' share and the
+    # LM head and cross-entropy, which only it runs
     h100 = ak.chips.get("H100")
     ideal = pred.step.model_flops_per_step / layout.chips / h100.peak_flops("bf16")
-    assert pred.step.compute_seconds == pytest.approx(ideal * balance / pred.compute_efficiency,
+    total = ideal * 16 / pred.compute_efficiency  # one micro-batch's kernels, whole model
+    model = ak.models.get("llama-3.1-405b")
+    head = float(ak.kernels.head_seconds(model, h100, "bf16", np.array([8]), np.array([8192]),
+                                         np.array([2]), 8192, ak.frameworks.get(None))[0])
+    per_mb = (total / pred.step.microbatches - head) * 8 / 126 + head
+    assert pred.step.compute_seconds == pytest.approx(per_mb * pred.step.microbatches,
                                                       rel=1e-9)
+    assert 0 < head < 0.1 * per_mb
     assert pred.compute_efficiency < pred.matmul_efficiency < 1
 
 

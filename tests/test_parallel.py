@@ -477,3 +477,32 @@ def test_megatron_rows_run_their_scripts_configuration(row: MegatronRun) -> None
                               else "megatron-2021")
     assert "run_table_1.sh" in MEGATRON_SC21_SCRIPT
     assert ak.frameworks.get(step.framework).grad_bytes == 2.0  # --fp16, no fp32 all-reduce
+
+
+def test_the_last_stage_runs_the_lm_head() -> None:
+    """The output layer and the cross-entropy sit on the last pipeline stage (Narayanan et al.
+    2021), which sets the pace; Llama 3 holds one layer fewer there (arXiv:2407.21783 section
+    3.3.2), so its last stage is no slower than the others. Without a pipeline nothing moves."""
+    import numpy as np
+    model, h100 = ak.models.get("gpt-3-175b"), ak.chips.get("H100")
+    head = float(ak.kernels.head_seconds(model, h100, "bf16", np.array([8]), np.array([2048]),
+                                         np.array([2]), 2048, ak.frameworks.get(None))[0])
+    total = ak.kernels.microbatch(model, h100, tp=8, microbatch_tokens=2048,
+                                  recompute="full").seconds
+    for pp, v in ((8, 1), (16, 2)):
+        step = train_step(model, h100, Layout(dp=4, tp=8, pp=pp, interleave=v,
+                          microbatch_tokens=2048, recompute="full"), 512 * 2048,
+                          compute_efficiency="predicted")
+        layers = (total - head) * (96 // (pp * v)) * v / 96
+        assert step.compute_seconds / step.microbatches == pytest.approx(layers + head)
+        balanced = train_step(model, h100, step.layout, 512 * 2048,
+                              compute_efficiency="predicted",
+                              framework=dataclasses.replace(ak.frameworks.get(None),
+                                                            name="balanced",
+                                                            balanced_end_stages=True))
+        per_layer = layers / ((96 // (pp * v)) * v)
+        assert balanced.compute_seconds / balanced.microbatches == pytest.approx(
+            max(layers, layers - per_layer + head))
+    flat = train_step(model, h100, Layout(dp=4, tp=8, microbatch_tokens=2048, recompute="full"),
+                      512 * 2048, compute_efficiency="predicted")
+    assert flat.compute_seconds / flat.microbatches == pytest.approx(total)

@@ -56,7 +56,8 @@ WHY = {
                 "PyTorch DDP overlapping the last micro-batch's backward pass for 1.7B-18B "
                 "and local DDP after it for 39B-1T, fp16 gradients). Priced: materialized "
                 "attention (scores, softmax and dropout in HBM), no sequence parallelism, "
-                "the replicated optimizer step (framework megatron-2021). Not priced: the "
+                "the replicated optimizer step (framework megatron-2021), the LM head on "
+                "the last pipeline stage. Not priced: the "
                 "A100 matmul ceiling is a 2025 measurement (torch 2.6, CUDA 12.6; the runs "
                 "used the 20.12 NGC container), above what 2021's cuBLAS reached (no 2021 "
                 "measurement found); kernel launch gaps and fp16 loss-scaling bookkeeping; "
@@ -70,7 +71,7 @@ WHY = {
                "schedule, as Megatron-core-style per-chunk grad sync does). At the "
                "published policy the prediction would be 20-27% too fast, the same shortfall "
                "as NVIDIA's H100 MLPerf rows: this row's closeness rests on two errors "
-               "cancelling. Not modelled: the paper's one-layer-fewer first and last stages",
+               "cancelling (its one-layer-fewer first and last stages are priced)",
     "nvidia-eos-n64": "predicted faster than measured, on the same clock (the evaluations "
                       "priced: forward-only kernels over the 5,662-sequence validation set "
                       "every 11 steps). NeMo's log times training and evaluations apart "
