@@ -5,7 +5,7 @@ never a knob turned to match a measurement.
     >>> from accelkit import frameworks
     >>> fw = frameworks.get("megatron-2021")
     >>> fw.attention, fw.sequence_parallel, fw.tp_overlap, fw.grad_bytes
-    ('materialized', False, False, 4.0)
+    ('materialized', False, False, 2.0)
     >>> frameworks.get("nemo-2024").tp_overlap, frameworks.get("maxtext").tp_overlap
     (True, True)
 
@@ -26,10 +26,18 @@ Each preset names, per choice:
   of the data-parallel traffic) runs behind the next step's first forward pass instead of
   after the reduce-scatter.
 * ``grad_bytes``: bytes per parameter of the gradient buffer that is accumulated and reduced
-  (4: fp32 main gradients, as Megatron-LM and Llama 3 do; 2: bf16).
+  (4: fp32 main gradients, as Megatron-core with bf16 and Llama 3 do; 2: bf16, or fp16 as
+  Megatron-LM's 2021 fp16 runs all-reduced them).
+* ``param_bytes``: bytes per parameter of the weights a sharded optimizer all-gathers after its
+  step (2: bf16; 1: fp8 parameters, as NVIDIA's MLPerf v4.0 GPT-3 runs keep them), so the
+  data-parallel traffic is a reduce-scatter at ``grad_bytes`` and an all-gather at
+  ``param_bytes``.
 * ``distributed_optimizer``: optimizer state (fp32 master weights, Adam m and v: 12 bytes per
   parameter) sharded over data parallelism (ZeRO-1) or replicated on every data-parallel rank.
 * ``dropout``: dropout on the hidden states (and, with materialized attention, on the scores).
+* ``balanced_end_stages``: the first and last pipeline stages hold one layer fewer, to make room
+  for the embedding and the LM head (Llama 3); otherwise the last stage runs the LM head and
+  the cross-entropy on top of its share of the layers.
 
 ``"default"`` is the library's step model before frameworks were named (fused attention,
 sequence parallelism, TP collectives exposed, DP and FSDP overlapped, bf16 gradients, sharded
@@ -49,7 +57,8 @@ __all__ = ["ATTENTION", "CHOICES", "Framework", "get", "names"]
 ATTENTION = ("fused", "materialized")
 #: The choices a framework makes, in :class:`Framework` order.
 CHOICES = ("attention", "sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
-           "param_sync_overlap", "grad_bytes", "distributed_optimizer", "dropout")
+           "param_sync_overlap", "grad_bytes", "param_bytes", "distributed_optimizer", "dropout",
+           "balanced_end_stages")
 
 
 @dataclass(frozen=True)
@@ -64,19 +73,24 @@ class Framework:
     fsdp_overlap: bool = True
     param_sync_overlap: bool = False
     grad_bytes: float = 2.0
+    param_bytes: float = 2.0
     distributed_optimizer: bool = True
     dropout: bool = False
+    balanced_end_stages: bool = False
     description: str = ""
     sources: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         _validate.choice("attention", self.attention, ATTENTION)
         for name in ("sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
-                     "param_sync_overlap", "distributed_optimizer", "dropout"):
+                     "param_sync_overlap", "distributed_optimizer", "dropout",
+                     "balanced_end_stages"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.grad_bytes not in (2.0, 4.0):
             raise ValueError(f"grad_bytes must be 2 (bf16) or 4 (fp32), got {self.grad_bytes!r}")
+        if self.param_bytes not in (1.0, 2.0):
+            raise ValueError(f"param_bytes must be 1 (fp8) or 2 (bf16), got {self.param_bytes!r}")
 
     def source(self, choice: str) -> str:
         """Where this preset's ``choice`` (one of :data:`CHOICES`) comes from."""
@@ -86,37 +100,51 @@ class Framework:
 
 
 _MEGATRON = "Narayanan et al., SC'21 (arXiv:2104.04473)"
-_MCORE = "NVIDIA/Megatron-LM@d4169684 megatron/model/distributed.py"
 _NEMO = "mlcommons/training_results_v4.0:NVIDIA/benchmarks/gpt3/implementations/nemo@6fe95437"
 _ADAM = f"{_NEMO} conf/optim/distributed_fused_adam.yaml"
 _MAXTEXT = ("mlcommons/training_results_v4.0:Google/benchmarks/gpt3/implementations/maxtext@6fe95437"
             " and AI-Hypercomputer/maxtext MaxText/configs/base.yml")
+_SC21 = ("NVIDIA/Megatron-LM@de7dc40f (2021-08-10, 'scripts for sc21') examples/sc21/"
+         "run_table_1.sh and CONFIG.sh")
+_MEGATRON_2021 = (
+    ("attention", f"{_MEGATRON}: no fused attention kernel in 2021 (FlashAttention is "
+                  "2022); scores go through Megatron's fused scale-mask-softmax kernel"),
+    ("sequence_parallel", "sequence parallelism is Korthikanti et al. 2022 "
+                          "(arXiv:2205.05198), after these runs"),
+    ("tp_overlap", f"{_MEGATRON} section 3.3: the TP all-reduces sit between the layers"),
+    ("dp_overlap", f"{_SC21}: --DDP-impl local for the 39B-1T rows; megatron/training.py "
+                   "calls allreduce_gradients() after the backward pass (Megatron's local DDP)"),
+    ("fsdp_overlap", "no FSDP in these runs"),
+    ("grad_bytes", f"{_SC21}: --fp16 without --accumulate-allreduce-grads-in-fp32 (which "
+                   "megatron/arguments.py forces only for bf16), so the gradients are "
+                   "accumulated and all-reduced in fp16"),
+    ("distributed_optimizer", "the distributed optimizer came to Megatron-LM in 2022; "
+                              "in 2021 each DP rank keeps the whole fp32 optimizer state"),
+    ("dropout", f"{_MEGATRON}: GPT models with hidden and attention dropout 0.1 "
+                "(Megatron-LM's GPT defaults)"))
 _LLAMA3 = "Llama Team 2024, 'The Llama 3 Herd of Models' (arXiv:2407.21783) section 3.3"
 
 _PRESETS: dict[str, Framework] = {f.name: f for f in (
     Framework("default", description="the library's step model when no framework is named"),
     Framework(
         "megatron-2021", attention="materialized", sequence_parallel=False, tp_overlap=False,
-        dp_overlap=False, grad_bytes=4.0, distributed_optimizer=False, dropout=True,
-        description="Megatron-LM as run for SC'21 Table 1 (A100, 2021)",
-        sources=(
-            ("attention", f"{_MEGATRON}: no fused attention kernel in 2021 (FlashAttention is "
-                          "2022); scores go through Megatron's fused scale-mask-softmax kernel"),
-            ("sequence_parallel", "sequence parallelism is Korthikanti et al. 2022 "
-                                  "(arXiv:2205.05198), after these runs"),
-            ("tp_overlap", f"{_MEGATRON} section 3.3: the TP all-reduces sit between the layers"),
-            ("dp_overlap", f"{_MCORE}: allreduce_gradients() runs after the backward pass over "
-                           "the contiguous fp32 buffer"),
-            ("fsdp_overlap", "no FSDP in these runs"),
-            ("grad_bytes", f"{_MCORE}: accumulate_allreduce_grads_in_fp32, fp32 main_grad"),
-            ("distributed_optimizer", "the distributed optimizer came to Megatron-LM in 2022; "
-                                      "in 2021 each DP rank keeps the whole fp32 optimizer state"),
-            ("dropout", f"{_MEGATRON}: GPT models with hidden and attention dropout 0.1 "
-                        "(Megatron-LM's GPT defaults)"))),
+        dp_overlap=False, grad_bytes=2.0, distributed_optimizer=False, dropout=True,
+        description="Megatron-LM as run for SC'21 Table 1 (A100, 2021), local DDP",
+        sources=_MEGATRON_2021),
+    Framework(
+        "megatron-2021-torch-ddp", attention="materialized", sequence_parallel=False,
+        tp_overlap=False, dp_overlap=True, grad_bytes=2.0, distributed_optimizer=False,
+        dropout=True,
+        description="Megatron-LM as run for SC'21 Table 1 (A100, 2021), PyTorch DDP",
+        sources=tuple((k, v) for k, v in _MEGATRON_2021 if k != "dp_overlap") + (
+            ("dp_overlap", f"{_SC21}: --DDP-impl torch for the 1.7B-18B rows; "
+                           "megatron/schedules.py runs all but the last micro-batch under "
+                           "no_sync, so PyTorch DDP's bucketed all-reduce overlaps the last "
+                           "micro-batch's backward pass"),)),
     Framework(
         "nemo-2024", attention="fused", sequence_parallel=True, tp_overlap=True,
-        dp_overlap=True, param_sync_overlap=True, grad_bytes=2.0, distributed_optimizer=True,
-        dropout=False,
+        dp_overlap=True, param_sync_overlap=True, grad_bytes=2.0, param_bytes=1.0,
+        distributed_optimizer=True, dropout=False,
         description="NeMo / Megatron-core with Transformer Engine, as NVIDIA ran MLPerf v4.0",
         sources=(
             ("attention", f"{_NEMO}: fused (flash) attention through Transformer Engine "
@@ -129,6 +157,9 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
             ("dp_overlap", f"{_ADAM}: overlap_grad_sync True"),
             ("param_sync_overlap", f"{_ADAM}: overlap_param_sync True"),
             ("grad_bytes", f"{_ADAM}: grad_sync_dtype bf16"),
+            ("param_bytes", f"{_NEMO} config_common.sh: FP8_PARAMS=True (conf/custom.yaml "
+                            "fp8_params: the weights are kept, and all-gathered by the "
+                            "distributed optimizer, in fp8)"),
             ("distributed_optimizer", f"{_ADAM}: distributed_fused_adam"),
             ("dropout", "ASSUMPTION: the MLPerf GPT-3 reference trains without dropout"))),
     Framework(
@@ -155,6 +186,7 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
     Framework(
         "meta-llama3", attention="fused", sequence_parallel=True, tp_overlap=False,
         dp_overlap=True, grad_bytes=4.0, distributed_optimizer=True, dropout=False,
+        balanced_end_stages=True,
         description="Meta's 4D-parallel training of Llama 3 405B",
         sources=(
             ("attention", f"{_LLAMA3}: FlashAttention-style fused kernels (ASSUMPTION: the "
@@ -165,7 +197,9 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
             ("grad_bytes", f"{_LLAMA3}: 'FP32 gradient accumulation ... and reduce-scatter "
                            "gradients in FP32 across data parallel workers'"),
             ("distributed_optimizer", f"{_LLAMA3}: optimizer state sharded (FSDP, ZeRO-1 style)"),
-            ("dropout", "no dropout in Llama 3 pre-training (ASSUMPTION: not stated)"))),
+            ("dropout", "no dropout in Llama 3 pre-training (ASSUMPTION: not stated)"),
+            ("balanced_end_stages", f"{_LLAMA3}.2: 'we reduce one Transformer layer each from "
+                                    "the first and the last stages'"))),
     Framework(
         "pax-2022", attention="materialized", sequence_parallel=True, tp_overlap=False,
         dp_overlap=True, grad_bytes=4.0, distributed_optimizer=True, dropout=False,

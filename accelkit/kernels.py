@@ -62,8 +62,8 @@ from accelkit import _validate, chips, dtypes, frameworks, mfu, models, roofline
 from accelkit.activations import RECOMPUTE
 from accelkit.dtypes import DType
 
-__all__ = ["CEILINGS", "CROSS_ENTROPY_BYTES_PER_LOGIT", "KernelTimes", "microbatch",
-           "microbatch_seconds"]
+__all__ = ["CEILINGS", "CROSS_ENTROPY_BYTES_PER_LOGIT", "KernelTimes", "head_seconds",
+           "microbatch", "microbatch_seconds"]
 
 #: Which ceilings kernels run at: the measured ones (default) or the datasheet's.
 CEILINGS = ("achievable", "datasheet")
@@ -119,9 +119,12 @@ def _ceilings(chip: chips.Chip, dtype: DType, ceilings: str) -> tuple[float, flo
 
 @lru_cache(maxsize=4096)
 def _times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, ep: int, mb: int,
-           s: int, rc: int, fw: frameworks.Framework, ceilings: str
+           s: int, rc: int, fw: frameworks.Framework, ceilings: str, forward_only: bool = False
            ) -> tuple[float, float, float, float, float]:
-    """(matmul, attention, vector seconds, model FLOPs, linear FLOPs) of one micro-batch."""
+    """(matmul, attention, vector seconds, model FLOPs, linear FLOPs) of one micro-batch
+    (``forward_only``: its forward pass alone, as an evaluation runs it)."""
+    if forward_only:
+        return _forward_times(model, chip, dtype, tp, ep, mb, s, fw, ceilings)
     flops_ceiling, hbm = _ceilings(chip, dtype, ceilings)
     ib = dtypes.nbytes(dtype)
     shapes = mfu.layer_matmuls(model, mb, tp=tp, ep=ep, seq_len=s)
@@ -154,6 +157,58 @@ def _times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, e
     vector = _vector(model, tp, mb, s, rc, fw, hbm)
     model_flops = model.flops_per_token("train", seq_len=s) * mb / tp
     return matmul, attention, vector, model_flops, linear_flops
+
+
+@lru_cache(maxsize=1024)
+def _forward_times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, ep: int,
+                   mb: int, s: int, fw: frameworks.Framework, ceilings: str
+                   ) -> tuple[float, float, float, float, float]:
+    """:func:`_times` for the forward pass alone: the forward matmuls (and their activation
+    casts), the forward attention products (fused) or the materialized core without dropout,
+    the non-matmul kernels once, and the cross-entropy's three forward passes (6 of its 10
+    bytes per logit); no weight-gradient traffic, no dropout masks (evaluation runs none)."""
+    flops_ceiling, hbm = _ceilings(chip, dtype, ceilings)
+    ib = dtypes.nbytes(dtype)
+    shapes = mfu.layer_matmuls(model, mb, tp=tp, ep=ep, seq_len=s)
+    linear = [sh for sh in shapes if not sh.name.startswith("attention")]
+    arr = np.array([[sh.M, sh.N, sh.K, sh.batch] for sh in linear], dtype=np.int64)
+    count = np.array([float(sh.count) for sh in linear])
+    eff = mfu.matmul_efficiencies(chip, dtype, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+    flops = 2.0 * arr[:, 0] * arr[:, 1] * arr[:, 2] * arr[:, 3] * count
+    nbytes = np.array([(ib * (sh.M * sh.K + sh.K * sh.N) + _OUT_BYTES * sh.M * sh.N) * sh.batch
+                       for sh in linear]) * count
+    matmul = _roof(flops, nbytes, flops_ceiling * eff, hbm)
+    if ib < _OUT_BYTES:  # each bf16 activation entering a linear layer cast to 8 bits
+        casts = sum(sh.M * sh.K * sh.batch * sh.count for sh in linear)
+        matmul += casts * (_OUT_BYTES + ib) / hbm
+    score = next(sh for sh in shapes if sh.name == "attention_scores")
+    value = next(sh for sh in shapes if sh.name == "attention_values")
+    att_arr = np.array([[score.M, score.N, score.K, score.batch],
+                        [value.M, value.N, value.K, value.batch]], dtype=np.int64)
+    att_eff = mfu.matmul_efficiencies(chip, dtype, att_arr[:, 0], att_arr[:, 1], att_arr[:, 2],
+                                      att_arr[:, 3])
+    if fw.attention == "fused" or not score.causal:
+        causal = (mfu.causal_factor(score.M, mfu.causal_block(chip)) if score.causal else 1.0)
+        attention = _roof(np.array([score.flops, value.flops]), np.zeros(2),
+                          flops_ceiling * att_eff * causal, hbm)
+    else:  # materialized: the whole square, written, softmaxed and read back (no dropout)
+        B, hd, vd = score.batch, score.K, value.N
+        sq = float(s) * s * B
+        full = np.array([2.0 * s * s * hd * B, 2.0 * s * vd * s * B]) * score.count
+        moved = np.array([ib * 2 * s * hd * B + _OUT_BYTES * sq,
+                          _OUT_BYTES * sq + ib * s * vd * B * 2]) * score.count
+        attention = (_roof(full, moved, flops_ceiling * att_eff, hbm)
+                     + sq * score.count * 2 * _OUT_BYTES / hbm)
+    ops = model.operations(batch=1, seq_len=s, phase="forward")
+    split = sum(op.bytes for op in ops if op.kind not in models.MATRIX_KINDS
+                and any(w in op.name for w in _SPLIT_WORDS))
+    rep = sum(op.bytes for op in ops if op.kind not in models.MATRIX_KINDS
+              and not any(w in op.name for w in _SPLIT_WORDS))
+    rep_tp = tp if fw.sequence_parallel else 1
+    vector = ((split / tp + rep / rep_tp) / s * mb
+              + float(mb) * model.vocab / tp * 6.0) / hbm
+    model_flops = model.flops_per_token("forward", seq_len=s) * mb / tp
+    return matmul, attention, vector, model_flops, float(np.sum(flops))
 
 
 def _attention(model: models.Transformer, chip: chips.Chip, dtype: DType,
@@ -224,9 +279,11 @@ def _vector(model: models.Transformer, tp: int, mb: int, s: int, rc: int,
 def microbatch(model: str | models.Model, chip: str | chips.Chip, *, tp: int = 1, ep: int = 1,
                microbatch_tokens: int, seq_len: int | None = None, dtype: str = "bf16",
                recompute: str = "none", framework: str | frameworks.Framework | None = None,
-               ceilings: str = "achievable") -> KernelTimes:
+               ceilings: str = "achievable", forward_only: bool = False) -> KernelTimes:
     """One micro-batch of ``microbatch_tokens`` on one chip of a ``tp``-way (``ep``-way) group:
     every kernel's time (module doc) and the compute efficiency they add up to.
+    ``forward_only``: the forward pass alone, as an evaluation runs it (``recompute`` is then
+    moot; ``model_flops`` are the forward pass's).
 
     Raises:
         ValueError: a chip and precision :mod:`accelkit.mfu` cannot model, a bad degree,
@@ -245,8 +302,10 @@ def microbatch(model: str | models.Model, chip: str | chips.Chip, *, tp: int = 1
     fw = frameworks.get(framework)
     ceilings = _validate.choice("ceilings", ceilings, CEILINGS)
     s = the_model.check_seq_len(seq_len)
+    if not isinstance(forward_only, bool):
+        raise TypeError(f"forward_only must be True or False, got {forward_only!r}")
     mm, att, vec, model_flops, linear = _times(the_model, the_chip, dt, tp, ep, mb, s,
-                                               RECOMPUTE.index(rc), fw, ceilings)
+                                               RECOMPUTE.index(rc), fw, ceilings, forward_only)
     total = roofline.times(compute_seconds=mm + att, memory_seconds=vec, overlap=False).seconds
     peak = the_chip.peak_flops(dt)
     return KernelTimes(model=the_model.name, chip=the_chip.name, tp=tp, ep=ep,
@@ -272,4 +331,44 @@ def microbatch_seconds(model: models.Transformer, chip: chips.Chip, dtype: DType
         mm, att, vec, _, _ = _times(model, chip, dtype, int(t), int(e), int(b), seq_len, int(r),
                                     framework, ceilings)
         values[i] = math.fsum((mm, att, vec))
+    return values[inverse.reshape(-1)]
+
+
+@lru_cache(maxsize=4096)
+def _head(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, mb: int, s: int,
+          rc: int, fw: frameworks.Framework, ceilings: str) -> float:
+    """Seconds of the LM head (its matmul forward, again under full recomputation as
+    :func:`_times` counts it, and its two backward products) and the cross-entropy, on one
+    chip: the part of a micro-batch that only the last pipeline stage runs."""
+    flops_ceiling, hbm = _ceilings(chip, dtype, ceilings)
+    ib = dtypes.nbytes(dtype)
+    sh = next(x for x in mfu.layer_matmuls(model, mb, tp=tp, seq_len=s) if x.name == "lm_head")
+    M, N, K = sh.M, sh.N, sh.K
+    fwd_again = 1.0 if rc == 2 else 0.0
+    rows = [(M, N, K, 1.0 + fwd_again, ib * (M * K + K * N) + _OUT_BYTES * M * N),
+            (M, K, N, 1.0, ib * (M * N + K * N) + _OUT_BYTES * M * K),
+            (K, N, M, 1.0, ib * (M * K + M * N) + 2.0 * fw.grad_bytes * K * N)]
+    arr = np.array([r[:3] for r in rows], dtype=np.int64)
+    count = np.array([r[3] for r in rows])
+    eff = mfu.matmul_efficiencies(chip, dtype, arr[:, 0], arr[:, 1], arr[:, 2],
+                                  np.ones(3, dtype=np.int64))
+    flops = 2.0 * arr[:, 0] * arr[:, 1] * arr[:, 2] * count
+    seconds = _roof(flops, np.array([r[4] for r in rows]) * count, flops_ceiling * eff, hbm)
+    if ib < _OUT_BYTES:
+        seconds += (M * K * (1.0 + fwd_again) + M * N) * (_OUT_BYTES + 2.0 * ib) / hbm
+    return seconds + float(mb) * model.vocab / tp * CROSS_ENTROPY_BYTES_PER_LOGIT / hbm
+
+
+def head_seconds(model: models.Transformer, chip: chips.Chip, dtype: DType,
+                 tp: np.ndarray, microbatch_tokens: np.ndarray, recompute: np.ndarray,
+                 seq_len: int, framework: frameworks.Framework,
+                 ceilings: str = "achievable") -> np.ndarray:
+    """The LM head's and the cross-entropy's share of :func:`microbatch_seconds` (the same
+    kernels, counted the same way), for arrays of candidates: the work a pipeline puts on its
+    last stage alone (:mod:`accelkit.step_cost`). Arguments are taken as checked."""
+    keys = np.stack([np.asarray(a, np.int64).reshape(-1)
+                     for a in (tp, microbatch_tokens, recompute)], axis=1)
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    values = np.array([_head(model, chip, dtype, int(t), int(b), seq_len, int(r), framework,
+                             ceilings) for t, b, r in unique.tolist()])
     return values[inverse.reshape(-1)]

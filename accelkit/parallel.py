@@ -51,8 +51,10 @@ attention kernel, sequence parallelism, which collectives overlap, gradient prec
 optimizer sharding); a property of the run, never a knob. **Fits** compares memory with the
 chip's usable HBM (:attr:`accelkit.chips.Chip.usable_hbm_bytes`, a named assumption).
 
-Not modelled: load imbalance between experts, stragglers, failures, the
-embedding's uneven share of the first and last stages; kernels as they run only with
+The LM head and the cross-entropy run on the last pipeline stage only, which the slowest stage's
+time counts (one layer fewer there where the framework balances its end stages, as Llama 3 does).
+Not modelled: load imbalance between experts, stragglers, failures, the embedding's gradient
+all-reduce between the first and last stages; kernels as they run only with
 ``compute_efficiency="predicted"`` (:mod:`accelkit.kernels`).
 """
 
@@ -183,8 +185,11 @@ def _evaluate(model: models.Transformer, chip: chips.Chip, batch: int, s: int,
         tokens = c["mb"] // c["cp"] if "cp" in c else c["mb"]
         seconds = kernels.microbatch_seconds(model, chip, dtypes.check(dtype), c["tp"], c["ep"],
                                              tokens, c["recompute"], s, fw)
+        head = kernels.head_seconds(model, chip, dtypes.check(dtype), c["tp"], tokens,
+                                    c["recompute"], s, fw)
         return step_cost.evaluate(spec, chip, batch, c, 1.0, dtype, framework=fw,
-                                  kernel_seconds=seconds, bandwidth="achievable")
+                                  kernel_seconds=seconds, bandwidth="achievable",
+                                  head_seconds=head)
     return step_cost.evaluate(spec, chip, batch, c, float(choice), dtype, framework=fw)
 
 

@@ -8,8 +8,11 @@ with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
 * FSDP all-gathers and reduce-scatters run behind the micro-batch's compute (prefetching the
   next layer) where ``fsdp_overlap``; only the part longer than the compute is exposed.
 * The data-parallel gradient reduction runs behind the backward pass of the last micro-batch
-  where ``dp_overlap`` (else after it); with ``param_sync_overlap`` and a sharded optimizer its
-  all-gather half runs behind the next step's first forward pass instead.
+  where ``dp_overlap`` (else after it); on an interleaved pipeline (``interleave`` v > 1) each
+  model chunk's reduction starts when its last micro-batch has gone back, as Megatron-core
+  launches it, so it hides behind the last round of micro-batches' backward passes; with
+  ``param_sync_overlap`` and a sharded optimizer its all-gather part (the weights, at the
+  framework's ``param_bytes``) runs behind the next step's forward passes instead, likewise.
 * Tensor-parallel collectives run behind the layers' matmuls where ``tp_overlap`` (Transformer
   Engine userbuffers, XLA collective matmul), else on the critical path; expert all-to-alls
   and pipeline sends are on the critical path (no overlap modelled: DeepSeek's DualPipe hides
@@ -143,7 +146,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
              efficiency: float | np.ndarray, dtype: str, *,
              framework: frameworks.Framework | None = None,
              kernel_seconds: np.ndarray | None = None,
-             bandwidth: str = "datasheet") -> dict[str, np.ndarray]:
+             bandwidth: str = "datasheet",
+             head_seconds: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Time, memory and collectives of one step of each candidate layout, as arrays.
 
     ``c`` holds equal-length integer arrays ``dp``, ``fsdp``, ``tp``, ``pp``, ``ep``,
@@ -159,7 +163,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     overlap, the gradient precision and whether the optimizer state is sharded over dp.
     ``kernel_seconds`` (one per candidate: :func:`accelkit.kernels.microbatch_seconds`, a
     micro-batch through every layer on one TP shard, recomputation included) replaces the
-    FLOPs-at-``efficiency`` roofline; ``bandwidth`` ("datasheet" or "achievable") is the
+    FLOPs-at-``efficiency`` roofline, ``head_seconds`` (:func:`accelkit.kernels.head_seconds`)
+    its LM-head part, which the last pipeline stage runs alone; ``bandwidth`` ("datasheet" or "achievable") is the
     bandwidth collectives and the optimizer step run at.
     """
     fw = frameworks.get(framework)
@@ -192,8 +197,23 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     compute_mb = roofline.times(compute_seconds=flops_mb / peak,
                                 memory_seconds=weight_traffic / chip.hbm_bytes_per_second,
                                 overlap=True).seconds
-    if kernel_seconds is not None:  # kernels as they run (accelkit.kernels), this stage's share
-        compute_mb = np.asarray(kernel_seconds, dtype=float) * balance / pp
+    # the whole model's micro-batch on one TP shard; the LM head and cross-entropy part of it
+    head_flops = 6.0 * spec.d * spec.vocab * (1.0 + (rc == 2) / 3.0)
+    if kernel_seconds is not None:  # kernels as they run (accelkit.kernels)
+        total_mb = np.asarray(kernel_seconds, dtype=float)
+        head_mb = (np.asarray(head_seconds, dtype=float) if head_seconds is not None
+                   else np.zeros_like(total_mb))
+    else:
+        total_mb = compute_mb * pp / balance
+        head_mb = mb * head_flops / (tp * cp) / peak
+    # a stage's layers take their share; the last stage also runs the LM head and the
+    # cross-entropy (Narayanan et al. 2021: the output layer sits on the last stage), with one
+    # layer fewer where the framework balances the end stages (Llama 3, arXiv:2407.21783
+    # section 3.3.2); the slowest stage sets the pace (at pp = 1 the two are the same)
+    layers_mb = (total_mb - head_mb) * stage_layers / spec.layers
+    trim = np.where((pp > 1) & fw.balanced_end_stages, 1.0, 0.0)
+    last_mb = layers_mb * (stage_layers - trim) / stage_layers + head_mb
+    compute_mb = np.maximum(layers_mb, last_mb)
 
     # -- strides and domains -----------------------------------------------------------------
     job = int(dp[0] * fsdp[0] * tp[0] * pp[0] * ep[0] * cp[0])
@@ -262,29 +282,47 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     fsdp_exposed_mb = prefetched.exposed_communication_seconds
     # -- DP: all-reduce the (FSDP-sharded) gradients once per step, over dp; dense gradients
     # also over ep (ep is a data axis for them): reduce-scatter over ep, all-reduce the shard
-    # over dp, all-gather over ep.
+    # over dp, all-gather over ep. A sharded optimizer's all-reduce is a reduce-scatter of the
+    # gradients (grad_bytes) and an all-gather of the updated weights (param_bytes), so the
+    # bytes are their mean; without one it is the gradients' all-reduce.
     dense_grad = dense_params * balance * grad_bytes / fsdp
     expert_grad = expert_params * balance * grad_bytes / fsdp
+    sync = ((grad_bytes + fw.param_bytes) / (2.0 * grad_bytes) if fw.distributed_optimizer
+            else 1.0)
     # cp is a data axis for every gradient: reduce-scatter over cp first, all-gather last
-    dp_time = (cost("all_reduce", "dp", (dense_grad / ep + expert_grad) / cp)
-               + cost("reduce_scatter", "ep", dense_grad / cp)
-               + cost("all_gather", "ep", dense_grad / cp)
-               + (cost("reduce_scatter", "cp", dense_grad + expert_grad)
-                  + cost("all_gather", "cp", dense_grad + expert_grad) if with_cp else 0.0))
+    dp_time = (cost("all_reduce", "dp", (dense_grad / ep + expert_grad) / cp * sync)
+               + cost("reduce_scatter", "ep", dense_grad / cp * sync)
+               + cost("all_gather", "ep", dense_grad / cp * sync)
+               + (cost("reduce_scatter", "cp", (dense_grad + expert_grad) * sync)
+                  + cost("all_gather", "cp", (dense_grad + expert_grad) * sync) if with_cp
+                  else 0.0))
+    # the reduce-scatter's share of it (the gradients' bytes), the rest the weights' all-gather
+    scatter_share = (grad_bytes / (grad_bytes + fw.param_bytes) if fw.distributed_optimizer
+                     else 0.5)
     backward_last = compute_mb * 2.0 / (3.0 + (rc == 2))
-    # ... which hides behind the last micro-batch's backward pass: overlapped (where the
-    # framework overlaps it; else it runs after the backward pass)
+    forward_first = compute_mb / (3.0 + (rc == 2))
+    # ... which hides behind the backward pass: on a 1F1B pipeline behind the last
+    # micro-batch's (a stage's gradients are complete only after it); on an interleaved one
+    # (v > 1) each model chunk's reduction starts when that chunk's last micro-batch has gone
+    # back (Megatron-core launches the grad sync per model chunk: NVIDIA/Megatron-LM@4dabc623
+    # megatron/core/pipeline_parallel/schedules.py, is_last_microbatch_for_model_chunk), so
+    # the window runs from the first chunk to finish through the last round of micro-batches:
+    # ((v - 1) * min(m, pp) + 1) / v micro-batch backward passes (1 at v = 1). Overlapped
+    # where the framework overlaps it; else it runs after the backward pass.
+    rounds = ((v - 1.0) * np.minimum(m, pp) + 1.0) / v
+    backward_window = backward_last * rounds
     if fw.param_sync_overlap and fw.distributed_optimizer:
-        # the weights' all-gather half runs behind the next step's first forward pass
-        forward_first = compute_mb / (3.0 + (rc == 2))
-        dp_exposed = (roofline.times(compute_seconds=backward_last,
-                                     communication_seconds=dp_time / 2.0,
+        # the weights' all-gather runs behind the next step's forward passes, chunk by chunk
+        # likewise (is_first_microbatch_for_model_chunk: param sync per model chunk)
+        dp_exposed = (roofline.times(compute_seconds=backward_window,
+                                     communication_seconds=dp_time * scatter_share,
                                      overlap=fw.dp_overlap).exposed_communication_seconds
-                      + roofline.times(compute_seconds=forward_first,
-                                       communication_seconds=dp_time / 2.0,
+                      + roofline.times(compute_seconds=forward_first * rounds,
+                                       communication_seconds=dp_time * (1.0 - scatter_share),
                                        overlap=True).exposed_communication_seconds)
     else:
-        dp_exposed = roofline.times(compute_seconds=backward_last, communication_seconds=dp_time,
+        dp_exposed = roofline.times(compute_seconds=backward_window,
+                                    communication_seconds=dp_time,
                                     overlap=fw.dp_overlap).exposed_communication_seconds
     # -- the optimizer step: memory-bound over the parameters this chip updates -------------
     local = stage_params / fsdp / (dp if fw.distributed_optimizer else 1.0)

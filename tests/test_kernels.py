@@ -162,3 +162,19 @@ def test_best_layouts_and_predicted_mfu_take_the_framework() -> None:
     assert again.seconds == pytest.approx(best[0].seconds)
     pred = predicted_mfu("llama-3-8b", "H100", best[0].layout, 4 * M, framework=fw)
     assert pred.step.seconds == pytest.approx(best[0].seconds)
+
+
+def test_forward_only_is_the_forward_pass() -> None:
+    """An evaluation's forward pass: about a third of a training micro-batch's kernel time
+    (no backward matmuls, no weight-gradient traffic), the forward FLOPs as its model FLOPs."""
+    for chip, dtype, framework in (("H100", "fp8", "nemo-2024"), ("A100", "bf16",
+                                                                   "megatron-2021")):
+        train = kernels.microbatch("gpt-3-175b", chip, tp=4, microbatch_tokens=4096,
+                                   dtype=dtype, framework=framework)
+        fwd = kernels.microbatch("gpt-3-175b", chip, tp=4, microbatch_tokens=4096,
+                                 dtype=dtype, framework=framework, forward_only=True)
+        assert 0.28 < fwd.seconds / train.seconds < 0.38
+        assert fwd.model_flops == pytest.approx(train.model_flops / 3, rel=0.02)
+        assert 0 < fwd.efficiency < 1
+    with pytest.raises(TypeError, match="forward_only"):
+        kernels.microbatch("gpt-3-175b", "H100", microbatch_tokens=2048, forward_only=1)

@@ -159,13 +159,19 @@ def test_predicted_is_below_peak_and_matches_train_step() -> None:
     pred = ak.parallel.predicted_mfu("llama-3.1-405b", "H100", layout, 16 * M)
     assert pred.mfu < peak.mfu
     assert pred.step.mfu == pred.mfu
-    # the compute is the model FLOPs at peak over the kernels' efficiency (on the slowest
-    # pipeline stage: ceil(126 / 64) x 4 = 8 layers against 126 / 16)
-    balance = math.ceil(126 / (16 * 4)) * 4 * 16 / 126
+    # the compute is the model FLOPs at peak over the kernels' efficiency on the slowest
+    # pipeline stage: the last, with ceil(126 / 64) x 4 = 8 of the 126 layers' share and the
+    # LM head and cross-entropy, which only it runs
     h100 = ak.chips.get("H100")
     ideal = pred.step.model_flops_per_step / layout.chips / h100.peak_flops("bf16")
-    assert pred.step.compute_seconds == pytest.approx(ideal * balance / pred.compute_efficiency,
+    total = ideal * 16 / pred.compute_efficiency  # one micro-batch's kernels, whole model
+    model = ak.models.get("llama-3.1-405b")
+    head = float(ak.kernels.head_seconds(model, h100, "bf16", np.array([8]), np.array([8192]),
+                                         np.array([2]), 8192, ak.frameworks.get(None))[0])
+    per_mb = (total / pred.step.microbatches - head) * 8 / 126 + head
+    assert pred.step.compute_seconds == pytest.approx(per_mb * pred.step.microbatches,
                                                       rel=1e-9)
+    assert 0 < head < 0.1 * per_mb
     assert pred.compute_efficiency < pred.matmul_efficiency < 1
 
 
@@ -184,17 +190,18 @@ RUNS = {label: (step, published, ratio) for label, step, published, ratio in run
 # published / predicted, the band each must land in (measured values in docs/mfu.md and the
 # validation table, docs/validation.md): kernels as they run under the measured ceilings, each
 # run's framework (issue 21); a regression guard, not a fit
-BANDS = {"Megatron": (0.72, 0.97), "PaLM": (0.90, 1.12), "Llama": (1.0, 1.25),
+BANDS = {"Megatron": (0.72, 0.97), "PaLM": (0.90, 1.12), "Llama": (0.95, 1.25),
          "MaxText": (0.90, 1.10)}
 
 
 @pytest.mark.parametrize("label", sorted(RUNS))
 def test_published_mfu_lands_in_its_band(label: str) -> None:
     """Kernels under the measured ceilings with each run's framework (docs/validation.md says
-    why each row is off). Megatron's A100 runs are still predicted fast (0.78-0.94); PaLM
-    (recomputation fixed by its published HFU) and MaxText land within a few percent; Llama 3
-    is predicted slow (1.1-1.2): our activation accounting rejects the run's published "no
-    activation checkpointing", so the fastest fitting layout recomputes everything."""
+    why each row is off). Megatron's A100 runs are still predicted fast (0.79-0.88 at their
+    scripts' micro-batch and interleaving); PaLM (recomputation fixed by its published HFU)
+    and MaxText land within a few percent; Llama 3's 8K rows are predicted slow (1.07-1.13):
+    our activation accounting rejects the run's published "no activation checkpointing", so
+    the fastest fitting layout recomputes everything; its long-context row lands within 2%."""
     step, published, flops_ratio = RUNS[label]
     low, high = next(v for k, v in BANDS.items() if label.startswith(k))
     ratio = published / (step.mfu * flops_ratio)

@@ -183,7 +183,14 @@ def test_the_chain_multiplies_out_to_the_prediction(label, gpu, tpu):
                                          framework=sub.framework))
         peaks.append(parallel.train_step(model, sub.chip, sub.layout, sub.batch_tokens,
                                          dtype=sub.precision, framework=sub.framework))
-    direct = steps[0].tokens_per_second_per_chip / steps[1].tokens_per_second_per_chip
+    # on the run clock: each side's training time over its training + evaluation time
+    share = [(sub.steps_per_evaluation * st.seconds)
+             / (sub.steps_per_evaluation * st.seconds + mlperf.evaluation_seconds(sub, st))
+             for sub, st in zip((gap.gpu, gap.tpu), steps)]
+    assert (gap.steps[-1].gpu_factor, gap.steps[-1].tpu_factor) == pytest.approx(share)
+    assert all(0.85 < f < 1 for f in share)  # the evaluations take a few % of the clock
+    direct = (steps[0].tokens_per_second_per_chip * share[0]
+              / (steps[1].tokens_per_second_per_chip * share[1]))
     assert gap.predicted_ratio == pytest.approx(direct, rel=1e-9)
     for i, (st, pk) in enumerate(zip(steps, peaks)):
         f = [s.gpu_factor if i == 0 else s.tpu_factor for s in gap.steps]
@@ -222,11 +229,12 @@ def test_the_residual_is_measured_over_predicted(label, gpu, tpu):
 
 def test_the_kernel_step_is_accelkit_mfu_inside_train_step():
     gap = _gap(*SMALL)
-    assert "accelkit.kernels" in gap.steps[-1].explanation
+    kernel = gap.steps[mlperf.STEPS.index("kernel_efficiency")]
+    assert "accelkit.kernels" in kernel.explanation
     for sub, step, peak, factor in ((gap.gpu, gap.gpu_step, gap.gpu_peak_step,
-                                     gap.steps[-1].gpu_factor),
+                                     kernel.gpu_factor),
                                     (gap.tpu, gap.tpu_step, gap.tpu_peak_step,
-                                     gap.steps[-1].tpu_factor)):
+                                     kernel.tpu_factor)):
         direct = parallel.train_step("gpt-3-175b", sub.chip, sub.layout, sub.batch_tokens,
                                      dtype=sub.precision, compute_efficiency="predicted",
                                      framework=sub.framework)
@@ -234,8 +242,12 @@ def test_the_kernel_step_is_accelkit_mfu_inside_train_step():
         assert factor == pytest.approx(direct.mfu / peak.mfu)
         assert 0 < factor < 1  # real kernels never beat the peak
     peak = _gap(*SMALL, kernel_efficiency="peak")
-    assert peak.steps[-1].ratio == 1.0
-    assert peak.predicted_ratio == pytest.approx(math.prod(s.ratio for s in gap.steps[:-1]))
+    assert peak.steps[mlperf.STEPS.index("kernel_efficiency")].ratio == 1.0
+    # the steps before the kernels' are priced at peak either way; the evaluations' share
+    # is priced with each call's kernels
+    k = mlperf.STEPS.index("kernel_efficiency")
+    assert peak.predicted_ratio == pytest.approx(
+        math.prod(s.ratio for s in gap.steps[:k]) * peak.steps[-1].ratio)
 
 
 def test_the_kernel_step_moves_the_prediction_never_the_measurement():
@@ -247,7 +259,8 @@ def test_the_kernel_step_moves_the_prediction_never_the_measurement():
     t = parallel.train_step("gpt-3-175b", "TPU v5p", tried.tpu.layout, tried.tpu.batch_tokens,
                             dtype="int8", compute_efficiency=0.9, framework=tried.tpu.framework)
     assert (tried.gpu.framework, tried.tpu.framework) == ("nemo-2024", "maxtext")
-    direct = g.tokens_per_second_per_chip / t.tokens_per_second_per_chip
+    direct = (g.tokens_per_second_per_chip * tried.steps[-1].gpu_factor
+              / (t.tokens_per_second_per_chip * tried.steps[-1].tpu_factor))
     assert tried.predicted_ratio == pytest.approx(direct, rel=1e-9)
     assert tried.residual_ratio == pytest.approx(tried.measured_ratio / direct, rel=1e-9)
 
@@ -259,7 +272,9 @@ def test_the_docs_claims_hold():
     assert small.gpu_measured_mfu < small.gpu_step.mfu
     # Largest of each: the other way.
     assert large.residual_ratio > 1 and large.tpu_residual < large.gpu_residual
-    assert large.steps[4].gpu_factor < 0.5  # the H100 job is predicted communication-bound
+    # the H100 job's data-parallel traffic hides chunk by chunk behind the interleaved
+    # schedule's last round, but at datasheet kernels 30-50% of its step is still exposed
+    assert 0.5 < large.steps[4].gpu_factor < 0.7
 
 
 # --- bad input ----------------------------------------------------------------------------
@@ -321,3 +336,70 @@ def test_mlperf_gap_doc_is_up_to_date():
     for _, gpu, tpu in PAIRS:
         gap = _gap(gpu, tpu)
         assert f"**{gap.residual_ratio:.3f}**" in committed
+
+
+# --- the evaluations on the run clock ------------------------------------------------------
+
+@pytest.mark.parametrize("key", published.submissions("gpt3"))
+def test_the_evaluations_are_the_published_configuration(key):
+    s = published.submission(key)
+    # whole training steps between evaluations, the 5,662-sequence validation set
+    assert s.steps_per_evaluation == int(s.steps_per_evaluation) >= 4
+    assert s.eval_sequences == 5662 and s.eval_steps == -(-5662 // s.eval_batch_sequences)
+    assert "5662" in s.source("evaluation") or "5,662" in s.source("evaluation")
+    gap_side = mlperf.evaluation_seconds(s, parallel.train_step(
+        "gpt-3-175b", s.chip, s.layout, s.batch_tokens, dtype=s.precision,
+        compute_efficiency="predicted", framework=s.framework))
+    assert gap_side > 0
+
+
+def test_an_evaluation_costs_its_forward_passes():
+    s = published.submission("nvidia-eos-n64")
+    step = parallel.train_step("gpt-3-175b", s.chip, s.layout, s.batch_tokens,
+                               dtype=s.precision, compute_efficiency="predicted",
+                               framework=s.framework)
+    seconds = mlperf.evaluation_seconds(s, step)
+    # 3 batches of 2,304 sequences forward vs 11 steps of 2,304 forward and backward: the
+    # evaluation is between a tenth and a fifth of the 11 steps (forward ~1/3 of a step)
+    assert 0.05 < seconds / (s.steps_per_evaluation * step.seconds) < 0.2
+    none = dataclasses.replace(s, eval_sequences=0)
+    assert mlperf.evaluation_seconds(none, step) == 0.0
+    with pytest.raises(TypeError, match="submission"):
+        mlperf.evaluation_seconds("nvidia-eos-n64", step)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="step"):
+        mlperf.evaluation_seconds(s, 1.0)  # type: ignore[arg-type]
+
+
+def test_nemos_log_times_training_and_evaluations_alike():
+    """The docs' claim: on the 512-GPU run, NeMo's log (training and evaluations timed apart)
+    shows both taking the same ~1.2-1.35x of the predicted time, so the shortfall is the
+    kernels', not the data-parallel traffic (the evaluations have none)."""
+    s = published.submission("nvidia-eos-n64")
+    timing = published.data()["submissions"]["nvidia-eos-n64"]["log_timing"]["value"]
+    step = parallel.train_step("gpt-3-175b", s.chip, s.layout, s.batch_tokens,
+                               dtype=s.precision, compute_efficiency="predicted",
+                               framework=s.framework)
+    train = timing["block_ms"] / 1e3 / (s.steps_per_evaluation * step.seconds)
+    evals = timing["eval_ms"] / 1e3 / mlperf.evaluation_seconds(s, step)
+    assert 1.2 < train < 1.35 and 1.2 < evals < 1.35
+    assert train == pytest.approx(evals, rel=0.05)
+
+
+def test_maxtexts_blocks_run_alike_at_both_scales_and_the_model_does_not():
+    """The docs' claim: the 6,144-chip v5p run's median block (training and an evaluation)
+    runs at the 512-chip run's tokens/s per chip, the model predicts it over 1.2x faster (its
+    lighter remat policy), and its run clock holds several % more than its blocks."""
+    small, large = _gap(*SMALL), _gap(*LARGE)
+    per_chip = {}
+    for t in (small.tpu, large.tpu):
+        block_s = published.data()["submissions"][t.key]["log_timing"]["value"]["block_ms"] / 1e3
+        per_chip[t.key] = t.eval_interval_sequences * t.seq_len / block_s / t.n_chips
+    assert per_chip[large.tpu.key] == pytest.approx(per_chip[small.tpu.key], rel=0.02)
+    assert (large.tpu_predicted_tokens_per_second_per_chip
+            > 1.2 * small.tpu_predicted_tokens_per_second_per_chip)
+    assert (large.tpu.layout.recompute, small.tpu.layout.recompute) == ("selective", "full")
+    lt = large.tpu
+    blocks = lt.runs[0].train_tokens / (lt.eval_interval_sequences * lt.seq_len)
+    assert blocks == int(blocks)
+    clock_over_blocks = lt.runs[0].seconds / (blocks * block_s)
+    assert 1.05 < clock_over_blocks < 1.15

@@ -422,3 +422,87 @@ def test_predicted_efficiency_is_a_named_choice_not_a_marker() -> None:
             train_step("llama-3-8b", "H100", layout, 8 * 8192, compute_efficiency=bad)
     with pytest.raises(ValueError, match="compute_efficiency"):
         train_step("llama-3-8b", "H100", layout, 8 * 8192, compute_efficiency=float("nan"))
+
+
+def test_interleaved_schedule_hides_dp_traffic_chunk_by_chunk() -> None:
+    """Megatron-core launches each model chunk's gradient sync when its last micro-batch has
+    gone back, so on an interleaved pipeline the reduction hides behind the last round of
+    micro-batches, ((v - 1) * min(m, pp) + 1) / v backward passes (1 at v = 1); a framework
+    that runs it after the backward pass gets no such window."""
+    def dp_exposed(v: int, framework: str) -> tuple[float, TrainStep]:
+        step = train_step("gpt-3-175b", "H100", Layout(dp=448, tp=4, pp=6, interleave=v,
+                          microbatch_tokens=2048, recompute="selective"), 2688 * 2048,
+                          framework=framework)
+        return {c.name: c for c in step.collectives}["dp_grads"].exposed_seconds, step
+
+    plain, plain_step = dp_exposed(1, "meta-llama3")
+    chunked, step = dp_exposed(8, "meta-llama3")
+    grads = {c.name: c for c in step.collectives}["dp_grads"]
+    m, pp, v = step.microbatches, 6, 8
+    backward = step.compute_seconds / m * 2 / 3
+    window = backward * ((v - 1) * min(m, pp) + 1) / v
+    assert grads.exposed_seconds == pytest.approx(max(0.0, grads.seconds - window))
+    assert chunked < plain
+    after, _ = dp_exposed(8, "megatron-2021")  # local DDP: after the backward pass
+    assert after == pytest.approx({c.name: c for c in _.collectives}["dp_grads"].seconds)
+
+
+def test_fp8_parameters_shrink_the_weights_all_gather() -> None:
+    """NeMo's FP8_PARAMS: a sharded optimizer reduce-scatters bf16 gradients (2 bytes) and
+    all-gathers fp8 weights (1 byte), 3/4 of the bytes of the bf16 pair."""
+    nemo = ak.frameworks.get("nemo-2024")
+    assert nemo.param_bytes == 1.0 and "FP8_PARAMS=True" in nemo.source("param_bytes")
+    bf16 = dataclasses.replace(nemo, name="nemo-bf16-params", param_bytes=2.0)
+    layout = Layout(dp=448, tp=4, pp=6, interleave=8, microbatch_tokens=2048,
+                    recompute="selective")
+    fp8_step, bf16_step = (train_step("gpt-3-175b", "H100", layout, 2688 * 2048, dtype="fp8",
+                                      framework=f) for f in (nemo, bf16))
+    fp8_dp, bf16_dp = ({c.name: c for c in s.collectives}["dp_grads"] for s in (fp8_step,
+                                                                                bf16_step))
+    assert fp8_dp.seconds / bf16_dp.seconds == pytest.approx(0.75, rel=0.02)
+    with pytest.raises(ValueError, match="param_bytes"):
+        ak.frameworks.Framework("x", param_bytes=4.0)
+
+
+@pytest.mark.parametrize("row", MEGATRON, ids=lambda r: f"{r.params_billion}B")
+def test_megatron_rows_run_their_scripts_configuration(row: MegatronRun) -> None:
+    """Each Table 1 row at the micro-batch, interleaving and DDP of Megatron-LM's
+    examples/sc21/run_table_1.sh (de7dc40f): torch DDP (overlapped) up to 18B, local after."""
+    from validation.published import MEGATRON_SC21_SCRIPT, megatron_step
+    step = megatron_step(row).step
+    assert step.layout.microbatch_tokens == row.microbatch_sequences * 2048
+    assert step.layout.interleave == row.interleave
+    assert row.layers % (row.pp * row.interleave) == 0  # whole virtual stages
+    assert step.framework == ("megatron-2021-torch-ddp" if row.params_billion <= 18.4
+                              else "megatron-2021")
+    assert "run_table_1.sh" in MEGATRON_SC21_SCRIPT
+    assert ak.frameworks.get(step.framework).grad_bytes == 2.0  # --fp16, no fp32 all-reduce
+
+
+def test_the_last_stage_runs_the_lm_head() -> None:
+    """The output layer and the cross-entropy sit on the last pipeline stage (Narayanan et al.
+    2021), which sets the pace; Llama 3 holds one layer fewer there (arXiv:2407.21783 section
+    3.3.2), so its last stage is no slower than the others. Without a pipeline nothing moves."""
+    import numpy as np
+    model, h100 = ak.models.get("gpt-3-175b"), ak.chips.get("H100")
+    head = float(ak.kernels.head_seconds(model, h100, "bf16", np.array([8]), np.array([2048]),
+                                         np.array([2]), 2048, ak.frameworks.get(None))[0])
+    total = ak.kernels.microbatch(model, h100, tp=8, microbatch_tokens=2048,
+                                  recompute="full").seconds
+    for pp, v in ((8, 1), (16, 2)):
+        step = train_step(model, h100, Layout(dp=4, tp=8, pp=pp, interleave=v,
+                          microbatch_tokens=2048, recompute="full"), 512 * 2048,
+                          compute_efficiency="predicted")
+        layers = (total - head) * (96 // (pp * v)) * v / 96
+        assert step.compute_seconds / step.microbatches == pytest.approx(layers + head)
+        balanced = train_step(model, h100, step.layout, 512 * 2048,
+                              compute_efficiency="predicted",
+                              framework=dataclasses.replace(ak.frameworks.get(None),
+                                                            name="balanced",
+                                                            balanced_end_stages=True))
+        per_layer = layers / ((96 // (pp * v)) * v)
+        assert balanced.compute_seconds / balanced.microbatches == pytest.approx(
+            max(layers, layers - per_layer + head))
+    flat = train_step(model, h100, Layout(dp=4, tp=8, microbatch_tokens=2048, recompute="full"),
+                      512 * 2048, compute_efficiency="predicted")
+    assert flat.compute_seconds / flat.microbatches == pytest.approx(total)

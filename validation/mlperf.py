@@ -100,7 +100,14 @@ def submission(key: str) -> Submission:
                      int(r["train_tokens"]), r["source"]) for r in e["runs"])
     sources = tuple((f, e[f]["source"]) for f in (
         "system_name", "accelerator_model_name", "number_of_nodes", "accelerators_per_node",
-        "topology", "precision", "layout", "global_batch_sequences", "framework") if f in e)
+        "topology", "precision", "layout", "global_batch_sequences", "framework", "evaluation")
+        if f in e)
+    ev = e["evaluation"]["value"] if "evaluation" in e else {}
+    gbs = int(e["global_batch_sequences"]["value"])
+    if ev and (int(ev["interval_sequences"]) % gbs
+               or int(ev["batch_sequences"]) % int(ev["microbatch_sequences"])):
+        raise ValueError(f"submission {key!r}: its evaluation interval must be whole steps and "
+                         f"its evaluation batch whole micro-batches, got {ev}")
     sources += (("seq_len", bench["seq_len"]["source"]),)
     sources += tuple((f"run_{i}", r.source) for i, r in enumerate(runs))
     return Submission(key=key, benchmark=e["benchmark"], model=bench["model"],
@@ -108,10 +115,14 @@ def submission(key: str) -> Submission:
                       name_count=name_count(system), number_of_nodes=nodes,
                       accelerators_per_node=per, precision=precision, layout=layout,
                       layout_published=bool(e["layout"]["published"]),
-                      global_batch_sequences=int(e["global_batch_sequences"]["value"]),
+                      global_batch_sequences=gbs,
                       seq_len=seq_len, runs=runs, sources=sources,
                       framework=frameworks.get(e["framework"]["value"]).name
-                      if "framework" in e else "default")
+                      if "framework" in e else "default",
+                      eval_interval_sequences=int(ev.get("interval_sequences", 0)),
+                      eval_sequences=int(ev.get("eval_sequences", 0)),
+                      eval_batch_sequences=int(ev.get("batch_sequences", 0)),
+                      eval_microbatch_sequences=int(ev.get("microbatch_sequences", 0)))
 
 
 __all__ = ["DATA", "benchmarks", "data", "pairs", "submission", "submissions"]

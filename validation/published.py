@@ -43,15 +43,38 @@ class MegatronRun:
     gpus: int
     batch_sequences: int
     tflops_per_gpu: float
+    # the run's own launch configuration (MEGATRON_SC21_SCRIPT): micro-batch in sequences,
+    # layers per virtual pipeline stage (0: no interleaving), DDP implementation
+    microbatch_sequences: int = 1
+    layers_per_virtual_stage: int = 0
+    ddp: str = "local"
 
+    @property
+    def interleave(self) -> int:
+        """Virtual stages per pipeline rank: layers / (pp x layers per virtual stage)."""
+        if not self.layers_per_virtual_stage:
+            return 1
+        return self.layers // (self.pp * self.layers_per_virtual_stage)
+
+
+#: Where each Table 1 row's micro-batch, interleaving and DDP implementation come from: the
+#: paper's reproduction scripts in Megatron-LM, with --fp16 --checkpoint-activations for all.
+MEGATRON_SC21_SCRIPT = ("NVIDIA/Megatron-LM@de7dc40f (2021-08-10, 'scripts for sc21') "
+                        "examples/sc21/run_table_1.sh (MBS, --num-layers-per-virtual-pipeline-"
+                        "stage, DDP) and examples/sc21/CONFIG.sh (--fp16 --loss-scale 8192, no "
+                        "--accumulate-allreduce-grads-in-fp32)")
 
 MEGATRON_SC21: tuple[MegatronRun, ...] = tuple(MegatronRun(*row) for row in (
-    (1.7, 24, 2304, 24, 1, 1, 32, 512, 137), (3.6, 32, 3072, 30, 2, 1, 64, 512, 138),
-    (7.5, 32, 4096, 36, 4, 1, 128, 512, 142), (18.4, 48, 6144, 40, 8, 1, 256, 1024, 135),
-    (39.1, 64, 8192, 48, 8, 2, 512, 1536, 138), (76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140),
-    (145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148), (310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155),
-    (529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163),
-    (1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163),
+    (1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 16, 0, "torch"),
+    (3.6, 32, 3072, 30, 2, 1, 64, 512, 138, 16, 0, "torch"),
+    (7.5, 32, 4096, 36, 4, 1, 128, 512, 142, 16, 0, "torch"),
+    (18.4, 48, 6144, 40, 8, 1, 256, 1024, 135, 8, 0, "torch"),
+    (39.1, 64, 8192, 48, 8, 2, 512, 1536, 138, 4, 0, "local"),
+    (76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140, 2, 5, "local"),
+    (145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148, 2, 5, "local"),
+    (310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155, 1, 3, "local"),
+    (529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163, 1, 1, "local"),
+    (1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163, 1, 0, "local"),
 ))
 
 #: MaxText v5p runs: (parameter scale in billions, TensorCores in the slice name, ICI tensor
@@ -142,14 +165,16 @@ FRAMEWORKS = {"Megatron": "megatron-2021", "PaLM": "pax-2022", "Llama 3": "meta-
 
 def megatron_step(row: MegatronRun, compute_efficiency: float | str = 1.0) -> PublishedStep:
     """A Megatron-LM SC'21 Table 1 row at its published degrees on A100s: full recomputation
-    (section 3.5); micro-batch (1-8 sequences) and interleaving (1, 2, 4) are not in Table 1,
-    so the fastest fitting choice."""
+    (section 3.5), and the micro-batch, interleaving and DDP implementation its reproduction
+    script launches it with (:data:`MEGATRON_SC21_SCRIPT`): torch DDP overlaps the gradient
+    all-reduce with the last micro-batch's backward pass, Megatron's local DDP runs it after."""
     s = MEGATRON_SEQ_LEN
     model = megatron_gpt(row)
+    framework = FRAMEWORKS["Megatron"] + ("-torch-ddp" if row.ddp == "torch" else "")
     step = fastest_fitting_step(
         model, "A100", dict(dp=row.gpus // (row.tp * row.pp), tp=row.tp, pp=row.pp),
-        row.batch_sequences * s, (s, 2 * s, 4 * s, 8 * s), (1, 2, 4), ("full",),
-        compute_efficiency=compute_efficiency, framework=FRAMEWORKS["Megatron"])
+        row.batch_sequences * s, (row.microbatch_sequences * s,), (row.interleave,), ("full",),
+        compute_efficiency=compute_efficiency, framework=framework)
     return PublishedStep(
         f"Megatron-LM GPT {row.params_billion}B, {row.gpus:,} A100", model, step,
         row.tflops_per_gpu * 1e12 / 312e12, megatron_paper_flops(row) / step.model_flops_per_step,
@@ -247,7 +272,8 @@ def fastest_fitting_step(model: str | models.Model, chip: str, degrees: dict[str
     return best
 
 
-__all__ = ["FRAMEWORKS", "LLAMA3_LONG_SEQ_LEN", "MAXTEXT_V5P", "MEGATRON_SC21", "MEGATRON_SEQ_LEN", "MEGATRON_SHOWN", "MegatronRun",
+__all__ = ["FRAMEWORKS", "LLAMA3_LONG_SEQ_LEN", "MAXTEXT_V5P", "MEGATRON_SC21", "MEGATRON_SC21_SCRIPT",
+           "MEGATRON_SEQ_LEN", "MEGATRON_SHOWN", "MegatronRun",
            "llama3_long_context_step",
            "PublishedStep", "SOURCES", "fastest_fitting_step", "maxtext_model", "megatron_gpt",
            "megatron_paper_flops", "megatron_step", "published_steps"]

@@ -35,22 +35,32 @@ The naming trap in one line (128 hosts of 4 chips, an 8x8x8 torus):
    "predicted"``). The factor is that step's MFU over the datasheet step's MFU, so it also
    carries the communication that longer compute hides. Pass ``kernel_efficiency="peak"``
    for datasheet kernels (factor 1.0), or ``(gpu, tpu)`` fractions of the datasheet peak.
+7. ``evaluation``: the training share of the run clock. MLPerf's clock runs the evaluations
+   too: every ``eval_interval_sequences`` trained, a forward pass over the validation set
+   (``eval_sequences``) in batches of ``eval_batch_sequences``, each a pipeline of
+   micro-batches of ``eval_microbatch_sequences`` (the submission's published configuration,
+   :func:`evaluation_seconds`: the forward kernels, :func:`accelkit.kernels.microbatch` with
+   ``forward_only``, and the forward collectives at the training step's costs). The factor
+   is training time over training plus evaluation time, with the kernels of step 6.
 
 Each side runs with its submission's framework (:mod:`accelkit.frameworks`: NeMo overlaps the
 tensor-parallel collectives with Transformer Engine's userbuffers, MaxText with XLA's
 collective matmul), recorded with its source in ``validation/mlperf.json``.
 
 Steps 3-5 come from :func:`accelkit.parallel.train_step` at each side's *published* layout (or
-:func:`accelkit.parallel.best_layouts` where a submission publishes none). Their product is the
-predicted per-chip throughput ratio. The **measured** ratio is tokens trained over the MLPerf
+:func:`accelkit.parallel.best_layouts` where a submission publishes none). The product of all
+seven is the predicted per-chip throughput ratio on the run clock. The **measured** ratio is tokens trained over the MLPerf
 run clock (``run_start`` to ``run_stop``, the clock time-to-train is scored on), per chip, with
 the chip count from the system JSON: ``measured_system_ratio / chip_count_ratio``. What the chain
 does not explain is the ``residual_ratio`` = measured / predicted, reported as it is, not tuned.
 
-**Simplifications, said where they bite.** The run clock includes the evaluations and the first
-step's warm-up on both sides (the prediction does not). The int8/fp8 matmuls run at the
+**Simplifications, said where they bite.** The run clock includes the first step's warm-up,
+compilation and any stall between blocks (the prediction does not: it prices training and the
+evaluations only); an evaluation's collectives are the training step's scaled to the
+evaluation micro-batch's bytes (latency ignored). The int8/fp8 matmuls run at the
 precision's achievable ceiling (fp8 measured on H100; int8 on v5p a named assumption) with
-the activations' casts priced (not the weights'), and gradients and communication stay in bf16.
+the activations' casts priced (not the weights'); gradients are reduced in bf16 and NeMo's
+weights all-gathered in fp8 (its FP8_PARAMS, :mod:`accelkit.frameworks`).
 MaxText's ``save_dot_except_logits`` maps to "selective" only approximately.
 
 **The naming trap.** Cloud TPU v5p names count TensorCores (``v5p-32`` is 32 TensorCores, 16
@@ -65,11 +75,11 @@ import math
 import re
 from dataclasses import dataclass
 
-from accelkit import _validate, chips, dtypes, models, parallel
+from accelkit import _validate, chips, dtypes, frameworks, kernels, models, parallel
 
 #: Steps of the chain, in order.
 STEPS = ("peak_bf16", "precision", "recompute", "pipeline_bubble", "exposed_communication",
-         "kernel_efficiency")
+         "kernel_efficiency", "evaluation")
 KERNEL_NOTES = {
     "predicted": "kernels as they run (accelkit.kernels: matmul shapes under each chip's "
                  "measured matmul ceiling, the non-matmul kernels at measured HBM bandwidth) "
@@ -123,6 +133,25 @@ class Submission:
     # the framework the submission ran (accelkit.frameworks: "nemo-2024", "maxtext"); its
     # source is in ``sources`` under "framework"
     framework: str = "default"
+    # the evaluations on the run clock (0: none priced): every eval_interval_sequences
+    # trained, eval_sequences forward in batches of eval_batch_sequences, as micro-batches of
+    # eval_microbatch_sequences; sources under "evaluation"
+    eval_interval_sequences: int = 0
+    eval_sequences: int = 0
+    eval_batch_sequences: int = 0
+    eval_microbatch_sequences: int = 0
+
+    @property
+    def eval_steps(self) -> int:
+        """Evaluation batches per evaluation (the last one padded to a whole batch)."""
+        if not self.eval_sequences:
+            return 0
+        return -(-self.eval_sequences // self.eval_batch_sequences)
+
+    @property
+    def steps_per_evaluation(self) -> float:
+        """Training steps between two evaluations."""
+        return self.eval_interval_sequences / self.global_batch_sequences
 
     @property
     def batch_tokens(self) -> int:
@@ -183,7 +212,7 @@ class GapChain:
     tpu_residual: float                     # measured / predicted throughput, TPU side
     gpu_measured_mfu: float                 # at the training precision's peak
     tpu_measured_mfu: float
-    gpu_step: parallel.TrainStep            # the prediction: kernels at kernel_efficiency
+    gpu_step: parallel.TrainStep            # the training step: kernels at kernel_efficiency
     tpu_step: parallel.TrainStep
     gpu_peak_step: parallel.TrainStep       # kernels at peak (steps 3-5 come from these)
     tpu_peak_step: parallel.TrainStep
@@ -239,6 +268,61 @@ def _efficiency(x: object, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 < float(x) <= 1:
         raise ValueError(f"{name} must be a number in (0, 1], got {x!r}")
     return float(x)
+
+
+def evaluation_seconds(submission: Submission, step: parallel.TrainStep,
+                       kernel_efficiency: float | str = parallel.PREDICTED) -> float:
+    """Seconds of one evaluation of ``submission`` on the run clock: ``eval_steps`` batches,
+    each a pipeline of forward-only micro-batches (fill included: (m + (pp - 1)/v) of them),
+    a micro-batch the forward kernels on this chip's stage (:func:`accelkit.kernels.microbatch`
+    with ``forward_only``; at ``kernel_efficiency`` x the datasheet peak when that is a
+    fraction) with the forward collectives of ``step`` (the training step at the same
+    layout): two tensor-parallel all-reduce-equivalents per layer, one FSDP gather, one send
+    per virtual stage, each scaled to the evaluation micro-batch's bytes and overlapped as the
+    framework overlaps them in training. 0.0 where the submission records no evaluation."""
+    if not isinstance(submission, Submission):
+        raise TypeError(f"submission must be an accelkit.labs.mlperf.Submission, got "
+                        f"{type(submission).__name__}")
+    if not isinstance(step, parallel.TrainStep):
+        raise TypeError(f"step must be an accelkit.parallel.TrainStep, got {type(step).__name__}")
+    if not submission.eval_steps:
+        return 0.0
+    s, lay = submission, submission.layout
+    model = models.get(s.model)
+    if not isinstance(model, models.Transformer):
+        raise ValueError(f"{s.key}: {model.name} is not a transformer")
+    chip = chips.get(s.chip)
+    fw = frameworks.get(s.framework)
+    mb = s.eval_microbatch_sequences * s.seq_len
+    fwd = kernels.microbatch(model, chip, tp=lay.tp, ep=lay.ep, microbatch_tokens=mb,
+                             seq_len=s.seq_len, dtype=s.precision, framework=fw,
+                             forward_only=True)
+    if isinstance(kernel_efficiency, str):
+        kernel = fwd.seconds
+    else:
+        kernel = fwd.model_flops / (chip.peak_flops(s.precision)
+                                    * _efficiency(kernel_efficiency, "kernel_efficiency"))
+    v = lay.interleave
+    stage_layers = math.ceil(model.layers / (lay.pp * v)) * v
+    compute = kernel * stage_layers / model.layers  # this chip's stage
+    scale = mb / step.microbatch_tokens
+    each = {c.name: c.seconds_each for c in step.collectives}
+    tp = 2.0 * stage_layers * each.get("tp", 0.0) * scale
+    gather = each.get("fsdp_gather", 0.0)
+    sends = v * each.get("pp", 0.0) * scale
+    with_fsdp = max(compute, gather) if fw.fsdp_overlap else compute + gather
+    t_mb = (max(with_fsdp, tp) if fw.tp_overlap else with_fsdp + tp) + sends
+    replicas = lay.dp * lay.fsdp * lay.ep * lay.cp
+    m = s.eval_batch_sequences / (replicas * s.eval_microbatch_sequences)
+    return s.eval_steps * (m + (lay.pp - 1) / v) * t_mb
+
+
+def _training_share(s: Submission, step: parallel.TrainStep, eff: float | str) -> float:
+    """Training time over the run clock's training and evaluation time (1.0 with none)."""
+    if not s.eval_steps:
+        return 1.0
+    train = s.steps_per_evaluation * step.seconds
+    return train / (train + evaluation_seconds(s, step, eff))
 
 
 def explain_gap(gpu_submission: Submission, tpu_submission: Submission, *,
@@ -310,6 +394,7 @@ def explain_gap(gpu_submission: Submission, tpu_submission: Submission, *,
 
     fg, ft = factors(g, gs), factors(t, ts)
     fg["kernel_efficiency"], ft["kernel_efficiency"] = gk.mfu / gs.mfu, tk.mfu / ts.mfu
+    fg["evaluation"], ft["evaluation"] = _training_share(g, gk, kg), _training_share(t, tk, kt)
     why = {
         "peak_bf16": "bf16 dense peak per chip (FLOP/s)",
         "precision": f"training precision's peak over bf16: {g.precision} on {gc.name}, "
@@ -322,10 +407,17 @@ def explain_gap(gpu_submission: Submission, tpu_submission: Submission, *,
                                  f"rules for each side's framework: {g.framework} vs "
                                  f"{t.framework}), and the optimizer step",
         "kernel_efficiency": kernel_note,
+        "evaluation": "training time over the run clock's training and evaluation time: "
+                      f"{g.eval_steps} evaluation batch(es) of {g.eval_batch_sequences:,} "
+                      f"sequences every {g.steps_per_evaluation:g} steps vs "
+                      f"{t.eval_steps} of {t.eval_batch_sequences:,} every "
+                      f"{t.steps_per_evaluation:g} (forward-only kernels, accelkit.kernels)",
     }
     steps = tuple(Step(n, fg[n], ft[n], fg[n] / ft[n], why[n]) for n in STEPS)
     predicted = math.prod(s.ratio for s in steps)
-    pg, pt = gk.tokens_per_second_per_chip, tk.tokens_per_second_per_chip
+    # on the run clock: training tokens over training and evaluation time
+    pg = gk.tokens_per_second_per_chip * fg["evaluation"]
+    pt = tk.tokens_per_second_per_chip * ft["evaluation"]
     mg, mt = g.measured_tokens_per_second_per_chip, t.measured_tokens_per_second_per_chip
     system_ratio = g.measured_tokens_per_second / t.measured_tokens_per_second
     chip_ratio = g.n_chips / t.n_chips
@@ -347,4 +439,4 @@ def explain_gap(gpu_submission: Submission, tpu_submission: Submission, *,
 
 
 __all__ = ["GapChain", "KERNEL_NOTES", "Run", "STEPS", "Step", "Submission", "chips_in_system",
-           "explain_gap", "name_count"]
+           "evaluation_seconds", "explain_gap", "name_count"]
