@@ -15,7 +15,8 @@ token, in bf16 (2 bytes a value), with sequence parallelism dividing everything 
   output (2·a·head_dim), the MLP input (2·d), its up-projection outputs (2·d_ff, twice for a gated
   MLP) and activation output (2·d_ff); plus the attention scores, 2·a·s (5·a·s with dropout:
   scores, mask and dropped scores). For GPT-3's shape with dropout this is Korthikanti's
-  34·s·b·h + 5·a·s²·b (tested). An MoE layer stores its k (+ shared) experts' widths per token.
+  34·s·b·h + 5·a·s²·b (tested). With a fused (FlashAttention-style) attention kernel the
+  scores never reach HBM, so "none" keeps what "selective" keeps (``of(fused_attention=True)``). An MoE layer stores its k (+ shared) experts' widths per token.
 * ``"selective"``: the same without the attention scores (recomputed; FlashAttention does this).
 * ``"full"``: only each layer's input (2·d, the checkpoint), plus one layer's full set while it
   is recomputed (the working set).
@@ -86,9 +87,12 @@ class LayerActivations:
                         np.where(recompute == 1, score / tp, 0.0))
 
 
-def of(model: str | models.Model, dropout: bool = False) -> LayerActivations:
+def of(model: str | models.Model, dropout: bool = False,
+       fused_attention: bool = False) -> LayerActivations:
     """The :class:`LayerActivations` of a catalog transformer (``dropout``: count its masks, as
-    Korthikanti et al.'s GPT setting does).
+    Korthikanti et al.'s GPT setting does; ``fused_attention``: the scores stay on chip, as
+    FlashAttention keeps them (Dao et al. 2022, arXiv:2205.14135: the backward pass recomputes
+    them from Q, K, V and the softmax statistics), so none are kept under any policy).
 
     Raises:
         ValueError: an unknown model or one that is not a transformer.
@@ -107,7 +111,8 @@ def of(model: str | models.Model, dropout: bool = False) -> LayerActivations:
     else:
         mlp = dense_mlp
     return LayerActivations(model=m.name, heads=a, vocab=m.vocab, stored_bytes=attn + mlp,
-                            score_bytes_per_key=5.0 if dropout else 2.0,
+                            score_bytes_per_key=(0.0 if fused_attention
+                                                 else 5.0 if dropout else 2.0),
                             input_bytes=BYTES_PER_VALUE * d)
 
 

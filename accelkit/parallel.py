@@ -179,7 +179,7 @@ def _evaluate(model: models.Transformer, chip: chips.Chip, batch: int, s: int,
     (:func:`accelkit.kernels.microbatch_seconds`, recomputation included) and collectives and
     the optimizer step at the achievable bandwidths; with a fraction, FLOPs at that fraction of
     the datasheet peak and datasheet bandwidths (an upper bound)."""
-    spec = step_cost.spec(model, s, dropout or fw.dropout)
+    spec = step_cost.spec(model, s, dropout or fw.dropout, fw.attention == "fused")
     if choice == PREDICTED:
         # a context-parallel chip computes 1/cp of each micro-batch's tokens
         tokens = c["mb"] // c["cp"] if "cp" in c else c["mb"]

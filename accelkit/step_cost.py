@@ -93,9 +93,12 @@ class ModelSpec:
     kv_heads: int = 1                # K/V heads (split over tp while tp <= kv_heads)
 
 
-def spec(model: models.Transformer, seq_len: int, dropout: bool = False) -> ModelSpec:
+def spec(model: models.Transformer, seq_len: int, dropout: bool = False,
+         fused_attention: bool = False) -> ModelSpec:
     """The :class:`ModelSpec` of a catalog transformer at ``seq_len`` (``dropout``: count its
-    masks in activation memory, Korthikanti et al.'s GPT setting)."""
+    masks in activation memory, Korthikanti et al.'s GPT setting; ``fused_attention``: a
+    FlashAttention-style kernel, whose s x s scores never reach HBM, so no recompute policy
+    keeps them and none has them in its working set)."""
     moe = model if isinstance(model, models.MoETransformer) else None
     ops = model.operations(batch=1, seq_len=seq_len, phase="forward")
     attn_fwd = math.fsum(op.flops for op in ops if op.kind == "attention") / seq_len
@@ -106,7 +109,8 @@ def spec(model: models.Transformer, seq_len: int, dropout: bool = False) -> Mode
         expert_params=float(moe.routed_expert_params) if moe is not None else 0.0,
         layer_params=float(model.layer_params),
         model_flops_token=model.flops_per_token("train", seq_len=seq_len),
-        attn_fwd_flops_token=attn_fwd, activations=activations.of(model, dropout),
+        attn_fwd_flops_token=attn_fwd, activations=activations.of(model, dropout,
+                                                                    fused_attention),
         experts_per_token=moe.experts_per_token if moe is not None else 0,
         n_experts=moe.n_experts if moe is not None else 0,
         kv_bytes_per_token=ACT_BYTES * model.attention_kv_heads * (model.qk_head_dim

@@ -506,3 +506,16 @@ def test_the_last_stage_runs_the_lm_head() -> None:
     flat = train_step(model, h100, Layout(dp=4, tp=8, microbatch_tokens=2048, recompute="full"),
                       512 * 2048, compute_efficiency="predicted")
     assert flat.compute_seconds / flat.microbatches == pytest.approx(total)
+
+
+def test_fused_attention_keeps_no_scores_under_any_policy() -> None:
+    """FlashAttention's scores never reach HBM, so "none" holds what "selective" holds; with
+    materialized attention (Megatron-LM 2021) "none" also keeps the s x s scores."""
+    def memory(rc: str, framework: str) -> float:
+        return train_step("llama-3.1-405b", "H100", Layout(dp=64, tp=8, pp=16, interleave=4,
+                          microbatch_tokens=8192, recompute=rc), 16 * M,
+                          framework=framework).activation_bytes_per_chip
+    assert memory("none", "meta-llama3") == pytest.approx(memory("selective", "meta-llama3"))
+    assert memory("none", "megatron-2021") > 2 * memory("selective", "megatron-2021")
+    assert activation_bytes_per_token_per_layer("gpt-3-175b", "none", dropout=True) > (
+        activation_bytes_per_token_per_layer("gpt-3-175b", "selective", dropout=True))
