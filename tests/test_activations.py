@@ -24,16 +24,34 @@ def test_training_estimate_counts_the_full_recompute_checkpoints_of_the_shared_m
 
 def test_parallel_layouts_hold_the_shared_model_per_stage():
     # one chip, no pipeline: the layers' kept bytes for one micro-batch, plus the logits and
-    # (recompute) the working set of one layer, as activations.stage_bytes counts them
+    # (recompute) the working set of one layer, as activations.stage_bytes counts them. The
+    # framework's attention kind decides whether the s x s scores count: the default framework's
+    # fused kernel keeps none (so "none" holds what "selective" holds), Megatron-LM 2021's
+    # materialized attention (with its dropout) keeps them under "none".
     m = ak.models.get("llama-3-8b")
-    layer = activations.of(m)
-    for code, policy in enumerate(activations.RECOMPUTE):
-        step = ak.parallel.train_step(m, "H100", Layout(recompute=policy), 8192)
-        kept = activations.activation_bytes_per_token_per_layer(m, policy)
-        working = float(layer.working_bytes(code, m.seq_len)) * 8192
-        logits = activations.LOGIT_BYTES * m.vocab * 8192
-        assert step.activation_bytes_per_chip == pytest.approx(
-            m.layers * kept * 8192 + working + logits)
+    held = {}
+    for name in ("default", "megatron-2021"):
+        fw = ak.frameworks.get(name)
+        layer = activations.of(m, fw.dropout, fused_attention=fw.attention == "fused")
+        for code, policy in enumerate(activations.RECOMPUTE):
+            step = ak.parallel.train_step(m, "H100", Layout(recompute=policy), 8192,
+                                          framework=name)
+            kept = float(layer.kept_bytes(code, m.seq_len))
+            working = float(layer.working_bytes(code, m.seq_len)) * 8192
+            logits = activations.LOGIT_BYTES * m.vocab * 8192
+            assert step.activation_bytes_per_chip == pytest.approx(
+                m.layers * kept * 8192 + working + logits)
+            held[name, policy] = step.activation_bytes_per_chip
+    assert ak.frameworks.get("default").attention == "fused"
+    assert held["default", "none"] == pytest.approx(held["default", "selective"])
+    # "none" keeps every layer's scores; "selective" recomputes one layer's at a time
+    scores = activations.of(m, True).score_bytes(m.seq_len)
+    assert held["megatron-2021", "none"] - held["megatron-2021", "selective"] == pytest.approx(
+        (m.layers - 1) * scores * 8192)
+    # with no framework named, train_step is the default framework's accounting
+    for policy in activations.RECOMPUTE:
+        assert ak.parallel.train_step(m, "H100", Layout(recompute=policy), 8192
+                                      ).activation_bytes_per_chip == held["default", policy]
 
 
 def test_recomputation_keeps_less_and_tensor_parallelism_divides():

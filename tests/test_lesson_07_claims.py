@@ -261,15 +261,22 @@ def test_how_wide_tp_goes_in_an_h100_node():
 
 def test_one_step_of_405b_on_16k_h100():
     """"The published MFU on 16,384 GPUs was 41%; ours is above it ... The bubble and the TP
-    all-reduces cost more than the DP gradient reduction, which partly hides behind the last
-    backward pass. The search's fastest layout spreads TP over two nodes"."""
+    all-reduces are what the cluster costs this step; the DP gradient reduction hides entirely ...
+    without interleaving, part of it would be exposed. The search's fastest layout spreads TP over
+    two nodes"."""
     step = _step405()
     (published,) = prose.shown("07", "The published MFU on 16,384 GPUs was {}%")
     assert step.fits and step.mfu > published.value / 100
     tp, dp = step.collective_seconds["tp"], next(c for c in step.collectives
                                                  if c.name == "dp_grads")
-    assert step.bubble_seconds > dp.exposed_seconds and tp > dp.exposed_seconds
-    assert 0 < dp.exposed_seconds < dp.seconds
+    assert step.bubble_seconds > 0 and tp > 0
+    assert dp.exposed_seconds == 0 < dp.seconds and step.layout.interleave > 1
+    import dataclasses
+
+    flat = parallel.train_step("llama-3.1-405b", H100,
+                               dataclasses.replace(step.layout, interleave=1), 16 * 2**20)
+    flat_dp = next(c for c in flat.collectives if c.name == "dp_grads")
+    assert 0 < flat_dp.exposed_seconds < flat_dp.seconds
     usd = ak.price.usd_for(ak.chips.get(H100).usd_per_hour, step.seconds, 16384)
     assert usd == pytest.approx(ak.chips.get(H100).usd_per_hour * 16384 * step.seconds / 3600)
     best = parallel.best_layouts("llama-3.1-405b", H100, 16384, 16 * 2**20, top=1)[0]
@@ -326,10 +333,10 @@ def _three_mfus():
 
 
 def test_three_mfus_for_one_layout_and_two_errors_that_cancel():
-    """"The tile model lands a point or two from Meta's 41% ... two errors cancel. The tile model
-    runs this step's matmuls at 97.0% of peak ... where the best measured H100 bf16 matmul reaches
-    80.3%: too fast. Price every kernel as it runs and the prediction falls to 33.8%, well below what
-    Meta measured ... the full recomputation chosen here (a third more FLOPs, section 1's HFU) and
+    """"The tile model predicts 45.6%, above Meta's 41% ... two errors of opposite sign, and they
+    partly cancel. The tile model runs this step's matmuls at 97.0% of peak ... where the best
+    measured H100 bf16 matmul reaches 80.3%: too fast. Price every kernel as it runs and the
+    prediction falls to 36.6%, 4.4 points below what Meta measured ... the full recomputation chosen here (a third more FLOPs, section 1's HFU) and
     the tensor-parallel all-reduces, which the preset leaves on the critical path" (issue 21: the
     lesson said "even the lower lands a little above Meta's 41%", two errors cancelling presented
     as agreement)."""
@@ -337,17 +344,21 @@ def test_three_mfus_for_one_layout_and_two_errors_that_cancel():
     ceiling = ak.chips.get(H100).achievable_fraction("achievable_flops:bf16")
     (published,) = prose.shown("07", "The published MFU on 16,384 GPUs was {}%")
     measured = published.value / 100
-    assert prose.says("07", f"The tile model lands a point or two from Meta's {published.text}%")
-    assert 0 < tiles.mfu - measured < 0.025  # "a point or two" above
+    prose.check("07", "The tile model predicts {}%, above Meta's", 100 * tiles.mfu)
+    assert prose.says("07", f"above Meta's {published.text}%, and it is tempting")
+    assert tiles.mfu > measured
+    # "partly cancel": the kernels' error is larger than what is left of it
+    assert 0 < tiles.mfu - measured < tiles.mfu - as_run.mfu
     assert 1 > chip_step.matmul_efficiency > chip_step.efficiency
     assert at_peak.mfu > tiles.mfu > as_run.mfu
     prose.check("07", "runs this step's matmuls at {}% of peak", 100 * chip_step.matmul_efficiency)
     prose.check("07", "the best measured H100 bf16 matmul reaches {}%", 100 * ceiling)
-    prose.check("07", "the prediction falls to {}%, well below what Meta measured", 100 * as_run.mfu)
+    prose.check("07", "the prediction falls to {}%, {} points below what Meta measured", 100 * as_run.mfu,
+                100 * (measured - as_run.mfu))
     # the errors: kernels above the measured ceiling; priced as they run, the step is slower
     # than the run, so what it charges beyond the kernels is too much
     assert chip_step.matmul_efficiency > ceiling
-    assert as_run.mfu < measured - 0.05
+    assert as_run.mfu < measured
     layout = as_run.step.layout
     assert layout.recompute == "full"
     assert parallel.hardware_flops_utilization(as_run.step) / as_run.mfu == pytest.approx(4 / 3, rel=1e-9)
@@ -357,19 +368,21 @@ def test_three_mfus_for_one_layout_and_two_errors_that_cancel():
 
 
 def test_the_overlap_lever():
-    """"Overlapping the tensor-parallel all-reduces lifts the prediction from 33.8% to 40.2%, next to
-    Meta's 41%: a lever nearly as large as everything that separates the tile model from the
-    kernels as they run ... NeMo's and MaxText's presets overlap them, as their MLPerf
+    """"Overlapping the tensor-parallel all-reduces lifts the prediction from 36.6% to 44.1%, 3.1
+    points above Meta's 41%: a lever nearly as large as everything that separates the tile model
+    from the kernels as they run, and Meta's measurement sits between its two sides ... NeMo's and MaxText's presets overlap them, as their MLPerf
     configurations say"."""
     from accelkit import frameworks
 
     _, chip_step, _, tiles, as_run, hidden = _three_mfus()
-    prose.check("07", "lifts the prediction from {}% to {}%", 100 * as_run.mfu, 100 * hidden.mfu)
+    (published,) = prose.shown("07", "The published MFU on 16,384 GPUs was {}%")
+    measured = published.value / 100
+    prose.check("07", "lifts the prediction from {}% to {}%, {} points above Meta's", 100 * as_run.mfu,
+                100 * hidden.mfu, 100 * (hidden.mfu - measured))
     tp = next(c for c in hidden.step.collectives if c.name == "tp")
     assert tp.exposed_seconds == 0 < tp.seconds
     assert hidden.step.seconds < as_run.step.seconds
-    (published,) = prose.shown("07", "The published MFU on 16,384 GPUs was {}%")
-    assert abs(hidden.mfu - published.value / 100) < 0.015  # "next to Meta's 41%"
+    assert as_run.mfu < measured < hidden.mfu  # "between its two sides"
     # "nearly as large as everything that separates the tile model from the kernels as they run"
     lever, kernels_gap = hidden.mfu - as_run.mfu, tiles.mfu - as_run.mfu
     assert 0.5 < lever / kernels_gap < 1
@@ -526,15 +539,21 @@ def test_lab_chain_starts_at_the_peaks_and_multiplies_to_the_prediction():
     g, t = ak.chips.get(gap.gpu.chip), ak.chips.get(gap.tpu.chip)
     assert [s.name for s in gap.steps] == ["peak_bf16", "precision", "recompute",
                                            "pipeline_bubble", "exposed_communication",
-                                           "kernel_efficiency"]
+                                           "kernel_efficiency", "evaluation"]
     assert gap.steps[0].ratio == pytest.approx(g.peak_flops("bf16") / t.peak_flops("bf16"))
     product = 1.0
     for step, (_, so_far) in zip(gap.steps, gap.cumulative()):
         product *= step.ratio
         assert so_far == pytest.approx(product)
     assert gap.predicted_ratio == pytest.approx(product)
-    assert gap.predicted_ratio == pytest.approx(gap.gpu_step.tokens_per_second_per_chip
-                                                / gap.tpu_step.tokens_per_second_per_chip)
+    # on the run clock: each side's training step times its training share of the clock
+    evaluation = gap.steps[-1]
+    assert gap.gpu_predicted_tokens_per_second_per_chip == pytest.approx(
+        gap.gpu_step.tokens_per_second_per_chip * evaluation.gpu_factor)
+    assert gap.tpu_predicted_tokens_per_second_per_chip == pytest.approx(
+        gap.tpu_step.tokens_per_second_per_chip * evaluation.tpu_factor)
+    assert gap.predicted_ratio == pytest.approx(gap.gpu_predicted_tokens_per_second_per_chip
+                                                / gap.tpu_predicted_tokens_per_second_per_chip)
 
 
 def test_lab_reading_each_step():
@@ -563,8 +582,8 @@ def test_lab_reading_each_step():
     assert gap.tpu.layout.pp == 1 and step["pipeline_bubble"].tpu_factor == 1.0
     assert gap.gpu.layout.pp > 1 and step["pipeline_bubble"].gpu_factor < 1
     # "Exposed communication favours the TPU: both frameworks overlap their tensor-parallel
-    # all-reduces ... the GPU's pipeline sends and the part of its gradient all-reduce that the last
-    # backward pass cannot hide stay exposed"
+    # all-reduces ... the GPU's pipeline sends stay exposed (its gradient reduction hides behind the
+    # backward passes, chunk by chunk)"
     from accelkit import frameworks
 
     assert frameworks.get("nemo-2024").tp_overlap and frameworks.get("maxtext").tp_overlap
@@ -572,28 +591,39 @@ def test_lab_reading_each_step():
         assert all(c.exposed_seconds == 0 for c in s.collectives if c.name == "tp")
     assert gap.tpu_step.exposed_communication_seconds < 1e-9
     exposed = {c.name: c.exposed_seconds for c in gap.gpu_step.collectives}
-    assert exposed["pp"] > 0 and 0 < exposed["dp_grads"] < next(
+    assert exposed["pp"] > 0 and exposed["dp_grads"] == 0 < next(
         c.seconds for c in gap.gpu_step.collectives if c.name == "dp_grads")
+    assert gap.gpu.layout.interleave > 1
     assert step["exposed_communication"].ratio < 1
     assert step["exposed_communication"].tpu_factor == pytest.approx(1, abs=0.01)  # the optimizer step only
     assert step["kernel_efficiency"].ratio < 1  # "The kernels favour the TPU too"
+    # "they take 8.4% of the GPU's clock and 5.9% of the TPU's"
+    prose.check("07", "they take {}% of the GPU's clock and {}% of the TPU's",
+                100 * (1 - step["evaluation"].gpu_factor), 100 * (1 - step["evaluation"].tpu_factor))
+    assert 0 < step["evaluation"].gpu_factor < 1 and 0 < step["evaluation"].tpu_factor < 1
 
 
 def test_lab_residual_is_reported_as_measured_over_predicted():
     """"The chain lands within a few percent of the measured ratio: the residual is 0.98. Do not read
-    that as either side being right. Each side alone reached only about three quarters of its own
-    prediction (GPU 0.75, TPU 0.78): the ratio agrees because the two sides' errors are alike."."""
+    that as either side being right. Each side alone reached only about four fifths of its own
+    prediction (GPU 0.80, TPU 0.82): the ratio agrees because the two sides' errors are alike."."""
     gap = _gap()
     assert gap.residual_ratio == pytest.approx(gap.measured_ratio / gap.predicted_ratio)
     assert abs(gap.residual_ratio - 1) < 0.05  # "within a few percent"
     prose.check("07", "the residual is {}.", gap.residual_ratio)
+    # each side's measured throughput over its prediction on the run clock (training step times
+    # the training share of the clock, the chain's last step)
+    evaluation = {s.name: s for s in gap.steps}["evaluation"]
     assert gap.gpu_residual == pytest.approx(_tokens_per_second_per_chip(gap.gpu)
-                                             / gap.gpu_step.tokens_per_second_per_chip)
+                                             / (gap.gpu_step.tokens_per_second_per_chip
+                                                * evaluation.gpu_factor))
     assert gap.tpu_residual == pytest.approx(_tokens_per_second_per_chip(gap.tpu)
-                                             / gap.tpu_step.tokens_per_second_per_chip)
+                                             / (gap.tpu_step.tokens_per_second_per_chip
+                                                * evaluation.tpu_factor))
     assert gap.residual_ratio == pytest.approx(gap.gpu_residual / gap.tpu_residual)
     prose.check("07", "prediction (GPU {}, TPU {}): the ratio agrees", gap.gpu_residual, gap.tpu_residual)
-    assert 0.65 < gap.gpu_residual < 0.85 and 0.65 < gap.tpu_residual < 0.85  # "about three quarters"
+    assert prose.says("07", "about four fifths of its own")
+    assert 0.75 < gap.gpu_residual < 0.85 and 0.75 < gap.tpu_residual < 0.85  # "about four fifths"
     # not tuned: the residual moves with the model's kernels, it is not fitted to one
     assert _gap(kernel_efficiency="peak").residual_ratio != pytest.approx(gap.residual_ratio)
 
@@ -603,7 +633,7 @@ def test_lab_measured_matmul_gap_on_each_side():
     share than bf16's 80.3% ... No TPU v5p int8 measurement is published: the catalog's 73.7% is the
     90% measured for large bf16 matmuls on TPU v6e and TPU7x, times the int8-to-bf16 throughput
     ratio measured on the v6e ... With every kernel at the datasheet peak instead, each side reaches
-    only about half of its prediction (GPU 0.48, TPU 0.53) ... The ratio moves less (residual 0.91)"
+    only about half of its prediction (GPU 0.50, TPU 0.56) ... The ratio moves less (residual 0.90)"
     (issue 21 item 6: the lab names the measured matmul gap on each side)."""
     gap = _gap()
     g, t = ak.chips.get(gap.gpu.chip), ak.chips.get(gap.tpu.chip)
@@ -635,7 +665,11 @@ def test_docs_mfu_says_the_llama_agreement_is_two_errors_cancelling():
     doc = ROOT / "docs" / "mfu.md"
     _, chip_step, _, tiles, as_run, hidden = _three_mfus()
     ceiling = ak.chips.get(H100).achievable_fraction("achievable_flops:bf16")
-    assert prose.says(doc, "two errors cancel")
+    assert prose.says(doc, "two errors partly cancel")
+    # the row's ratio as the table prints it: the model slower than the run (published/predicted > 1)
+    (published,) = prose.shown("07", "The published MFU on 16,384 GPUs was {}%")
+    assert prose.says(doc, f"| {100 * as_run.mfu:.1f}% | {published.value / 100 / as_run.mfu:.2f} |")
+    assert published.value / 100 / as_run.mfu > 1
     prose.check(doc, "runs the 16,384-GPU step's matmuls at {}% of peak", 100 * chip_step.matmul_efficiency)
     prose.check(doc, "H100 bf16 matmul reaches {}%", 100 * ceiling)
     prose.check(doc, "the tile model alone predicts {}%", 100 * tiles.mfu)
