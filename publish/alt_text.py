@@ -116,4 +116,17 @@ ALT_TEXT: dict[str, str] = {
     "decision_explorer": "Bar chart: the chosen scenario's cost in dollars on each compared chip, TPUs in "
                          "blue and GPUs in green, a bar faded where its chip misses the scenario's target "
                          "or does not fit; the table beside it gives each chip's plan.",
+    "all_to_all_explorer": "Line chart on log axes: the time of one all-to-all of a fixed array against the "
+                           "number of chips it is spread over, one line per fabric (one wrapped TPU torus "
+                           "axis, a cube of torus axes, NVLink and InfiniBand on GPUs); the torus axis's "
+                           "line stays flat as chips are added while the switched fabrics' lines fall, "
+                           "with a step up where a GPU group leaves its NVLink domain.",
+    "scaleup_domain_explorer": "Horizontal bars on a log axis, one per catalog chip: the chips one scale-up "
+                               "domain holds (a GPU's NVLink domain, a TPU's largest ICI slice), with a "
+                               "black mark at the chips the chosen model's training state needs; a mark "
+                               "inside its bar means the state fits in one domain.",
+    "goodput_explorer": "Line chart on a log x axis: for a job at Llama 3's interruption rate, the share "
+                        "of its time that trains (goodput, solid) and that times the share of chips not "
+                        "held as spares (dashed), against the number of chips in the job; both fall as "
+                        "the job grows, faster with slower checkpoint saves and restarts.",
 }
