@@ -95,6 +95,25 @@ def affine(model: models.Transformer) -> bool:
 #: the collectives, :func:`accelkit.collectives.at_bandwidth`; each with its source).
 CEILINGS = ("datasheet", "achievable")
 
+#: ``tp_overlap``, the serving step's one overlap choice, named as the training step names it
+#: (:attr:`accelkit.frameworks.Framework.tp_overlap`): ``False`` (the default), the group's
+#: tensor-parallel all-reduces wait for each layer's result and add to the step (what
+#: TensorRT-LLM's and vLLM's decode do: a layer's all-reduce needs its output); ``True``, they
+#: run behind the step's kernels and only what is longer than them shows, as XLA's collective
+#: matmul and async collectives (or Transformer Engine's userbuffers) overlap them, and as the
+#: scaling book's serving derivations assume (applied-inference.md: the collectives "can be
+#: overlapped"). Both through :func:`accelkit.roofline.times`.
+TP_OVERLAP = (False, True)
+
+
+def check_tp_overlap(tp_overlap: object) -> bool:
+    """``tp_overlap`` checked: True or False (:data:`TP_OVERLAP`)."""
+    if not isinstance(tp_overlap, bool):
+        raise TypeError(f"tp_overlap must be True (tensor-parallel all-reduces behind the "
+                        f"kernels) or False (on the critical path), got "
+                        f"{type(tp_overlap).__name__} {tp_overlap!r}")
+    return tp_overlap
+
 
 def chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType,
                ceilings: str = "datasheet") -> tuple[float, float, float]:
@@ -125,9 +144,10 @@ class Timing(NamedTuple):
 
 def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray, peak: float,
             bandwidth: float, per_op_overhead: float,
-            communication: float | np.ndarray) -> Timing:
+            communication: float | np.ndarray, tp_overlap: bool = False) -> Timing:
     """A step's time from its operations' FLOPs and bytes (one row per operation; columns, if
-    any, are batches): the rule every step here is priced by."""
+    any, are batches): the rule every step here is priced by. ``tp_overlap`` (:data:`TP_OVERLAP`
+    says what each choice means) hides the tensor-parallel collectives behind the kernels."""
     # Each operation: its arithmetic and its memory traffic overlap (the roofline), and each
     # occurrence's launch overlaps the previous kernel's run, so it costs at least the fixed
     # per-operation cost (roofline.operations_time's rule; on a TP group every chip launches
@@ -140,9 +160,10 @@ def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray, peak: float
     device = kernels if not per_op_overhead else np.asarray(roofline.times(
         compute_seconds=launched.compute_seconds, memory_seconds=launched.memory_seconds,
         overlap=True).seconds).sum(axis=0)
-    # The tensor-parallel collectives wait for the layer's result: on the critical path.
+    # The tensor-parallel collectives wait for the layer's result (on the critical path), or,
+    # with tp_overlap, run behind the kernels as a framework that overlaps them does.
     seconds = roofline.times(compute_seconds=kernels, communication_seconds=communication,
-                             overlap=False).seconds
+                             overlap=tp_overlap).seconds
     return Timing(np.asarray(launched.compute_seconds).sum(axis=0),
                    np.asarray(launched.memory_seconds).sum(axis=0),
                    device, kernels, float(counts.sum()) * per_op_overhead, communication,
@@ -194,6 +215,7 @@ class DecodeGroup:
     communication: tuple[float, float]     # seconds for one new token, and for each further one
     network: str
     rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
+    tp_overlap: bool = False               # the collectives behind the kernels (TP_OVERLAP)
 
     def arrays(self, batch: int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per-operation FLOPs and bytes at ``batch`` (an array of batches: one column each)."""
@@ -221,13 +243,14 @@ class DecodeGroup:
         one, further = self.communication
         communication = one + further * (batch - 1.0)  # a float, or one per batch
         return flops, moved, timing(flops, moved, self.counts, peak, bandwidth,
-                                    self.per_op_overhead, communication)
+                                    self.per_op_overhead, communication, self.tp_overlap)
 
 
 def decode_group(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
                  formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
-                 split: str, per_op_overhead: float) -> DecodeGroup:
-    """The :class:`DecodeGroup` of checked arguments (the group itself checked here)."""
+                 split: str, per_op_overhead: float, tp_overlap: bool = False) -> DecodeGroup:
+    """The :class:`DecodeGroup` of checked arguments (the group itself checked here);
+    ``tp_overlap`` as :data:`TP_OVERLAP`."""
     tensor_parallel.check_group(m, chip, n_chips, split)
     weight, kv, _ = formats
     line, is_attention, counts = decode_shape(m, context, weight, kv, conventions,
@@ -236,7 +259,7 @@ def decode_group(m: models.Transformer, chip: chips.Chip, n_chips: int, context:
     two, _ = tensor_parallel.communication_seconds(m, chip, n_chips, 2.0, weight)
     return DecodeGroup(m, chip, n_chips, context, formats, conventions, split, per_op_overhead,
                        line, is_attention, counts, (one, two - one), network,
-                       chip_rates(chip, n_chips, formats[2]))
+                       chip_rates(chip, n_chips, formats[2]), check_tp_overlap(tp_overlap))
 
 
 # -- one iteration of continuous batching ---------------------------------------------------
@@ -292,6 +315,7 @@ class IterationGroup:
     communication: tuple[float, float]     # seconds for one new token, and for each further one
     network: str
     rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
+    tp_overlap: bool = False               # the collectives behind the kernels (TP_OVERLAP)
     _parts: dict = field(default_factory=dict, compare=False, repr=False)
 
     def pairs(self, tokens: float, context: float) -> float:
@@ -326,7 +350,7 @@ class IterationGroup:
         peak, bandwidth, _ = self.rates
         one, further = self.communication
         return timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
-                      one + further * (tokens - 1.0))
+                      one + further * (tokens - 1.0), self.tp_overlap)
 
     def seconds_many(self, tokens: np.ndarray, logits: np.ndarray, pairs: np.ndarray,
                      reads: np.ndarray) -> np.ndarray:
@@ -349,7 +373,7 @@ class IterationGroup:
         peak, bandwidth, _ = self.rates
         one, further = self.communication
         return np.asarray(timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
-                                 one + further * (tokens - 1.0)).seconds)
+                                 one + further * (tokens - 1.0), self.tp_overlap).seconds)
 
     # -- the same rule, fast: what a simulator calls per iteration ---------------------------
 
@@ -358,11 +382,14 @@ class IterationGroup:
         return np.any([self.per_logit[0], self.per_logit[1], self.per_pair[0],
                        self.per_pair[1], self.per_read[0], self.per_read[1]], axis=0) != 0
 
-    def _chunk(self, index: int) -> tuple[list[float], list[tuple[list[float], list[float]]]]:
+    def _chunk(self, index: int) -> tuple[list[float], list[tuple[list[float], list[float]]],
+                                          list[float]]:
         """For token counts ``index·CHUNK`` to ``(index + 1)·CHUNK - 1``: the seconds of the
-        operations that depend on the token count alone, with the collectives (the rule of
-        :func:`timing`, one vectorised call), and for each other operation its compute and
-        memory seconds at the token part less its lines in the other totals (kept)."""
+        operations that depend on the token count alone, with the collectives unless they are
+        overlapped (the rule of :func:`timing`, one vectorised call), for each other operation
+        its compute and
+        memory seconds at the token part less its lines in the other totals, and the
+        collectives' seconds (kept)."""
         found = self._parts.get(index)
         if found is not None:
             return found
@@ -384,7 +411,10 @@ class IterationGroup:
                               memory_seconds=moved[~varies] / bandwidth,
                               overhead_seconds=fixed[~varies][:, None], overlap=True)
         one, further = self.communication
-        base = np.asarray(rest.seconds).sum(axis=0) + (one + further * (tokens - 1.0))
+        comm = one + further * (tokens - 1.0)
+        base = np.asarray(rest.seconds).sum(axis=0)
+        if not self.tp_overlap:   # on the critical path: a part of every iteration's sum
+            base = base + comm
         others = []
         for i in np.flatnonzero(varies):
             slope_f = self.per_logit[0][i] + self.per_pair[0][i] + self.per_read[0][i]
@@ -394,7 +424,7 @@ class IterationGroup:
         if len(self._parts) > 4096:
             self._parts.clear()
         # kept as Python floats: a simulator reads one entry per iteration
-        self._parts[index] = found = (base.tolist(), others)
+        self._parts[index] = found = (base.tolist(), others, comm.tolist())
         return found
 
     def _moe_line(self) -> tuple[int, tuple[np.ndarray, ...]]:
@@ -429,27 +459,30 @@ class IterationGroup:
             self._parts["slopes"] = found
         return found
 
-    def _at(self, tokens: int) -> tuple[float, list[tuple[float, float]]]:
-        base, others = self._chunk(tokens // _CHUNK)
+    def _at(self, tokens: int) -> tuple[float, list[tuple[float, float]], float]:
+        base, others, comm = self._chunk(tokens // _CHUNK)
         j = tokens % _CHUNK
-        return base[j], [(c[j], m[j]) for c, m in others]
+        return base[j], [(c[j], m[j]) for c, m in others], comm[j]
 
     def seconds(self, tokens: int, logits: float, pairs: float, reads: float) -> float:
         """The iteration's seconds, as :meth:`timing` gives them (the same rule: what depends
         on the token count alone is evaluated for many counts at once and kept)."""
-        bases, others = self._chunk(tokens // _CHUNK)
+        bases, others, comm = self._chunk(tokens // _CHUNK)
         j = tokens % _CHUNK
         total = bases[j]
         for (cs, ms), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
             total += max(cs[j] + cl * logits + cp * pairs + cr * reads,
                          ms[j] + ml * logits + mp * pairs + mr * reads, fixed)
+        if self.tp_overlap:   # the collectives behind the kernels: :func:`timing`'s rule
+            return float(roofline.times(compute_seconds=total, communication_seconds=comm[j],
+                                        overlap=True).seconds)
         return total
 
     def _run_lines(self, batch: int, pairs: float, reads: float
                    ) -> tuple[float, list[tuple[float, float, float, float, float]]]:
         """A pure-decode run: the seconds every iteration shares, and per other operation its
         compute and memory seconds as lines in the iteration index, and its fixed cost."""
-        bases, others = self._chunk(batch // _CHUNK)
+        bases, others, _ = self._chunk(batch // _CHUNK)
         j = batch % _CHUNK
         base = bases[j]
         lines = []
@@ -473,6 +506,8 @@ class IterationGroup:
         if stop <= start:
             return 0.0
         base, lines = self._run_lines(batch, pairs, reads)
+        if self.tp_overlap:
+            return _overlapped_sum(base, lines, self._at(batch)[2], start, stop)
         return base * (stop - start) + sum(_sum_max(*line, start, stop) for line in lines)
 
     def run_seconds(self, tokens: int, logits: float, pairs: float, reads: float,
@@ -484,13 +519,16 @@ class IterationGroup:
         them, in closed form."""
         if steps <= 0:
             return 0.0
-        base, others = self._at(tokens)
+        base, others, comm = self._at(tokens)
+        lines = [(c0 + cl * logits + cp * pairs + cr * reads, cp * pairs_step + cr * reads_step,
+                  m0 + ml * logits + mp * pairs + mr * reads, mp * pairs_step + mr * reads_step,
+                  fixed)
+                 for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes())]
+        if self.tp_overlap:
+            return _overlapped_sum(base, lines, comm, 0, steps)
         total = base * steps
-        for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
-            total += _sum_max(c0 + cl * logits + cp * pairs + cr * reads,
-                              cp * pairs_step + cr * reads_step,
-                              m0 + ml * logits + mp * pairs + mr * reads,
-                              mp * pairs_step + mr * reads_step, fixed, 0, steps)
+        for line in lines:
+            total += _sum_max(*line, 0, steps)
         return total
 
     def decode_run_steps(self, batch: int, pairs: float, reads: float, seconds: float,
@@ -498,8 +536,12 @@ class IterationGroup:
         """The fewest iterations (at most ``limit``) of such a run that take at least ``seconds``
         together, and their seconds (``limit`` and its seconds if even those fall short)."""
         base, lines = self._run_lines(batch, pairs, reads)
+        comm = self._at(batch)[2] if self.tp_overlap else None
 
-        if len(lines) == 1:     # the usual case (attention alone grows with the context)
+        if comm is not None:
+            def total(k: int) -> float:
+                return _overlapped_sum(base, lines, comm, 0, k)
+        elif len(lines) == 1:     # the usual case (attention alone grows with the context)
             line = lines[0]
 
             def total(k: int) -> float:
@@ -509,10 +551,7 @@ class IterationGroup:
                 return base * k + sum(_sum_max(*line, 0, k) for line in lines)
 
         def one(k: int) -> float:   # iteration k's seconds alone
-            total = base
-            for c0, c1, m0, m1, fixed in lines:
-                total += max(c0 + c1 * k, m0 + m1 * k, fixed)
-            return total
+            return _iteration(base, lines, comm, k)
 
         first = one(0)
         if first >= seconds or limit <= 1:
@@ -539,6 +578,45 @@ class IterationGroup:
 
 #: Token counts priced together by :meth:`IterationGroup.seconds` (one vectorised evaluation).
 _CHUNK = 512
+
+
+def _kernels(base: float, lines: list[tuple[float, float, float, float, float]], k: int
+             ) -> float:
+    """Iteration ``k``'s kernel seconds: ``base`` plus each line's roofline at ``k``."""
+    total = base
+    for c0, c1, m0, m1, fixed in lines:
+        total += max(c0 + c1 * k, m0 + m1 * k, fixed)
+    return total
+
+
+def _iteration(base: float, lines: list[tuple[float, float, float, float, float]],
+               comm: float | None, k: int) -> float:
+    """Iteration ``k``'s seconds: its kernels, with overlapped collectives of ``comm`` seconds
+    behind them (:func:`timing`'s rule) unless ``comm`` is None (already in ``base``)."""
+    kernels = _kernels(base, lines, k)
+    if comm is None:
+        return kernels
+    return float(roofline.times(compute_seconds=kernels, communication_seconds=comm,
+                                overlap=True).seconds)
+
+
+def _overlapped_sum(base: float, lines: list[tuple[float, float, float, float, float]],
+                    comm: float, start: int, stop: int) -> float:
+    """``sum(_iteration(base, lines, comm, k) for k in range(start, stop))``, exactly: the
+    kernels' seconds never fall with ``k`` (every slope >= 0), so the iterations the collectives
+    outlast come first; find where the kernels catch up (a bisection), then the collectives'
+    seconds for those before and the kernels' closed-form sum for the rest."""
+    if stop <= start:
+        return 0.0
+    low, high = start, stop          # the first k whose kernels take at least comm
+    while low < high:
+        mid = (low + high) // 2
+        if _kernels(base, lines, mid) >= comm:
+            high = mid
+        else:
+            low = mid + 1
+    return (comm * (low - start) + base * (stop - low)
+            + sum(_sum_max(*line, low, stop) for line in lines))
 
 
 def _sum_max(c0: float, c1: float, m0: float, m1: float, fixed: float, start: int,
@@ -623,9 +701,10 @@ def iteration_shape(m: models.Transformer, weight: DType, kv: DType,
 def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
                     formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
                     split: str, per_op_overhead: float,
-                    ceilings: str = "datasheet") -> IterationGroup:
+                    ceilings: str = "datasheet", tp_overlap: bool = False) -> IterationGroup:
     """The :class:`IterationGroup` of checked arguments (the group itself checked here), its
-    kernels and collectives at ``ceilings`` (:data:`CEILINGS`)."""
+    kernels and collectives at ``ceilings`` (:data:`CEILINGS`), the collectives overlapped
+    or not (``tp_overlap``, :data:`TP_OVERLAP`)."""
     tensor_parallel.check_group(m, chip, n_chips, split)
     weight, kv, _ = formats
     copies = tensor_parallel.copies(m, n_chips, split)
@@ -637,9 +716,10 @@ def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
     comm_two, _ = tensor_parallel.communication_seconds(m, links, n_chips, 2.0, weight)
     return IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
                           per_logit, per_pair, per_read, counts, is_attention,
-                          (comm_one, comm_two - comm_one), network, rates)
+                          (comm_one, comm_two - comm_one), network, rates,
+                          check_tp_overlap(tp_overlap))
 
 
-__all__ = ["CEILINGS", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates",
+__all__ = ["CEILINGS", "TP_OVERLAP", "check_tp_overlap", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates",
            "decode_group", "decode_line", "decode_shape", "iteration_group", "iteration_shape",
            "operation_arrays", "timing"]
