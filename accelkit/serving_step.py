@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from accelkit import chips, collectives, models, roofline, tensor_parallel
+from accelkit import chips, collectives, models, roofline, run_sums, tensor_parallel
 from accelkit.dtypes import DType
 
 
@@ -507,8 +507,8 @@ class IterationGroup:
             return 0.0
         base, lines = self._run_lines(batch, pairs, reads)
         if self.tp_overlap:
-            return _overlapped_sum(base, lines, self._at(batch)[2], start, stop)
-        return base * (stop - start) + sum(_sum_max(*line, start, stop) for line in lines)
+            return run_sums.overlapped_sum(base, lines, self._at(batch)[2], start, stop)
+        return base * (stop - start) + sum(run_sums.sum_max(*line, start, stop) for line in lines)
 
     def run_seconds(self, tokens: int, logits: float, pairs: float, reads: float,
                     pairs_step: float, reads_step: float, steps: int) -> float:
@@ -525,10 +525,10 @@ class IterationGroup:
                   fixed)
                  for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes())]
         if self.tp_overlap:
-            return _overlapped_sum(base, lines, comm, 0, steps)
+            return run_sums.overlapped_sum(base, lines, comm, 0, steps)
         total = base * steps
         for line in lines:
-            total += _sum_max(*line, 0, steps)
+            total += run_sums.sum_max(*line, 0, steps)
         return total
 
     def decode_run_steps(self, batch: int, pairs: float, reads: float, seconds: float,
@@ -540,18 +540,18 @@ class IterationGroup:
 
         if comm is not None:
             def total(k: int) -> float:
-                return _overlapped_sum(base, lines, comm, 0, k)
+                return run_sums.overlapped_sum(base, lines, comm, 0, k)
         elif len(lines) == 1:     # the usual case (attention alone grows with the context)
             line = lines[0]
 
             def total(k: int) -> float:
-                return base * k + _sum_max(*line, 0, k)
+                return base * k + run_sums.sum_max(*line, 0, k)
         else:
             def total(k: int) -> float:
-                return base * k + sum(_sum_max(*line, 0, k) for line in lines)
+                return base * k + sum(run_sums.sum_max(*line, 0, k) for line in lines)
 
         def one(k: int) -> float:   # iteration k's seconds alone
-            return _iteration(base, lines, comm, k)
+            return run_sums.iteration_seconds(base, lines, comm, k)
 
         first = one(0)
         if first >= seconds or limit <= 1:
@@ -578,74 +578,6 @@ class IterationGroup:
 
 #: Token counts priced together by :meth:`IterationGroup.seconds` (one vectorised evaluation).
 _CHUNK = 512
-
-
-def _kernels(base: float, lines: list[tuple[float, float, float, float, float]], k: int
-             ) -> float:
-    """Iteration ``k``'s kernel seconds: ``base`` plus each line's roofline at ``k``."""
-    total = base
-    for c0, c1, m0, m1, fixed in lines:
-        total += max(c0 + c1 * k, m0 + m1 * k, fixed)
-    return total
-
-
-def _iteration(base: float, lines: list[tuple[float, float, float, float, float]],
-               comm: float | None, k: int) -> float:
-    """Iteration ``k``'s seconds: its kernels, with overlapped collectives of ``comm`` seconds
-    behind them (:func:`timing`'s rule) unless ``comm`` is None (already in ``base``)."""
-    kernels = _kernels(base, lines, k)
-    if comm is None:
-        return kernels
-    return float(roofline.times(compute_seconds=kernels, communication_seconds=comm,
-                                overlap=True).seconds)
-
-
-def _overlapped_sum(base: float, lines: list[tuple[float, float, float, float, float]],
-                    comm: float, start: int, stop: int) -> float:
-    """``sum(_iteration(base, lines, comm, k) for k in range(start, stop))``, exactly: the
-    kernels' seconds never fall with ``k`` (every slope >= 0), so the iterations the collectives
-    outlast come first; find where the kernels catch up (a bisection), then the collectives'
-    seconds for those before and the kernels' closed-form sum for the rest."""
-    if stop <= start:
-        return 0.0
-    low, high = start, stop          # the first k whose kernels take at least comm
-    while low < high:
-        mid = (low + high) // 2
-        if _kernels(base, lines, mid) >= comm:
-            high = mid
-        else:
-            low = mid + 1
-    return (comm * (low - start) + base * (stop - low)
-            + sum(_sum_max(*line, low, stop) for line in lines))
-
-
-def _sum_max(c0: float, c1: float, m0: float, m1: float, fixed: float, start: int,
-             stop: int) -> float:
-    """``sum(max(c0 + c1*k, m0 + m1*k, fixed) for k in range(start, stop))``, exactly: the max
-    of lines with slopes >= 0 is piecewise linear, and each piece's integer points are an
-    arithmetic series."""
-    cuts = [start, stop]
-    for a0, a1, b0, b1 in ((c0, c1, m0, m1), (c0, c1, fixed, 0.0), (m0, m1, fixed, 0.0)):
-        if a1 != b1:
-            x = (b0 - a0) / (a1 - b1)        # where the two lines cross
-            if start < x < stop:
-                cuts.append(math.ceil(x))
-    cuts.sort()
-    total = 0.0
-    for lo, hi in zip(cuts, cuts[1:]):
-        if hi <= lo:
-            continue
-        mid = 0.5 * (lo + hi - 1)
-        compute, memory = c0 + c1 * mid, m0 + m1 * mid
-        if compute >= memory and compute >= fixed:
-            a, s = c0, c1
-        elif memory >= fixed:
-            a, s = m0, m1
-        else:
-            a, s = fixed, 0.0
-        m = hi - lo
-        total += a * m + s * (lo + hi - 1) * m / 2.0
-    return total
 
 
 @lru_cache(maxsize=256)
