@@ -20,6 +20,7 @@ batches at the cost of the arithmetic (the searches over batches, the widgets' s
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -27,7 +28,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from accelkit import chips, collectives, models, roofline, run_sums, tensor_parallel
+from accelkit import (chips, collectives, models, roofline, run_sums, serving_kernels,
+                      tensor_parallel)
 from accelkit.dtypes import DType
 
 
@@ -92,18 +94,18 @@ def affine(model: models.Transformer) -> bool:
 
 #: The ceilings a step is priced at: the datasheet's peaks, or what kernels measurably reach
 #: (:meth:`accelkit.chips.Chip.achievable_flops`, ``achievable_hbm_bytes_per_second`` and, for
-#: the collectives, :func:`accelkit.collectives.at_bandwidth`; each with its source).
-CEILINGS = ("datasheet", "achievable")
+#: the collectives, :func:`accelkit.collectives.at_bandwidth`; each with its source), or
+#: ``"kernels"`` (continuous batching's iterations only, :func:`iteration_group`): the
+#: achievable ceilings with the dense layers' matmuls (QKV, attention output, MLP in and down)
+#: at the tile/wave efficiency of their shape, ``tokens × N × K`` per tensor-parallel shard
+#: (:func:`accelkit.mfu.matmul_efficiency`, the model :mod:`accelkit.kernels` prices training
+#: by), which falls for the skinny matmuls of small iterations. The language-model head, the
+#: attention and the routed experts stay at the flat achievable ceiling. The tile is the
+#: model's one (CUTLASS's 128×256 on NVIDIA, the MXU on TPU): libraries pick smaller tiles for a
+#: few tokens (no sourced figure in the catalog), so for iterations of tens of tokens this
+#: prices the matmuls high (a decode of one token reads its weights slower than HBM allows).
+CEILINGS = ("datasheet", "achievable", "kernels")
 
-#: ``tp_overlap``, the serving step's one overlap choice, named as the training step names it
-#: (:attr:`accelkit.frameworks.Framework.tp_overlap`): ``False`` (the default), the group's
-#: tensor-parallel all-reduces wait for each layer's result and add to the step (what
-#: TensorRT-LLM's and vLLM's decode do: a layer's all-reduce needs its output); ``True``, they
-#: run behind the step's kernels and only what is longer than them shows, as XLA's collective
-#: matmul and async collectives (or Transformer Engine's userbuffers) overlap them, and as the
-#: scaling book's serving derivations assume (applied-inference.md: the collectives "can be
-#: overlapped"). Both through :func:`accelkit.roofline.times`.
-TP_OVERLAP = (False, True)
 
 
 def check_tp_overlap(tp_overlap: object) -> bool:
@@ -120,7 +122,7 @@ def chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType,
     """A group's pooled peak FLOP/s (in ``compute_dtype``), HBM bytes/s and HBM bytes: the
     datasheet's, or with ``ceilings="achievable"`` the measured matmul and HBM ceilings."""
     hbm = float(chip.require("hbm_bytes"))
-    if ceilings == "achievable":
+    if ceilings in ("achievable", "kernels"):
         return (n_chips * chip.achievable_flops(compute_dtype),
                 n_chips * chip.achievable_hbm_bytes_per_second, n_chips * hbm)
     if ceilings != "datasheet":
@@ -142,8 +144,8 @@ class Timing(NamedTuple):
     n_operations: int                     # kernels in the step (one per operation occurrence)
 
 
-def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray, peak: float,
-            bandwidth: float, per_op_overhead: float,
+def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray,
+            peak: float | np.ndarray, bandwidth: float, per_op_overhead: float,
             communication: float | np.ndarray, tp_overlap: bool = False) -> Timing:
     """A step's time from its operations' FLOPs and bytes (one row per operation; columns, if
     any, are batches): the rule every step here is priced by. ``tp_overlap`` (:data:`TP_OVERLAP`
@@ -316,7 +318,19 @@ class IterationGroup:
     network: str
     rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
     tp_overlap: bool = False               # the collectives behind the kernels (TP_OVERLAP)
+    # ceilings="kernels": (operation index, N, K) of each matmul priced by its shape
+    shaped: tuple[tuple[int, int, int], ...] = ()
     _parts: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def peaks(self, tokens: float | np.ndarray) -> float | np.ndarray:
+        """The FLOP/s each operation runs at in an iteration of ``tokens`` new tokens (an array
+        of counts: one column each): the group's peak, times the tile/wave efficiency of its
+        shape for the :data:`accelkit.serving_kernels.SHAPED_MATMULS` under ``ceilings="kernels"``."""
+        peak = self.rates[0]
+        if not self.shaped:
+            return peak
+        return peak * serving_kernels.efficiencies(self.chip, self.formats[2], self.shaped,
+                                                   len(self.counts), tokens)
 
     def pairs(self, tokens: float, context: float) -> float:
         """Attention's (query, key) pairs of one sequence adding ``tokens`` after ``context``
@@ -347,9 +361,10 @@ class IterationGroup:
     def timing(self, tokens: int, logits: float, pairs: float, reads: float) -> Timing:
         """The iteration's :class:`Timing` by :func:`timing`, the rule every step is priced by."""
         flops, moved = self.arrays(tokens, logits, pairs, reads)
-        peak, bandwidth, _ = self.rates
+        _, bandwidth, _ = self.rates
         one, further = self.communication
-        return timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
+        return timing(flops, moved, self.counts, self.peaks(tokens), bandwidth,
+                      self.per_op_overhead,
                       one + further * (tokens - 1.0), self.tp_overlap)
 
     def seconds_many(self, tokens: np.ndarray, logits: np.ndarray, pairs: np.ndarray,
@@ -370,10 +385,11 @@ class IterationGroup:
                                (reads - tokens, self.per_read)):
             flops = flops + f[:, None] * amount
             moved = moved + b[:, None] * amount
-        peak, bandwidth, _ = self.rates
+        _, bandwidth, _ = self.rates
         one, further = self.communication
-        return np.asarray(timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
-                                 one + further * (tokens - 1.0), self.tp_overlap).seconds)
+        return np.asarray(timing(flops, moved, self.counts, self.peaks(tokens), bandwidth,
+                                 self.per_op_overhead, one + further * (tokens - 1.0),
+                                 self.tp_overlap).seconds)
 
     # -- the same rule, fast: what a simulator calls per iteration ---------------------------
 
@@ -407,7 +423,9 @@ class IterationGroup:
         varies = self._varies()
         peak, bandwidth, _ = self.rates
         fixed = self.counts * self.per_op_overhead
-        rest = roofline.times(compute_seconds=flops[~varies] / peak,
+        shaped = self.peaks(tokens)      # the varying operations are never shaped
+        rest = roofline.times(compute_seconds=flops[~varies] / (
+                                  shaped[~varies] if isinstance(shaped, np.ndarray) else peak),
                               memory_seconds=moved[~varies] / bandwidth,
                               overhead_seconds=fixed[~varies][:, None], overlap=True)
         one, further = self.communication
@@ -643,13 +661,17 @@ def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
     line, per_logit, per_pair, per_read, is_attention, counts = iteration_shape(
         m, weight, kv, conventions, copies)
     rates = chip_rates(chip, n_chips, formats[2], ceilings)
-    links = collectives.at_bandwidth(chip, ceilings)
+    links = collectives.at_bandwidth(chip, "achievable" if ceilings == "kernels" else ceilings)
     comm_one, network = tensor_parallel.communication_seconds(m, links, n_chips, 1.0, weight)
     comm_two, _ = tensor_parallel.communication_seconds(m, links, n_chips, 2.0, weight)
-    return IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
-                          per_logit, per_pair, per_read, counts, is_attention,
-                          (comm_one, comm_two - comm_one), network, rates,
-                          check_tp_overlap(tp_overlap))
+    group = IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
+                           per_logit, per_pair, per_read, counts, is_attention,
+                           (comm_one, comm_two - comm_one), network, rates,
+                           check_tp_overlap(tp_overlap))
+    if ceilings != "kernels":
+        return group
+    return dataclasses.replace(group, shaped=serving_kernels.shaped_matmuls(
+        m, n_chips, weight, kv, group._varies()))
 
 
 __all__ = ["CEILINGS", "TP_OVERLAP", "check_tp_overlap", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates",

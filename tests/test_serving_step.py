@@ -250,3 +250,47 @@ def test_tp_overlap_is_checked():
     with pytest.raises(TypeError, match="tp_overlap"):
         ak.serving.simulate("llama-3-8b", "H100", arrival_rate=1.0, requests=10,
                             prompt_tokens=10, output_tokens=10, tp_overlap=1)
+
+
+@pytest.mark.parametrize("model, chip, n", [("llama-2-70b", "H100", 2), ("llama-3-70b", "TPU v5e", 16),
+                                            ("mixtral-8x7b", "H100", 2)])
+def test_the_kernels_ceiling_prices_skinny_matmuls_by_their_shape_in_every_path(model, chip, n):
+    """ceilings="kernels": the dense matmuls run at the achievable ceiling times
+    mfu.matmul_efficiency of their shape (tokens x N x K per shard), so an iteration never takes
+    less than at the flat achievable ceiling, much more where its few tokens fill a tile badly,
+    and seconds, seconds_many and the closed-form runs equal timing() under it."""
+    m, c = ak.models.get(model), ak.chips.get(chip)
+    formats = _formats(chip)
+    g = serving_step.iteration_group(m, c, n, formats, CONVENTIONS[0], "even", 0.0, "kernels")
+    flat = serving_step.iteration_group(m, c, n, formats, CONVENTIONS[0], "even", 0.0,
+                                        "achievable")
+    varies = np.any([*g.per_logit, *g.per_pair, *g.per_read], axis=0) != 0
+    assert g.shaped and not any(varies[i] for i, _, _ in g.shaped)  # the token part alone
+    shapes = {s.name: s for s in ak.mfu.layer_matmuls(m, 1, tp=n)}
+    i, big_n, big_k = g.shaped[0]
+    assert (big_n, big_k) == (shapes["qkv_proj"].N, shapes["qkv_proj"].K)
+    for tokens in (1, 150, 1000, 5000):
+        totals = (tokens, tokens, tokens * 600.0, tokens * 600.0)
+        peaks = g.peaks(tokens)
+        assert peaks[i] == pytest.approx(flat.rates[0] * ak.mfu.matmul_efficiency(
+            c, tokens, big_n, big_k, formats[2]))
+        assert g.seconds(*totals) == pytest.approx(float(g.timing(*totals).seconds), rel=1e-12)
+        assert g.seconds(*totals) >= flat.seconds(*totals) * (1 - 1e-12)
+    tokens = np.array([1, 9, 250, 1300, 4097])
+    many = g.seconds_many(tokens, tokens, tokens * 700.0, tokens * 650.0)
+    for j, t in enumerate(tokens.tolist()):
+        assert many[j] == pytest.approx(g.seconds(t, t, t * 700.0, t * 650.0), rel=1e-12)
+    batch, first = 150, 150 * 400
+    steps = [g.seconds(batch, batch, first + batch * k, first + batch * k) for k in range(300)]
+    assert g.decode_run_seconds(batch, first, first, 0, 300) == pytest.approx(sum(steps),
+                                                                              rel=1e-10)
+    if model == "llama-2-70b":   # 150 tokens fill two 128-row tiles: well below the ceiling
+        assert g.seconds(150, 150, 150 * 600.0, 150 * 600.0) > 1.3 * flat.seconds(
+            150, 150, 150 * 600.0, 150 * 600.0)
+
+
+def test_the_kernels_ceiling_is_for_iterations_and_named():
+    assert "kernels" in serving_step.CEILINGS
+    with pytest.raises(ValueError, match="ceilings"):
+        ak.serving.simulate("llama-3-8b", "H100", arrival_rate=1.0, requests=5, prompt_tokens=10,
+                            output_tokens=5, ceilings="measured")
