@@ -671,7 +671,7 @@ def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
     if ceilings != "kernels":
         return group
     return dataclasses.replace(group, shaped=serving_kernels.shaped_matmuls(
-        m, n_chips, weight, kv, group._varies()))
+        m, n_chips, weight, kv, np.any([*per_logit, *per_pair, *per_read], axis=0) != 0))
 
 
 __all__ = ["CEILINGS", "TP_OVERLAP", "check_tp_overlap", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates",
