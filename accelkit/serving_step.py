@@ -96,16 +96,27 @@ def affine(model: models.Transformer) -> bool:
 #: (:meth:`accelkit.chips.Chip.achievable_flops`, ``achievable_hbm_bytes_per_second`` and, for
 #: the collectives, :func:`accelkit.collectives.at_bandwidth`; each with its source), or
 #: ``"kernels"`` (continuous batching's iterations only, :func:`iteration_group`): the
-#: achievable ceilings with the dense layers' matmuls (QKV, attention output, MLP in and down)
-#: at the tile/wave efficiency of their shape, ``tokens × N × K`` per tensor-parallel shard
-#: (:func:`accelkit.mfu.matmul_efficiency`, the model :mod:`accelkit.kernels` prices training
-#: by), which falls for the skinny matmuls of small iterations. The language-model head, the
-#: attention and the routed experts stay at the flat achievable ceiling. The tile is the
+#: achievable ceilings with the layers' matmuls (QKV, attention output, MLP or routed experts
+#: in and down) at the tile/wave efficiency of their shape, ``tokens × N × K`` per
+#: tensor-parallel shard, each routed expert its share of the tokens
+#: (:mod:`accelkit.serving_kernels`; :func:`accelkit.mfu.matmul_efficiency`, the model
+#: :mod:`accelkit.kernels` prices training by), which falls for the skinny matmuls of small
+#: iterations. The language-model head and the attention stay at the flat achievable
+#: ceiling. The tile is the
 #: model's one (CUTLASS's 128×256 on NVIDIA, the MXU on TPU): libraries pick smaller tiles for a
 #: few tokens (no sourced figure in the catalog), so for iterations of tens of tokens this
 #: prices the matmuls high (a decode of one token reads its weights slower than HBM allows).
 CEILINGS = ("datasheet", "achievable", "kernels")
 
+#: ``tp_overlap``, the serving step's one overlap choice, named as the training step names it
+#: (:attr:`accelkit.frameworks.Framework.tp_overlap`): ``False`` (the default), the group's
+#: tensor-parallel all-reduces wait for each layer's result and add to the step (what
+#: TensorRT-LLM's and vLLM's decode do: a layer's all-reduce needs its output); ``True``, they
+#: run behind the step's kernels and only what is longer than them shows, as XLA's collective
+#: matmul and async collectives (or Transformer Engine's userbuffers) overlap them, and as the
+#: scaling book's serving derivations assume (applied-inference.md: the collectives "can be
+#: overlapped"). Both through :func:`accelkit.roofline.times`.
+TP_OVERLAP = (False, True)
 
 
 def check_tp_overlap(tp_overlap: object) -> bool:
@@ -318,8 +329,8 @@ class IterationGroup:
     network: str
     rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
     tp_overlap: bool = False               # the collectives behind the kernels (TP_OVERLAP)
-    # ceilings="kernels": (operation index, N, K) of each matmul priced by its shape
-    shaped: tuple[tuple[int, int, int], ...] = ()
+    # ceilings="kernels": each matmul priced by its shape (serving_kernels.Shaped)
+    shaped: tuple[serving_kernels.Shaped, ...] = ()
     _parts: dict = field(default_factory=dict, compare=False, repr=False)
 
     def peaks(self, tokens: float | np.ndarray) -> float | np.ndarray:
