@@ -22,9 +22,13 @@ Conventions:
   the arithmetic and the weight and KV reads and pool their HBM, and each layer pays two
   all-reduces of the activations, ``batch · tokens · d_model`` values in the activation format
   (after attention and after the MLP), costed by :func:`accelkit.collectives.all_reduce` over
-  the group (on a TPU, over the torus shape of the slice it is bought as). They sit on the critical path (not overlapped with compute) and are added to
-  ``seconds`` as ``communication_seconds``. At small batch they are latency-bound (about 1 µs per ICI hop, or
-  NCCL's per-step latencies on NVLink), which is why the scaling book finds tensor parallelism
+  the group (on a TPU, over the torus shape of the slice it is bought as): their time is
+  ``communication_seconds``. By default (``tp_overlap=False``) they sit on the critical path
+  and add to ``seconds``; ``tp_overlap=True`` runs them behind the step's kernels, as XLA's
+  collective matmul does and the scaling book's serving derivations assume, so only what
+  outlasts the kernels shows (:data:`accelkit.serving_step.TP_OVERLAP`; the training step's
+  choice of the same name, :mod:`accelkit.frameworks`). At small batch they are
+  latency-bound (about 1 µs per ICI hop, or NCCL's per-step latencies on NVLink), which is why the scaling book finds tensor parallelism
   for LLaMA 3-70B on TPU v5e turns communication-bound beyond about 16 chips
   (applied-inference.md).
 * **Mixtures of experts** (models with ``active_params``): the FLOPs follow the experts each
@@ -289,7 +293,7 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
             require_fit: bool = False, attention_mask: str = "causal",
             softmax_flops: bool = True, kv_write: bool = True, overhead: bool = False,
             overhead_seconds: float | None = None,
-            kv_cache_split: str = "even") -> InferenceResult:
+            kv_cache_split: str = "even", tp_overlap: bool = False) -> InferenceResult:
     """Process ``batch`` prompts of ``prompt_tokens`` tokens, writing the KV cache.
 
     Args:
@@ -307,6 +311,9 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
             the cost per operation. Off by default.
         kv_cache_split: ``"even"`` or ``"heads"``: how the group splits the cache (module
             docstring).
+        tp_overlap: the group's all-reduces behind the step's kernels (``True``: as XLA's
+            collective matmul does and the scaling book assumes) or on the critical path
+            (``False``, the default): :data:`accelkit.serving_step.TP_OVERLAP`.
     Returns:
         An :class:`InferenceResult` (``tokens_per_second`` counts prompt tokens).
     Raises:
@@ -331,7 +338,8 @@ def prefill(model: str | models.Model, chip: str | chips.Chip, n_chips: int = 1,
     communication, network = tensor_parallel.communication_seconds(
         m, the_chip, n_chips, batch * prompt_tokens, weight_dtype)
     peak, bandwidth, _ = serving_step.chip_rates(the_chip, n_chips, compute_dtype)
-    t = serving_step.timing(flops, moved, counts, peak, bandwidth, per_op, communication)
+    t = serving_step.timing(flops, moved, counts, peak, bandwidth, per_op, communication,
+                            serving_step.check_tp_overlap(tp_overlap))
     return _result("prefill", m, the_chip, n_chips, batch, prompt_tokens, prompt_tokens,
                    (weight_dtype, kv_dtype, compute_dtype), flops, moved, is_attention, t,
                    network, require_fit, (mask, softmax, write), split)
@@ -343,12 +351,13 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
                 require_fit: bool = False, attention_mask: str = "causal",
                 softmax_flops: bool = True, kv_write: bool = True, overhead: bool = False,
                 overhead_seconds: float | None = None,
-                kv_cache_split: str = "even") -> InferenceResult:
+                kv_cache_split: str = "even", tp_overlap: bool = False) -> InferenceResult:
     """Generate one token for each of ``batch`` sequences holding ``context_tokens`` in cache.
 
     Formats, ``n_chips`` (one tensor-parallel group inside the scale-up domain, whose two
     all-reduces per layer of ``batch · d_model`` activations are ``communication_seconds``),
-    ``kv_cache_split`` and the attention options as :func:`prefill`: ``kv_dtype=None`` follows
+    ``kv_cache_split``, ``tp_overlap`` and the attention options as :func:`prefill`:
+    ``kv_dtype=None`` follows
     :func:`accelkit.dtypes.activation_dtype` of ``weight_dtype``; the arithmetic is bf16.
     ``overhead=True`` charges each of the step's kernels at least the fixed per-operation cost
     (as :func:`prefill`): a small model's batch-1 decode then shows ``bound="overhead"``.
@@ -372,7 +381,8 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
     per_op = overhead_per_operation(overhead, overhead_seconds)
     formats, conventions = (weight_dtype, kv_dtype, compute_dtype), (mask, softmax, write)
     group = serving_step.decode_group(m, the_chip, n_chips, context, formats, conventions,
-                                      tensor_parallel.check_split(kv_cache_split), per_op)
+                                      tensor_parallel.check_split(kv_cache_split), per_op,
+                                      tp_overlap)
     flops, moved, t = group.timing(batch)
     return _result("decode", m, the_chip, n_chips, batch, 1, context + 1, formats, flops, moved,
                    group.is_attention, t, group.network, require_fit, conventions, group.split)
@@ -382,7 +392,8 @@ def decode_seconds(model: str | models.Model, chip: str | chips.Chip, n_chips: i
                    context_tokens: int = 2048, weight_dtype: DType = "bf16",
                    kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
                    overhead: bool = False, overhead_seconds: float | None = None,
-                   kv_cache_split: str = "even") -> Callable[[int], float]:
+                   kv_cache_split: str = "even", tp_overlap: bool = False
+                   ) -> Callable[[int], float]:
     """``batch -> decode_step(model, chip, n_chips, batch, context_tokens, ...).seconds``, for
     searches over the batch (:func:`best_batch`, :func:`accelkit.capacity.plan`).
 
@@ -401,7 +412,8 @@ def decode_seconds(model: str | models.Model, chip: str | chips.Chip, n_chips: i
     group = serving_step.decode_group(m, the_chip, n_chips, context, formats,
                                       ("causal", True, True),
                                       tensor_parallel.check_split(kv_cache_split),
-                                      overhead_per_operation(overhead, overhead_seconds))
+                                      overhead_per_operation(overhead, overhead_seconds),
+                                      tp_overlap)
 
     def seconds(batch: int) -> float:
         batch = _validate.positive_int("batch", batch, maximum=MAX_BATCH)

@@ -20,6 +20,7 @@ batches at the cost of the arithmetic (the searches over batches, the widgets' s
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -27,7 +28,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from accelkit import chips, collectives, models, roofline, tensor_parallel
+from accelkit import (chips, collectives, models, roofline, run_sums, serving_kernels,
+                      tensor_parallel)
 from accelkit.dtypes import DType
 
 
@@ -92,8 +94,38 @@ def affine(model: models.Transformer) -> bool:
 
 #: The ceilings a step is priced at: the datasheet's peaks, or what kernels measurably reach
 #: (:meth:`accelkit.chips.Chip.achievable_flops`, ``achievable_hbm_bytes_per_second`` and, for
-#: the collectives, :func:`accelkit.collectives.at_bandwidth`; each with its source).
-CEILINGS = ("datasheet", "achievable")
+#: the collectives, :func:`accelkit.collectives.at_bandwidth`; each with its source), or
+#: ``"kernels"`` (continuous batching's iterations only, :func:`iteration_group`): the
+#: achievable ceilings with the layers' matmuls (QKV, attention output, MLP or routed experts
+#: in and down) at the tile/wave efficiency of their shape, ``tokens × N × K`` per
+#: tensor-parallel shard, each routed expert its share of the tokens
+#: (:mod:`accelkit.serving_kernels`; :func:`accelkit.mfu.matmul_efficiency`, the model
+#: :mod:`accelkit.kernels` prices training by), which falls for the skinny matmuls of small
+#: iterations. The language-model head and the attention stay at the flat achievable
+#: ceiling. The tile is the
+#: model's one (CUTLASS's 128×256 on NVIDIA, the MXU on TPU): libraries pick smaller tiles for a
+#: few tokens (no sourced figure in the catalog), so for iterations of tens of tokens this
+#: prices the matmuls high (a decode of one token reads its weights slower than HBM allows).
+CEILINGS = ("datasheet", "achievable", "kernels")
+
+#: ``tp_overlap``, the serving step's one overlap choice, named as the training step names it
+#: (:attr:`accelkit.frameworks.Framework.tp_overlap`): ``False`` (the default), the group's
+#: tensor-parallel all-reduces wait for each layer's result and add to the step (what
+#: TensorRT-LLM's and vLLM's decode do: a layer's all-reduce needs its output); ``True``, they
+#: run behind the step's kernels and only what is longer than them shows, as XLA's collective
+#: matmul and async collectives (or Transformer Engine's userbuffers) overlap them, and as the
+#: scaling book's serving derivations assume (applied-inference.md: the collectives "can be
+#: overlapped"). Both through :func:`accelkit.roofline.times`.
+TP_OVERLAP = (False, True)
+
+
+def check_tp_overlap(tp_overlap: object) -> bool:
+    """``tp_overlap`` checked: True or False (:data:`TP_OVERLAP`)."""
+    if not isinstance(tp_overlap, bool):
+        raise TypeError(f"tp_overlap must be True (tensor-parallel all-reduces behind the "
+                        f"kernels) or False (on the critical path), got "
+                        f"{type(tp_overlap).__name__} {tp_overlap!r}")
+    return tp_overlap
 
 
 def chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType,
@@ -101,7 +133,7 @@ def chip_rates(chip: chips.Chip, n_chips: int, compute_dtype: DType,
     """A group's pooled peak FLOP/s (in ``compute_dtype``), HBM bytes/s and HBM bytes: the
     datasheet's, or with ``ceilings="achievable"`` the measured matmul and HBM ceilings."""
     hbm = float(chip.require("hbm_bytes"))
-    if ceilings == "achievable":
+    if ceilings in ("achievable", "kernels"):
         return (n_chips * chip.achievable_flops(compute_dtype),
                 n_chips * chip.achievable_hbm_bytes_per_second, n_chips * hbm)
     if ceilings != "datasheet":
@@ -123,11 +155,12 @@ class Timing(NamedTuple):
     n_operations: int                     # kernels in the step (one per operation occurrence)
 
 
-def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray, peak: float,
-            bandwidth: float, per_op_overhead: float,
-            communication: float | np.ndarray) -> Timing:
+def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray,
+            peak: float | np.ndarray, bandwidth: float, per_op_overhead: float,
+            communication: float | np.ndarray, tp_overlap: bool = False) -> Timing:
     """A step's time from its operations' FLOPs and bytes (one row per operation; columns, if
-    any, are batches): the rule every step here is priced by."""
+    any, are batches): the rule every step here is priced by. ``tp_overlap`` (:data:`TP_OVERLAP`
+    says what each choice means) hides the tensor-parallel collectives behind the kernels."""
     # Each operation: its arithmetic and its memory traffic overlap (the roofline), and each
     # occurrence's launch overlaps the previous kernel's run, so it costs at least the fixed
     # per-operation cost (roofline.operations_time's rule; on a TP group every chip launches
@@ -140,9 +173,10 @@ def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray, peak: float
     device = kernels if not per_op_overhead else np.asarray(roofline.times(
         compute_seconds=launched.compute_seconds, memory_seconds=launched.memory_seconds,
         overlap=True).seconds).sum(axis=0)
-    # The tensor-parallel collectives wait for the layer's result: on the critical path.
+    # The tensor-parallel collectives wait for the layer's result (on the critical path), or,
+    # with tp_overlap, run behind the kernels as a framework that overlaps them does.
     seconds = roofline.times(compute_seconds=kernels, communication_seconds=communication,
-                             overlap=False).seconds
+                             overlap=tp_overlap).seconds
     return Timing(np.asarray(launched.compute_seconds).sum(axis=0),
                    np.asarray(launched.memory_seconds).sum(axis=0),
                    device, kernels, float(counts.sum()) * per_op_overhead, communication,
@@ -194,6 +228,7 @@ class DecodeGroup:
     communication: tuple[float, float]     # seconds for one new token, and for each further one
     network: str
     rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
+    tp_overlap: bool = False               # the collectives behind the kernels (TP_OVERLAP)
 
     def arrays(self, batch: int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per-operation FLOPs and bytes at ``batch`` (an array of batches: one column each)."""
@@ -221,13 +256,14 @@ class DecodeGroup:
         one, further = self.communication
         communication = one + further * (batch - 1.0)  # a float, or one per batch
         return flops, moved, timing(flops, moved, self.counts, peak, bandwidth,
-                                    self.per_op_overhead, communication)
+                                    self.per_op_overhead, communication, self.tp_overlap)
 
 
 def decode_group(m: models.Transformer, chip: chips.Chip, n_chips: int, context: int,
                  formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
-                 split: str, per_op_overhead: float) -> DecodeGroup:
-    """The :class:`DecodeGroup` of checked arguments (the group itself checked here)."""
+                 split: str, per_op_overhead: float, tp_overlap: bool = False) -> DecodeGroup:
+    """The :class:`DecodeGroup` of checked arguments (the group itself checked here);
+    ``tp_overlap`` as :data:`TP_OVERLAP`."""
     tensor_parallel.check_group(m, chip, n_chips, split)
     weight, kv, _ = formats
     line, is_attention, counts = decode_shape(m, context, weight, kv, conventions,
@@ -236,7 +272,7 @@ def decode_group(m: models.Transformer, chip: chips.Chip, n_chips: int, context:
     two, _ = tensor_parallel.communication_seconds(m, chip, n_chips, 2.0, weight)
     return DecodeGroup(m, chip, n_chips, context, formats, conventions, split, per_op_overhead,
                        line, is_attention, counts, (one, two - one), network,
-                       chip_rates(chip, n_chips, formats[2]))
+                       chip_rates(chip, n_chips, formats[2]), check_tp_overlap(tp_overlap))
 
 
 # -- one iteration of continuous batching ---------------------------------------------------
@@ -292,7 +328,20 @@ class IterationGroup:
     communication: tuple[float, float]     # seconds for one new token, and for each further one
     network: str
     rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
+    tp_overlap: bool = False               # the collectives behind the kernels (TP_OVERLAP)
+    # ceilings="kernels": each matmul priced by its shape (serving_kernels.Shaped)
+    shaped: tuple[serving_kernels.Shaped, ...] = ()
     _parts: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def peaks(self, tokens: float | np.ndarray) -> float | np.ndarray:
+        """The FLOP/s each operation runs at in an iteration of ``tokens`` new tokens (an array
+        of counts: one column each): the group's peak, times the tile/wave efficiency of its
+        shape for the :data:`accelkit.serving_kernels.SHAPED_MATMULS` under ``ceilings="kernels"``."""
+        peak = self.rates[0]
+        if not self.shaped:
+            return peak
+        return peak * serving_kernels.efficiencies(self.chip, self.formats[2], self.shaped,
+                                                   len(self.counts), tokens)
 
     def pairs(self, tokens: float, context: float) -> float:
         """Attention's (query, key) pairs of one sequence adding ``tokens`` after ``context``
@@ -323,10 +372,11 @@ class IterationGroup:
     def timing(self, tokens: int, logits: float, pairs: float, reads: float) -> Timing:
         """The iteration's :class:`Timing` by :func:`timing`, the rule every step is priced by."""
         flops, moved = self.arrays(tokens, logits, pairs, reads)
-        peak, bandwidth, _ = self.rates
+        _, bandwidth, _ = self.rates
         one, further = self.communication
-        return timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
-                      one + further * (tokens - 1.0))
+        return timing(flops, moved, self.counts, self.peaks(tokens), bandwidth,
+                      self.per_op_overhead,
+                      one + further * (tokens - 1.0), self.tp_overlap)
 
     def seconds_many(self, tokens: np.ndarray, logits: np.ndarray, pairs: np.ndarray,
                      reads: np.ndarray) -> np.ndarray:
@@ -346,10 +396,11 @@ class IterationGroup:
                                (reads - tokens, self.per_read)):
             flops = flops + f[:, None] * amount
             moved = moved + b[:, None] * amount
-        peak, bandwidth, _ = self.rates
+        _, bandwidth, _ = self.rates
         one, further = self.communication
-        return np.asarray(timing(flops, moved, self.counts, peak, bandwidth, self.per_op_overhead,
-                                 one + further * (tokens - 1.0)).seconds)
+        return np.asarray(timing(flops, moved, self.counts, self.peaks(tokens), bandwidth,
+                                 self.per_op_overhead, one + further * (tokens - 1.0),
+                                 self.tp_overlap).seconds)
 
     # -- the same rule, fast: what a simulator calls per iteration ---------------------------
 
@@ -358,11 +409,14 @@ class IterationGroup:
         return np.any([self.per_logit[0], self.per_logit[1], self.per_pair[0],
                        self.per_pair[1], self.per_read[0], self.per_read[1]], axis=0) != 0
 
-    def _chunk(self, index: int) -> tuple[list[float], list[tuple[list[float], list[float]]]]:
+    def _chunk(self, index: int) -> tuple[list[float], list[tuple[list[float], list[float]]],
+                                          list[float]]:
         """For token counts ``index·CHUNK`` to ``(index + 1)·CHUNK - 1``: the seconds of the
-        operations that depend on the token count alone, with the collectives (the rule of
-        :func:`timing`, one vectorised call), and for each other operation its compute and
-        memory seconds at the token part less its lines in the other totals (kept)."""
+        operations that depend on the token count alone, with the collectives unless they are
+        overlapped (the rule of :func:`timing`, one vectorised call), for each other operation
+        its compute and
+        memory seconds at the token part less its lines in the other totals, and the
+        collectives' seconds (kept)."""
         found = self._parts.get(index)
         if found is not None:
             return found
@@ -380,11 +434,16 @@ class IterationGroup:
         varies = self._varies()
         peak, bandwidth, _ = self.rates
         fixed = self.counts * self.per_op_overhead
-        rest = roofline.times(compute_seconds=flops[~varies] / peak,
+        shaped = self.peaks(tokens)      # the varying operations are never shaped
+        rest = roofline.times(compute_seconds=flops[~varies] / (
+                                  shaped[~varies] if isinstance(shaped, np.ndarray) else peak),
                               memory_seconds=moved[~varies] / bandwidth,
                               overhead_seconds=fixed[~varies][:, None], overlap=True)
         one, further = self.communication
-        base = np.asarray(rest.seconds).sum(axis=0) + (one + further * (tokens - 1.0))
+        comm = one + further * (tokens - 1.0)
+        base = np.asarray(rest.seconds).sum(axis=0)
+        if not self.tp_overlap:   # on the critical path: a part of every iteration's sum
+            base = base + comm
         others = []
         for i in np.flatnonzero(varies):
             slope_f = self.per_logit[0][i] + self.per_pair[0][i] + self.per_read[0][i]
@@ -394,7 +453,7 @@ class IterationGroup:
         if len(self._parts) > 4096:
             self._parts.clear()
         # kept as Python floats: a simulator reads one entry per iteration
-        self._parts[index] = found = (base.tolist(), others)
+        self._parts[index] = found = (base.tolist(), others, comm.tolist())
         return found
 
     def _moe_line(self) -> tuple[int, tuple[np.ndarray, ...]]:
@@ -429,27 +488,30 @@ class IterationGroup:
             self._parts["slopes"] = found
         return found
 
-    def _at(self, tokens: int) -> tuple[float, list[tuple[float, float]]]:
-        base, others = self._chunk(tokens // _CHUNK)
+    def _at(self, tokens: int) -> tuple[float, list[tuple[float, float]], float]:
+        base, others, comm = self._chunk(tokens // _CHUNK)
         j = tokens % _CHUNK
-        return base[j], [(c[j], m[j]) for c, m in others]
+        return base[j], [(c[j], m[j]) for c, m in others], comm[j]
 
     def seconds(self, tokens: int, logits: float, pairs: float, reads: float) -> float:
         """The iteration's seconds, as :meth:`timing` gives them (the same rule: what depends
         on the token count alone is evaluated for many counts at once and kept)."""
-        bases, others = self._chunk(tokens // _CHUNK)
+        bases, others, comm = self._chunk(tokens // _CHUNK)
         j = tokens % _CHUNK
         total = bases[j]
         for (cs, ms), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
             total += max(cs[j] + cl * logits + cp * pairs + cr * reads,
                          ms[j] + ml * logits + mp * pairs + mr * reads, fixed)
+        if self.tp_overlap:   # the collectives behind the kernels: :func:`timing`'s rule
+            return float(roofline.times(compute_seconds=total, communication_seconds=comm[j],
+                                        overlap=True).seconds)
         return total
 
     def _run_lines(self, batch: int, pairs: float, reads: float
                    ) -> tuple[float, list[tuple[float, float, float, float, float]]]:
         """A pure-decode run: the seconds every iteration shares, and per other operation its
         compute and memory seconds as lines in the iteration index, and its fixed cost."""
-        bases, others = self._chunk(batch // _CHUNK)
+        bases, others, _ = self._chunk(batch // _CHUNK)
         j = batch % _CHUNK
         base = bases[j]
         lines = []
@@ -473,7 +535,9 @@ class IterationGroup:
         if stop <= start:
             return 0.0
         base, lines = self._run_lines(batch, pairs, reads)
-        return base * (stop - start) + sum(_sum_max(*line, start, stop) for line in lines)
+        if self.tp_overlap:
+            return run_sums.overlapped_sum(base, lines, self._at(batch)[2], start, stop)
+        return base * (stop - start) + sum(run_sums.sum_max(*line, start, stop) for line in lines)
 
     def run_seconds(self, tokens: int, logits: float, pairs: float, reads: float,
                     pairs_step: float, reads_step: float, steps: int) -> float:
@@ -484,13 +548,16 @@ class IterationGroup:
         them, in closed form."""
         if steps <= 0:
             return 0.0
-        base, others = self._at(tokens)
+        base, others, comm = self._at(tokens)
+        lines = [(c0 + cl * logits + cp * pairs + cr * reads, cp * pairs_step + cr * reads_step,
+                  m0 + ml * logits + mp * pairs + mr * reads, mp * pairs_step + mr * reads_step,
+                  fixed)
+                 for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes())]
+        if self.tp_overlap:
+            return run_sums.overlapped_sum(base, lines, comm, 0, steps)
         total = base * steps
-        for (c0, m0), (cl, cp, cr, ml, mp, mr, fixed) in zip(others, self._slopes()):
-            total += _sum_max(c0 + cl * logits + cp * pairs + cr * reads,
-                              cp * pairs_step + cr * reads_step,
-                              m0 + ml * logits + mp * pairs + mr * reads,
-                              mp * pairs_step + mr * reads_step, fixed, 0, steps)
+        for line in lines:
+            total += run_sums.sum_max(*line, 0, steps)
         return total
 
     def decode_run_steps(self, batch: int, pairs: float, reads: float, seconds: float,
@@ -498,21 +565,22 @@ class IterationGroup:
         """The fewest iterations (at most ``limit``) of such a run that take at least ``seconds``
         together, and their seconds (``limit`` and its seconds if even those fall short)."""
         base, lines = self._run_lines(batch, pairs, reads)
+        comm = self._at(batch)[2] if self.tp_overlap else None
 
-        if len(lines) == 1:     # the usual case (attention alone grows with the context)
+        if comm is not None:
+            def total(k: int) -> float:
+                return run_sums.overlapped_sum(base, lines, comm, 0, k)
+        elif len(lines) == 1:     # the usual case (attention alone grows with the context)
             line = lines[0]
 
             def total(k: int) -> float:
-                return base * k + _sum_max(*line, 0, k)
+                return base * k + run_sums.sum_max(*line, 0, k)
         else:
             def total(k: int) -> float:
-                return base * k + sum(_sum_max(*line, 0, k) for line in lines)
+                return base * k + sum(run_sums.sum_max(*line, 0, k) for line in lines)
 
         def one(k: int) -> float:   # iteration k's seconds alone
-            total = base
-            for c0, c1, m0, m1, fixed in lines:
-                total += max(c0 + c1 * k, m0 + m1 * k, fixed)
-            return total
+            return run_sums.iteration_seconds(base, lines, comm, k)
 
         first = one(0)
         if first >= seconds or limit <= 1:
@@ -539,35 +607,6 @@ class IterationGroup:
 
 #: Token counts priced together by :meth:`IterationGroup.seconds` (one vectorised evaluation).
 _CHUNK = 512
-
-
-def _sum_max(c0: float, c1: float, m0: float, m1: float, fixed: float, start: int,
-             stop: int) -> float:
-    """``sum(max(c0 + c1*k, m0 + m1*k, fixed) for k in range(start, stop))``, exactly: the max
-    of lines with slopes >= 0 is piecewise linear, and each piece's integer points are an
-    arithmetic series."""
-    cuts = [start, stop]
-    for a0, a1, b0, b1 in ((c0, c1, m0, m1), (c0, c1, fixed, 0.0), (m0, m1, fixed, 0.0)):
-        if a1 != b1:
-            x = (b0 - a0) / (a1 - b1)        # where the two lines cross
-            if start < x < stop:
-                cuts.append(math.ceil(x))
-    cuts.sort()
-    total = 0.0
-    for lo, hi in zip(cuts, cuts[1:]):
-        if hi <= lo:
-            continue
-        mid = 0.5 * (lo + hi - 1)
-        compute, memory = c0 + c1 * mid, m0 + m1 * mid
-        if compute >= memory and compute >= fixed:
-            a, s = c0, c1
-        elif memory >= fixed:
-            a, s = m0, m1
-        else:
-            a, s = fixed, 0.0
-        m = hi - lo
-        total += a * m + s * (lo + hi - 1) * m / 2.0
-    return total
 
 
 @lru_cache(maxsize=256)
@@ -623,23 +662,29 @@ def iteration_shape(m: models.Transformer, weight: DType, kv: DType,
 def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
                     formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
                     split: str, per_op_overhead: float,
-                    ceilings: str = "datasheet") -> IterationGroup:
+                    ceilings: str = "datasheet", tp_overlap: bool = False) -> IterationGroup:
     """The :class:`IterationGroup` of checked arguments (the group itself checked here), its
-    kernels and collectives at ``ceilings`` (:data:`CEILINGS`)."""
+    kernels and collectives at ``ceilings`` (:data:`CEILINGS`), the collectives overlapped
+    or not (``tp_overlap``, :data:`TP_OVERLAP`)."""
     tensor_parallel.check_group(m, chip, n_chips, split)
     weight, kv, _ = formats
     copies = tensor_parallel.copies(m, n_chips, split)
     line, per_logit, per_pair, per_read, is_attention, counts = iteration_shape(
         m, weight, kv, conventions, copies)
     rates = chip_rates(chip, n_chips, formats[2], ceilings)
-    links = collectives.at_bandwidth(chip, ceilings)
+    links = collectives.at_bandwidth(chip, "achievable" if ceilings == "kernels" else ceilings)
     comm_one, network = tensor_parallel.communication_seconds(m, links, n_chips, 1.0, weight)
     comm_two, _ = tensor_parallel.communication_seconds(m, links, n_chips, 2.0, weight)
-    return IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
-                          per_logit, per_pair, per_read, counts, is_attention,
-                          (comm_one, comm_two - comm_one), network, rates)
+    group = IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
+                           per_logit, per_pair, per_read, counts, is_attention,
+                           (comm_one, comm_two - comm_one), network, rates,
+                           check_tp_overlap(tp_overlap))
+    if ceilings != "kernels":
+        return group
+    return dataclasses.replace(group, shaped=serving_kernels.shaped_matmuls(
+        m, n_chips, weight, kv, np.any([*per_logit, *per_pair, *per_read], axis=0) != 0))
 
 
-__all__ = ["CEILINGS", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates",
+__all__ = ["CEILINGS", "TP_OVERLAP", "check_tp_overlap", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates",
            "decode_group", "decode_line", "decode_shape", "iteration_group", "iteration_shape",
            "operation_arrays", "timing"]

@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import accelkit as ak
 from accelkit import serving
+from accelkit.serving import lab
 
 CASES = [("llama-3-70b", "H100", 2, 1000, 250, 0.05), ("llama-3-8b", "H100", 1, 1000, 250, 0.03),
          ("llama-3-70b", "TPU v5e", 16, 2000, 250, 0.05)]
@@ -51,3 +53,21 @@ def test_bad_input_is_named():
         s.max_rate(ttft_p99_seconds=1.0, tpot_p99_seconds=-1.0)
     with pytest.raises(ValueError, match="cannot hold"):
         serving.steady_state("llama-3-70b", "H100", prompt_tokens=1000, output_tokens=10)
+
+
+def test_the_lab_prices_a_service_with_the_all_reduces_overlapped_when_asked():
+    """serving.lab.outcome(tp_overlap=True): every simulation and estimate of the plan hides the
+    tensor-parallel all-reduces; a 70B chatbot on v5e (16-chip groups, all-reduces a visible
+    part of each step) needs no more chips, and the default is the exposed plan."""
+    chip = ak.chips.get("TPU v5e")
+    args = dict(n_chips=16, weights="bf16", users=400, interval_seconds=20.0, prompt=500,
+                output=200, ttft_limit=2.0, tpot_limit=0.05, work=1e9, usd_per_hour=1.2)
+    exposed = lab.outcome("chat", "llama-3-70b", chip, **args)
+    hidden = lab.outcome("chat", "llama-3-70b", chip, **args, tp_overlap=True)
+    assert exposed == lab.outcome("chat", "llama-3-70b", chip, **args,
+                                             tp_overlap=False)
+    assert hidden.plan is not None and exposed.plan is not None
+    assert hidden.plan.n_chips <= exposed.plan.n_chips
+    assert hidden.tpot_p99_seconds < exposed.tpot_p99_seconds or \
+        hidden.plan.n_chips < exposed.plan.n_chips
+    assert "tp_overlap" in hidden.note and "tp_overlap" not in exposed.note

@@ -184,3 +184,113 @@ def test_a_run_of_chunks_is_the_sum_of_its_iterations(model, chip, n):
     assert g.run_seconds(decodes + chunk, decodes, pairs0, reads0, pairs_step, decodes + chunk,
                          steps) == pytest.approx(one_by_one, rel=1e-12)
     assert g.run_seconds(decodes + chunk, decodes, pairs0, reads0, pairs_step, 1.0, 0) == 0.0
+
+
+def _overlapped(model, chip, n, formats=("bf16", "bf16", "bf16")):
+    return serving_step.iteration_group(ak.models.get(model), ak.chips.get(chip), n, formats,
+                                        CONVENTIONS[0], "even", 0.0, "datasheet", True)
+
+
+@pytest.mark.parametrize("model, chip, n", GROUPS)
+def test_overlapped_all_reduces_are_the_same_rule_in_every_path(model, chip, n):
+    """tp_overlap=True: decode_step and prefill take the longer of the kernels and the
+    collectives (roofline.times overlapped), never more than exposed, and every fast path of
+    the iteration group (seconds, seconds_many) equals timing() under it."""
+    g, exposed = _overlapped(model, chip, n), _group(model, chip, n)
+    for batch, context in ((1, 0), (64, 2048), (300, 511)):
+        want = inference.decode_step(model, chip, n, batch, context, tp_overlap=True)
+        plain = inference.decode_step(model, chip, n, batch, context)
+        assert want.seconds == pytest.approx(max(plain.seconds - plain.communication_seconds,
+                                                 plain.communication_seconds), rel=1e-12)
+        assert want.seconds <= plain.seconds
+        totals = (batch, batch, batch * g.pairs(1, context), batch * (context + 1))
+        assert g.seconds(*totals) == pytest.approx(want.seconds, rel=1e-12)
+        assert float(g.timing(*totals).seconds) == pytest.approx(want.seconds, rel=1e-12)
+        assert exposed.seconds(*totals) == pytest.approx(plain.seconds, rel=1e-12)
+    p = inference.prefill(model, chip, n, 2, 700, tp_overlap=True)
+    assert g.seconds(1400, 2, 2 * g.pairs(700, 0), 1400) == pytest.approx(p.seconds, rel=1e-12)
+    tokens = np.array([1, 9, 250, 1300, 4097])
+    many = g.seconds_many(tokens, np.minimum(tokens, 17), tokens * 700.0, tokens * 650.0)
+    for i, t in enumerate(tokens.tolist()):
+        assert many[i] == pytest.approx(g.seconds(t, min(t, 17), t * 700.0, t * 650.0),
+                                        rel=1e-12)
+
+
+@pytest.mark.parametrize("batch", [1, 256, 1024])
+def test_overlapped_runs_sum_in_closed_form_across_the_crossing(batch):
+    """Closed-form runs under tp_overlap=True equal the iterations summed one by one, also where
+    the kernels (growing with the context) overtake the collectives mid-run: Llama-3-70B on 16
+    v5e at batch 256, kernels 15 to 23 ms against 16 ms of all-reduces."""
+    g = _overlapped("llama-3-70b", "TPU v5e", 16)
+    first = batch * 501
+    steps = [g.seconds(batch, batch, first + batch * k, first + batch * k) for k in range(1200)]
+    comm = float(g.timing(batch, batch, first, first).communication_seconds)
+    if batch == 256:   # the case this test is for: the collectives lead, then the kernels
+        assert steps[0] == pytest.approx(comm) and steps[-1] > comm * 1.2
+    for start, stop in ((0, 1), (0, 5), (3, 100), (0, 1200), (700, 1200)):
+        assert g.decode_run_seconds(batch, first, first, start, stop) == pytest.approx(
+            sum(steps[start:stop]), rel=1e-10)
+    for wait in (1e-9, steps[0], 0.37 * sum(steps), 5 * sum(steps)):
+        k, total = g.decode_run_steps(batch, first, first, wait, 1200)
+        assert total == pytest.approx(sum(steps[:k]), rel=1e-10)
+        assert total >= wait or k == 1200
+        assert k == 1 or sum(steps[:k - 1]) < wait
+    chunk, decodes = 475, batch
+    pairs0, reads0 = decodes * 901 + g.pairs(chunk, 1200), decodes * 901 + 1675
+    pairs_step = decodes + g.pairs(chunk, 1200 + chunk) - g.pairs(chunk, 1200)
+    one_by_one = sum(g.seconds(decodes + chunk, decodes, pairs0 + j * pairs_step,
+                               reads0 + j * (decodes + chunk)) for j in range(40))
+    assert g.run_seconds(decodes + chunk, decodes, pairs0, reads0, pairs_step, decodes + chunk,
+                         40) == pytest.approx(one_by_one, rel=1e-12)
+
+
+def test_tp_overlap_is_checked():
+    with pytest.raises(TypeError, match="tp_overlap"):
+        inference.decode_step("llama-3-8b", "H100", tp_overlap="yes")
+    with pytest.raises(TypeError, match="tp_overlap"):
+        ak.serving.simulate("llama-3-8b", "H100", arrival_rate=1.0, requests=10,
+                            prompt_tokens=10, output_tokens=10, tp_overlap=1)
+
+
+@pytest.mark.parametrize("model, chip, n", [("llama-2-70b", "H100", 2), ("llama-3-70b", "TPU v5e", 16),
+                                            ("mixtral-8x7b", "H100", 2)])
+def test_the_kernels_ceiling_prices_skinny_matmuls_by_their_shape_in_every_path(model, chip, n):
+    """ceilings="kernels": the dense matmuls run at the achievable ceiling times
+    mfu.matmul_efficiency of their shape (tokens x N x K per shard), so an iteration never takes
+    less than at the flat achievable ceiling, much more where its few tokens fill a tile badly,
+    and seconds, seconds_many and the closed-form runs equal timing() under it."""
+    m, c = ak.models.get(model), ak.chips.get(chip)
+    formats = _formats(chip)
+    g = serving_step.iteration_group(m, c, n, formats, CONVENTIONS[0], "even", 0.0, "kernels")
+    flat = serving_step.iteration_group(m, c, n, formats, CONVENTIONS[0], "even", 0.0,
+                                        "achievable")
+    varies = np.any([*g.per_logit, *g.per_pair, *g.per_read], axis=0) != 0
+    assert g.shaped and not any(varies[s[0]] for s in g.shaped)  # the token part alone
+    shapes = {s.name: s for s in ak.mfu.layer_matmuls(m, 1, tp=n)}
+    i, big_n, big_k, _, _ = g.shaped[0]
+    assert (big_n, big_k) == (shapes["qkv_proj"].N, shapes["qkv_proj"].K)
+    for tokens in (1, 150, 1000, 5000):
+        totals = (tokens, tokens, tokens * 600.0, tokens * 600.0)
+        peaks = g.peaks(tokens)
+        assert peaks[i] == pytest.approx(flat.rates[0] * ak.mfu.matmul_efficiency(
+            c, tokens, big_n, big_k, formats[2]))
+        assert g.seconds(*totals) == pytest.approx(float(g.timing(*totals).seconds), rel=1e-12)
+        assert g.seconds(*totals) >= flat.seconds(*totals) * (1 - 1e-12)
+    tokens = np.array([1, 9, 250, 1300, 4097])
+    many = g.seconds_many(tokens, tokens, tokens * 700.0, tokens * 650.0)
+    for j, t in enumerate(tokens.tolist()):
+        assert many[j] == pytest.approx(g.seconds(t, t, t * 700.0, t * 650.0), rel=1e-12)
+    batch, first = 150, 150 * 400
+    steps = [g.seconds(batch, batch, first + batch * k, first + batch * k) for k in range(300)]
+    assert g.decode_run_seconds(batch, first, first, 0, 300) == pytest.approx(sum(steps),
+                                                                              rel=1e-10)
+    if model == "llama-2-70b":   # 150 tokens fill two 128-row tiles: well below the ceiling
+        assert g.seconds(150, 150, 150 * 600.0, 150 * 600.0) > 1.3 * flat.seconds(
+            150, 150, 150 * 600.0, 150 * 600.0)
+
+
+def test_the_kernels_ceiling_is_for_iterations_and_named():
+    assert "kernels" in serving_step.CEILINGS
+    with pytest.raises(ValueError, match="ceilings"):
+        ak.serving.simulate("llama-3-8b", "H100", arrival_rate=1.0, requests=5, prompt_tokens=10,
+                            output_tokens=5, ceilings="measured")

@@ -85,7 +85,14 @@ percentiles over requests; goodput the requests per second meeting every limit.
   (:meth:`accelkit.chips.Chip.achievable_flops`, mamf-finder's brute-force search), bytes at
   its achievable HBM bandwidth and the tensor-parallel collectives at the measured bus
   bandwidth (:func:`accelkit.collectives.at_bandwidth`), each sourced in the catalog; the
-  validation rows run at these (``validation/serving.py``).
+  validation rows run at these (``validation/serving.py``); or ``"kernels"``: those ceilings
+  with each layer's matmuls at the tile/wave efficiency of their shape, which falls for the
+  few-token iterations of a lightly loaded replica (:data:`accelkit.serving_step.CEILINGS`,
+  :mod:`accelkit.serving_kernels`; the validation rows run at these).
+* ``tp_overlap``: ``False`` (default) puts every tensor-parallel all-reduce on the critical
+  path of its iteration; ``True`` runs them behind the iteration's kernels, as XLA's collective
+  matmul does and the scaling book's serving derivations assume
+  (:data:`accelkit.serving_step.TP_OVERLAP`; the training step's choice of the same name).
 * ``dispatch``: ``"round_robin"`` (default) or ``"random"`` over the replicas;
   ``max_batch``: sequences per replica (beams count one each; NVIDIA's MLPerf configs call it
   ``gpu_batch_size``); ``weight_dtype``, ``kv_dtype``, ``compute_dtype``, ``kv_cache_split``,

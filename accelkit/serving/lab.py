@@ -44,7 +44,7 @@ import functools
 import math
 from dataclasses import dataclass
 
-from accelkit import chips, dtypes, inference, models, tensor_parallel
+from accelkit import chips, dtypes, inference, models, serving_step, tensor_parallel
 from accelkit.dtypes import DType
 from accelkit.outcomes import FleetPlan, ServingOutcome
 from accelkit.serving.result import ServingResult
@@ -79,7 +79,7 @@ class _Point:
 
 @functools.lru_cache(maxsize=512)
 def _run(model: str, chip: str, n: int, weights: DType, prompt: int, output: int,
-         rate: float) -> ServingResult:
+         rate: float, tp_overlap: bool = False) -> ServingResult:
     """One replica at ``rate`` requests per second (``inf``: all at once, with enough requests
     to fill the cache three times over, at most :data:`BULK_REQUESTS`). Kept: a learner moving
     back to a value, or the price, re-prices without simulating again."""
@@ -90,13 +90,13 @@ def _run(model: str, chip: str, n: int, weights: DType, prompt: int, output: int
         requests = min(BULK_REQUESTS, max(REQUESTS, 3 * fit))
     return simulate(model, chip, n_chips=n, arrival_rate=rate, requests=requests,
                     prompt_tokens=prompt, output_tokens=output, weight_dtype=weights,
-                    compute_dtype="bf16")
+                    compute_dtype="bf16", tp_overlap=tp_overlap)
 
 
 def _steady(m: models.Transformer, chip: chips.Chip, n: int, weights: DType, prompt: int,
-            output: int) -> SteadyState:
+            output: int, tp_overlap: bool = False) -> SteadyState:
     return steady_state(m, chip, n_chips=n, prompt_tokens=prompt, output_tokens=output,
-                        weight_dtype=weights, compute_dtype="bf16")
+                        weight_dtype=weights, compute_dtype="bf16", tp_overlap=tp_overlap)
 
 
 def fleet_bounds(state: SteadyState, rate: float, ttft_limit: float, tpot_limit: float
@@ -116,7 +116,7 @@ def fleet_bounds(state: SteadyState, rate: float, ttft_limit: float, tpot_limit:
 
 def fewest_replicas(model: str, chip: str, n: int, weights: DType, prompt: int, output: int,
                     rate: float, ttft_limit: float, tpot_limit: float, floor: int,
-                    estimate: int, most: int = MAX_REPLICAS
+                    estimate: int, most: int = MAX_REPLICAS, tp_overlap: bool = False
                     ) -> tuple[int, ServingResult, bool] | None:
     """A fleet whose replica, simulated at its share of ``rate``, meets both limits: the
     ``floor`` (the fewest replicas the steady state allows) if its simulation meets, else the
@@ -127,9 +127,10 @@ def fewest_replicas(model: str, chip: str, n: int, weights: DType, prompt: int, 
     the fewest that meet lie between them and are not searched (a replica count between costs
     a simulation each): the plan is then at most ``estimate - floor - 1`` replicas larger than
     the fewest; the third value says whether one replica fewer is known to miss (the floor, or
-    one fewer simulated and missing), and the lab's note says when it is not."""
+    one fewer simulated and missing), and the lab's note says when it is not. ``tp_overlap``
+    as :func:`accelkit.serving.simulate`."""
     def run(r: int) -> ServingResult:
-        return _run(model, chip, n, weights, prompt, output, rate / r)
+        return _run(model, chip, n, weights, prompt, output, rate / r, tp_overlap)
 
     def meets(r: int) -> bool:
         return run(r).meets(ttft_p99_seconds=ttft_limit, tpot_p99_seconds=tpot_limit)
@@ -177,8 +178,11 @@ def group_sizes(m: models.Transformer, chip: chips.Chip, weights: DType, prompt:
 def outcome(key: str, model: str, chip: chips.Chip, *, n_chips: int | None, weights: DType,
             users: int | None, interval_seconds: float | None, prompt: int, output: int,
             ttft_limit: float | None, tpot_limit: float | None, work: float,
-            usd_per_hour: float | None) -> ServingOutcome:
-    """The scenario's :class:`accelkit.outcomes.ServingOutcome` on ``chip`` (module docstring)."""
+            usd_per_hour: float | None, tp_overlap: bool = False) -> ServingOutcome:
+    """The scenario's :class:`accelkit.outcomes.ServingOutcome` on ``chip`` (module docstring);
+    ``tp_overlap`` (:data:`accelkit.serving_step.TP_OVERLAP`, default False: the all-reduces on
+    the critical path) as :func:`accelkit.serving.simulate`, in every simulation and estimate."""
+    overlap = serving_step.check_tp_overlap(tp_overlap)
     m = tensor_parallel.transformer(model)
     sizes = ((n_chips,) if n_chips is not None else
              group_sizes(m, chip, weights, prompt, output))
@@ -190,10 +194,11 @@ def outcome(key: str, model: str, chip: chips.Chip, *, n_chips: int | None, weig
     if service:
         best = _service_plan(m, chip, sizes, weights, rate, prompt,  # type: ignore[arg-type]
                              output, ttft_limit, tpot_limit,  # type: ignore[arg-type]
-                             usd_per_hour, notes)
+                             usd_per_hour, notes, overlap)
     for n in () if service else sizes:
         try:
-            run = _Point.of(_run(m.name, chip.name, n, weights, prompt, output, math.inf))
+            run = _Point.of(_run(m.name, chip.name, n, weights, prompt, output, math.inf,
+                                 overlap))
         except (ValueError, chips.MissingFigureError) as why:
             notes.append(f"{n} chips a replica: {why}")
             continue
@@ -211,7 +216,7 @@ def outcome(key: str, model: str, chip: chips.Chip, *, n_chips: int | None, weig
     in_flight = run.mean_batch
     context = prompt + output // 2
     step = inference.decode_step(m, chip, n, max(1, round(in_flight)), context, weights,
-                                 dtypes.activation_dtype(weights))
+                                 dtypes.activation_dtype(weights), tp_overlap=overlap)
     per_replica = plan.rate_per_replica
     flops = per_replica * (prompt + output) * 2.0 * m.active_params
     peak = n * chip.peak_flops("bf16")
@@ -230,7 +235,8 @@ def outcome(key: str, model: str, chip: chips.Chip, *, n_chips: int | None, weig
                         f"{run.throughput_tokens_per_second:,.0f} tokens/s")
     if n > 1:
         notes.append(f"tensor-parallel collectives over {n} chips are "
-                     f"{step.communication_seconds / step.seconds:.0%} of a decode step")
+                     f"{step.communication_seconds / step.seconds:.0%} of a decode step"
+                     + (" (run behind its kernels: tp_overlap)" if overlap else ""))
     held = m.weight_bytes(weights) + in_flight * context * m.kv_cache_bytes_per_token(
         dtypes.activation_dtype(weights))
     return ServingOutcome(
@@ -249,14 +255,14 @@ def outcome(key: str, model: str, chip: chips.Chip, *, n_chips: int | None, weig
 
 def _service_plan(m: models.Transformer, chip: chips.Chip, sizes: tuple[int, ...],
                   weights: DType, rate: float, prompt: int, output: int, ttft_limit: float,
-                  tpot_limit: float, usd_per_hour: float | None, notes: list[str]
-                  ) -> tuple[float, int, FleetPlan, _Point] | None:
+                  tpot_limit: float, usd_per_hour: float | None, notes: list[str],
+                  tp_overlap: bool = False) -> tuple[float, int, FleetPlan, _Point] | None:
     """The cheapest simulated fleet over the group sizes (module docstring), or None."""
     bounds: list[tuple[int, int, int, int]] = []     # (estimated chips, n, floor, estimate)
     for n in sizes:
         try:
-            found = fleet_bounds(_steady(m, chip, n, weights, prompt, output), rate,
-                                 ttft_limit, tpot_limit)
+            found = fleet_bounds(_steady(m, chip, n, weights, prompt, output, tp_overlap),
+                                 rate, ttft_limit, tpot_limit)
         except (ValueError, chips.MissingFigureError) as why:
             notes.append(f"{n} chips a replica: {why}")
             continue
@@ -272,7 +278,8 @@ def _service_plan(m: models.Transformer, chip: chips.Chip, sizes: tuple[int, ...
         most = MAX_REPLICAS if best is None else (int(best[0]) - 1) // n
         try:
             searched = fewest_replicas(m.name, chip.name, n, weights, prompt, output, rate,
-                                       ttft_limit, tpot_limit, floor, estimate, most)
+                                       ttft_limit, tpot_limit, floor, estimate, most,
+                                       tp_overlap)
         except (ValueError, chips.MissingFigureError) as why:
             notes.append(f"{n} chips a replica: {why}")
             continue

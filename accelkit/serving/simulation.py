@@ -70,24 +70,26 @@ def arrivals(rate: float, requests: int, seed: int) -> np.ndarray:
 @functools.lru_cache(maxsize=64)
 def _group(m: models.Transformer, chip: chips.Chip, n_chips: int,
            formats: tuple[DType, DType, DType], split: str,
-           per_op: float, ceilings: str = "datasheet") -> serving_step.IterationGroup:
+           per_op: float, ceilings: str = "datasheet", tp_overlap: bool = False
+           ) -> serving_step.IterationGroup:
     """The iteration rule of one group. Kept: building it reads the model's operations a few
     times (about 0.7 ms) and its per-token-count tables fill as a run goes (0.6 ms a block of
     token counts), which a capacity search or the decision lab, simulating the same group many
     times, would otherwise pay on every run (benchmarks/bench_serving.py)."""
     return serving_step.iteration_group(m, chip, n_chips, formats, ("causal", True, True),
-                                        split, per_op, ceilings)
+                                        split, per_op, ceilings, tp_overlap)
 
 
 def replica_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
                   formats: tuple[DType, DType, DType], split: str = "even",
-                  per_op: float = 0.0, ceilings: str = "datasheet"
+                  per_op: float = 0.0, ceilings: str = "datasheet", tp_overlap: bool = False
                   ) -> serving_step.IterationGroup:
     """The iteration rule :func:`simulate` prices a replica's iterations by (checked formats,
     split and per-operation cost), the same object it uses (kept), for estimates that must
     agree with it (:mod:`accelkit.serving.steady`)."""
     return _group(m, chip, n_chips, formats, split, per_op,
-                  _validate.choice("ceilings", ceilings, serving_step.CEILINGS))
+                  _validate.choice("ceilings", ceilings, serving_step.CEILINGS),
+                  serving_step.check_tp_overlap(tp_overlap))
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,8 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
              draft_model: str | models.Model | None = None, speculative_tokens: int = 4,
              acceptance_rate: float | None = None, prefix_hit_rate: float = 0.0,
              prefill_pool: tuple[int, int] | None = None, kv_link: str = "scale-up",
-             usd_per_hour: float | None = None, ceilings: str = "datasheet") -> ServingResult:
+             usd_per_hour: float | None = None, ceilings: str = "datasheet",
+             tp_overlap: bool = False) -> ServingResult:
     """Serve ``requests`` requests arriving at ``arrival_rate`` on ``replicas`` replicas of
     ``n_chips`` chips each, iteration by iteration; see :mod:`accelkit.serving` for the
     options, their sources and the metrics (vLLM's and MLPerf's definitions).
@@ -174,6 +177,7 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
               _validate.positive_float("usd_per_hour", usd_per_hour))
     policy = _policy(kv_policy, scheduler, beams, draft_model is not None)
     ceil = _validate.choice("ceilings", ceilings, serving_step.CEILINGS)
+    overlap = serving_step.check_tp_overlap(tp_overlap)
     if chunked and budget is None:
         raise ValueError("chunked_prefill=True needs token_budget, the tokens an iteration may "
                          "hold (Sarathi-Serve's budget: 512 or 2,048, say)")
@@ -196,10 +200,10 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
                              "every pair: a named assumption)")
         alpha = _validate.real_in_range("acceptance_rate", acceptance_rate, low=0.0, high=1.0)
         k = _validate.positive_int("speculative_tokens", speculative_tokens, maximum=32)
-        draft_group = _group(d, the_chip, n_chips, formats, split, per_op, ceil)
+        draft_group = _group(d, the_chip, n_chips, formats, split, per_op, ceil, overlap)
         speculative = (draft_group, k, alpha)
         draft_info = (d, kv)
-    group = _group(m, the_chip, n_chips, formats, split, per_op, ceil)
+    group = _group(m, the_chip, n_chips, formats, split, per_op, ceil, overlap)
     blocks, per_token = _kv_blocks(m, the_chip, n_chips, weight, kv, split, fraction, block,
                                    draft_info)
     _check_fits(m, the_chip, n_chips, prompts, outputs, blocks, block, beams, per_token, budget,
@@ -223,7 +227,7 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
     if prefill_pool is not None:
         p_replicas, p_chips = _prefill_pool(prefill_pool)
         prefill_chips = p_replicas * p_chips
-        p_group = _group(m, the_chip, p_chips, formats, split, per_op, ceil)
+        p_group = _group(m, the_chip, p_chips, formats, split, per_op, ceil, overlap)
         p_blocks, _ = _kv_blocks(m, the_chip, p_chips, weight, kv, split, fraction, block, None)
         _check_fits(m, the_chip, p_chips, prompts, np.ones_like(outputs), p_blocks, block, 1,
                     per_token, budget, chunked, "prefill replica")

@@ -106,8 +106,10 @@ class SteadyState:
 
 def steady_state(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int = 1,
                  prompt_tokens: int, output_tokens: int, weight_dtype: DType = "bf16",
-                 kv_dtype: DType | None = None, compute_dtype: DType = "bf16") -> SteadyState:
-    """The closed-form steady state of one replica of ``n_chips`` (module docstring).
+                 kv_dtype: DType | None = None, compute_dtype: DType = "bf16",
+                 tp_overlap: bool = False) -> SteadyState:
+    """The closed-form steady state of one replica of ``n_chips`` (module docstring);
+    ``tp_overlap`` as :func:`accelkit.serving.simulate`.
 
     Raises:
         ValueError, TypeError: a bad argument (named); a group that does not hold the weights
@@ -119,7 +121,7 @@ def steady_state(model: str | models.Model, chip: str | chips.Chip, *, n_chips: 
     prompt = _validate.positive_int("prompt_tokens", prompt_tokens, maximum=inference.MAX_CONTEXT)
     output = _validate.positive_int("output_tokens", output_tokens, maximum=inference.MAX_CONTEXT)
     weight, kv, compute = inference.check_formats(weight_dtype, kv_dtype, compute_dtype)
-    g = replica_group(m, the_chip, n, (weight, kv, compute))
+    g = replica_group(m, the_chip, n, (weight, kv, compute), tp_overlap=tp_overlap)
     decodes = max(output - 1, 1)
     context = prompt + (output - 1) / 2.0          # the mean context of a decode token
     most = inference.max_batch(m, the_chip, n, int(math.ceil(context)), weight, kv)
