@@ -108,11 +108,11 @@ PLANS = (
          "the course goes on with lesson 04 (what a big array wastes on small matrices), then 05, 06, "
          "07, 08, 09 and 10, and lesson 11 (at scale) after 07 and 08", ("00", "01")),
     Plan("3-hours", "3 hours", "What bounds my model on each chip, and what does serving it cost?", 180,
-         (lesson("05"), exercise("05", "q1", "q2"), pause(10), lesson("08")),
+         (lesson("05"), exercise("05", "q1"), pause(10), lesson("08")),
          "the rest of exercise 05 and all of exercise 08; lessons 02, 03 and 04, then 06, 07, 09 and 10 (its "
          "scenarios), and 11 (experts, scale-up domains, long context) to finish the course", ("00", "01")),
     Plan("full-day", "Full day (7 hours)", "Which accelerator for my model, at my scale and latency?", 420,
-         (lesson("03"), lesson("05"), pause(15), lesson("06"), pause(45, "lunch"), lesson("07"),
+         (lesson("03"), lesson("05"), pause(10), lesson("06"), pause(40, "lunch"), lesson("07"),
           pause(10), lesson("08")),
          "lesson 02 (the GPU), 04 and 09, then lesson 10 and its decision-lab scenarios in pairs "
          "(chatbot, pretrain, recommender); exercises 03, 05, 07 and 08; the course goes on with "

@@ -6,8 +6,8 @@ After editing a lesson or exercise, run from the repository root:
 
 It links glossary terms at their first use, re-measures the notebooks (benchmarks/lesson_timings.py
 --write, which executes each one), writes each lesson header's "About N–M minutes." and lesson 00's
-course-map minutes (the same range) from those timings, then the plans, the projector pages, the answer key and the
-MLPerf gap note. Afterwards every generated figure is exact.
+course-map minutes (the same range) from those timings, then the plans, the projector pages, the answer key, the
+MLPerf gap note and the syllabus (docs/syllabus.md, from the lessons' learning objectives). Afterwards every generated figure is exact.
 
 Between runs the tests allow the text to move ahead of what was generated, within stated tolerances,
 so that rewording a sentence does not fail the suite:
@@ -114,7 +114,7 @@ def main() -> None:
     _write_minutes()
     # The headers' minute figures do not change word counts, so the timings stay valid.
     for script in ("docs/make_plans.py", "docs/make_projector.py", "docs/make_answers.py",
-                   "docs/make_mlperf_gap.py"):
+                   "docs/make_mlperf_gap.py", "publish/syllabus.py"):
         _run(script)
 
 
