@@ -118,11 +118,15 @@ def of(model: str | models.Model, dropout: bool = False,
 
 def activation_bytes_per_token_per_layer(model: str | models.Model, recompute: str = "none",
                                          seq_len: int | None = None, tp: int = 1,
-                                         dropout: bool = False) -> float:
+                                         dropout: bool = False,
+                                         fused_attention: bool = False) -> float:
     """Activation bytes one token leaves per layer for the backward pass (module docstring).
 
     For GPT-3's shape with ``dropout=True`` and ``recompute="none"`` this is Korthikanti et
-    al.'s (34·h + 5·a·s)/t per token; ``"selective"`` 34·h/t; ``"full"`` 2·h/t.
+    al.'s (34·h + 5·a·s)/t per token; ``"selective"`` 34·h/t; ``"full"`` 2·h/t. With
+    ``fused_attention`` (a FlashAttention-style kernel, as the default framework's step
+    assumes: :mod:`accelkit.frameworks`) no policy keeps the scores, so ``"none"`` keeps what
+    ``"selective"`` keeps.
 
     Raises:
         ValueError: an unknown model or policy, a model that is not a transformer, a bad
@@ -132,7 +136,7 @@ def activation_bytes_per_token_per_layer(model: str | models.Model, recompute: s
     s = m.check_seq_len(seq_len)
     policy = RECOMPUTE.index(_validate.choice("recompute", recompute, RECOMPUTE))
     tp = _validate.positive_int("tp", tp, maximum=10**7)
-    return float(of(m, dropout).kept_bytes(policy, s, tp))
+    return float(of(m, dropout, bool(fused_attention)).kept_bytes(policy, s, tp))
 
 
 def stage_bytes(layer: LayerActivations, *, recompute: int | np.ndarray, seq_len: int,

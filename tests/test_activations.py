@@ -81,3 +81,13 @@ def test_bad_arguments_are_named():
         activations.activation_bytes_per_token_per_layer("llama-3-8b", seq_len=0)
     with pytest.raises(TypeError, match="tp"):
         activations.activation_bytes_per_token_per_layer("llama-3-8b", tp="2")
+
+
+def test_fused_attention_keeps_no_scores_per_token():
+    """With a fused (FlashAttention-style) kernel "none" keeps what "selective" keeps; written to
+    memory (materialized) the scores add 2·a·s bytes per token per layer (5·a·s with dropout)."""
+    m = ak.models.get("llama-3-8b")
+    per = activations.activation_bytes_per_token_per_layer
+    assert per(m, "none", fused_attention=True) == per(m, "selective")
+    assert per(m, "none") - per(m, "selective") == pytest.approx(2 * m.heads * m.seq_len)
+    assert per(m, "full", fused_attention=True) == per(m, "full")

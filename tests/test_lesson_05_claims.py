@@ -292,8 +292,8 @@ def _mlperf_sides():
 def test_mlperf_mfu_doubles_against_the_bf16_peak_beyond_a_bf16_runs_reach():
     """'Divided by the bf16 peak, both runs double: 83% on the H100 and 79% on the v5p, against
     measured MFUs of 41% and 40%. ... a bf16 run at the v5p's published layout, with every matmul
-    at peak, tops out at 55% ..., and one at the H100's layout at 82%, just under the 83% claimed,
-    and only with no kernel below peak.' MLPerf Training v4.0 GPT-3 175B (mlcommons/
+    at peak, tops out at 55% ..., and one at the H100's layout at 82.8%, about the 82.6% claimed,
+    but only with no kernel below its datasheet peak.' MLPerf Training v4.0 GPT-3 175B (mlcommons/
     training_results_v4.0): NVIDIA Eos_n64 trained in fp8, Google tpu-v5p-1024 in int8."""
     _, sides = _mlperf_sides()
     (g_dtype, g_mfu, g_credit, g_ceiling) = sides["gpu"]
@@ -305,8 +305,8 @@ def test_mlperf_mfu_doubles_against_the_bf16_peak_beyond_a_bf16_runs_reach():
     assert t_credit / t_mfu == pytest.approx(2.0, rel=0.01)
     prose.check("05", "tops out at {}%", 100 * t_ceiling)
     assert t_credit > t_ceiling + 0.2
-    prose.check("05", "one at the H100's layout at {}%, just under the {}% claimed", 100 * g_ceiling, 100 * g_credit)
-    assert g_ceiling < g_credit
+    prose.check("05", "one at the H100's layout at {}%, about the {}% claimed", 100 * g_ceiling, 100 * g_credit)
+    assert abs(g_ceiling - g_credit) < 0.01  # "about": within a point, and only at peak kernels
 
 
 def test_dividing_by_the_sparse_peak_halves_the_mfu():
