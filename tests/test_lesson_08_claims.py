@@ -426,11 +426,11 @@ def test_section9_the_knee_as_the_widget_draws_it():
     second up to saturation, then it climbs to seconds by one and a half times it; static
     batching pays seconds at every load; chunked prefill holds the TPOT p99 flat past
     saturation, while its first tokens climb first. Each run is 1,000 requests."""
-    from accelkit.widgets import serving_load_explorer
-
-    w = serving_load_explorer()
-    curves = w.view.extras["curves"]
     (requests,) = prose.shown("08", "Each run is {} requests")
+    # the lesson's widget draws these curves: serving_load_explorer's defaults (llama-3-8b on one
+    # H100, 250-token outputs)
+    curves = ak.serving.scheduler_curves("llama-3-8b", "H100", prompts=(1000,), output_tokens=250,
+                                         requests=int(requests.value))
     cont = curves[("continuous batching", 1000)]
     chunked = curves[("continuous, chunked prefill (512-token budget)", 1000)]
     static = curves[("static batching", 1000)]

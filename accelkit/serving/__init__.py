@@ -104,7 +104,8 @@ no CPU scheduling, sampling or detokenising time; arrivals are Poisson; replicas
 work after dispatch.
 """
 
-from accelkit.serving.curve import FRACTIONS, CurvePlan, LoadCurve, load_curve
+from accelkit.serving.curve import (FRACTIONS, SCHEDULE_LOADS, SCHEDULES, CurvePlan, LoadCurve,
+                                    load_curve, scheduler_curves)
 from accelkit.serving.plan import NoServingPlan, ServingPlan, capacity
 from accelkit.serving.result import ServingResult
 from accelkit.serving.simulation import (BLOCK_TOKENS, DISPATCH, KV_LINKS, KV_POLICIES,
@@ -112,5 +113,7 @@ from accelkit.serving.simulation import (BLOCK_TOKENS, DISPATCH, KV_LINKS, KV_PO
 from accelkit.serving.steady import SteadyState, steady_state
 
 __all__ = ["BLOCK_TOKENS", "CurvePlan", "DISPATCH", "FRACTIONS", "KV_LINKS", "KV_POLICIES",
-           "LoadCurve", "MAX_REQUESTS", "NoServingPlan", "SCHEDULERS", "ServingPlan", "ServingResult", "SteadyState",
-           "arrivals", "capacity", "lengths", "load_curve", "simulate", "steady_state"]
+           "LoadCurve", "MAX_REQUESTS", "NoServingPlan", "SCHEDULERS", "SCHEDULES", "SCHEDULE_LOADS",
+           "ServingPlan", "ServingResult", "SteadyState",
+           "arrivals", "capacity", "lengths", "load_curve", "scheduler_curves", "simulate",
+           "steady_state"]

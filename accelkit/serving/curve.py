@@ -151,4 +151,38 @@ def load_curve(model: str | models.Model, chip: Any, *, n_chips: int = 1,
         usd_per_hour=price)
 
 
-__all__ = ["CurvePlan", "FRACTIONS", "LoadCurve", "load_curve"]
+#: The schedulers :func:`scheduler_curves` compares: (label, :func:`accelkit.serving.simulate`
+#: options); the first sets the rates the others run at.
+SCHEDULES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("continuous batching", {}),
+    ("continuous, chunked prefill (512-token budget)", {"token_budget": 512, "chunked_prefill": True}),
+    ("static batching", {"scheduler": "static"}))
+#: Their loads: fractions of the continuous replica's saturation rate at each prompt length.
+SCHEDULE_LOADS = (0.1, 0.3, 0.5, 0.7, 0.85, 1.0, 1.2, 1.5)
+
+
+def scheduler_curves(model: str | models.Model, chip: Any, *, prompts: Sequence[int],
+                     output_tokens: int, requests: int = 240
+                     ) -> dict[tuple[str, int], LoadCurve]:
+    """Each of :data:`SCHEDULES`' load curves at each prompt length, keyed (label, prompt): the
+    continuous replica at :data:`SCHEDULE_LOADS` of its own saturation rate, the other
+    schedulers at the same arrival rates, so their latencies compare at equal load.
+
+    Raises:
+        ValueError, TypeError: as :func:`load_curve`.
+    """
+    curves: dict[tuple[str, int], LoadCurve] = {}
+    (first, options), *others = SCHEDULES
+    for prompt in prompts:
+        reference = load_curve(model, chip, prompt_tokens=prompt, output_tokens=output_tokens,
+                               requests=requests, fractions=SCHEDULE_LOADS, **options)
+        curves[(first, prompt)] = reference
+        for label, other in others:
+            curves[(label, prompt)] = load_curve(
+                model, chip, prompt_tokens=prompt, output_tokens=output_tokens,
+                requests=requests, rates=list(reference.rates), **other)
+    return curves
+
+
+__all__ = ["CurvePlan", "FRACTIONS", "LoadCurve", "SCHEDULES", "SCHEDULE_LOADS", "load_curve",
+           "scheduler_curves"]

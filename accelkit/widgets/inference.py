@@ -6,7 +6,6 @@ count a replica needs); these functions only gather inputs and draw.
 
 from __future__ import annotations
 
-from typing import Any
 
 import ipywidgets as W
 import numpy as np
@@ -443,15 +442,6 @@ def serving_cost_explorer(model: str = "llama-3-70b") -> Explorer:
     return Explorer(controls, render, title="Cost per million tokens", columns=3)
 
 
-#: How lesson 08's serving widget schedules: (label, simulate options).
-_SCHEDULES: tuple[tuple[str, dict[str, Any]], ...] = (("continuous batching", {}),
-              ("continuous, chunked prefill (512-token budget)",
-               {"token_budget": 512, "chunked_prefill": True}),
-              ("static batching", {"scheduler": "static"}))
-#: Its loads: fractions of the continuous replica's saturation rate at each prompt length.
-_LOADS = (0.1, 0.3, 0.5, 0.7, 0.85, 1.0, 1.2, 1.5)
-
-
 def serving_load_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 (SXM)",
                           requests: int = 1000) -> Explorer:
     """One replica's latency percentiles against its arrival rate: continuous against static
@@ -460,24 +450,16 @@ def serving_load_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 (S
     output = 250
     # Every curve is simulated once, here (3 schedules x 3 prompt lengths x the loads): the
     # controls then only choose what to draw.
-    curves: dict[tuple[str, int], serving.LoadCurve] = {}
-    for prompt in prompts:
-        # the continuous replica's curve at fractions of its own saturation; the other
-        # schedulers at the same rates (each curve's own Offline run gives its saturation)
-        (first, options), *others = _SCHEDULES
-        reference = serving.load_curve(model, chip, prompt_tokens=prompt, output_tokens=output,
-                                       requests=requests, fractions=_LOADS, **options)
-        curves[(first, prompt)] = reference
-        for label, options in others:
-            curves[(label, prompt)] = serving.load_curve(
-                model, chip, prompt_tokens=prompt, output_tokens=output, requests=requests,
-                rates=list(reference.rates), **options)
+    curves = serving.scheduler_curves(model, chip, prompts=prompts, output_tokens=output,
+                                      requests=requests)
     controls = {
-        "schedule": _dropdown([label for label, _ in _SCHEDULES], _SCHEDULES[0][0], "scheduler"),
+        "schedule": _dropdown([label for label, _ in serving.SCHEDULES], serving.SCHEDULES[0][0],
+                              "scheduler"),
         "prompt": W.SelectionSlider(options=list(prompts), value=1000,
                                     description="prompt tokens", continuous_update=False,
                                     style=STYLE),
-        "load": W.SelectionSlider(options=[(f"{f:.0%}", i) for i, f in enumerate(_LOADS)],
+        "load": W.SelectionSlider(options=[(f"{f:.0%}", i)
+                                           for i, f in enumerate(serving.SCHEDULE_LOADS)],
                                   value=3, description="load (of saturation)",
                                   continuous_update=False, style=STYLE),
     }
@@ -502,7 +484,7 @@ def serving_load_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 (S
 
     def render(v: dict) -> View:
         curve = curves[(v["schedule"], v["prompt"])]
-        reference = curves[(_SCHEDULES[0][0], v["prompt"])]
+        reference = curves[(serving.SCHEDULES[0][0], v["prompt"])]
         i = v["load"]
         for what, p50, p99 in (("TTFT", curve.ttft_p50, curve.ttft_p99),
                                ("TPOT", curve.tpot_p50, curve.tpot_p99)):
@@ -520,7 +502,7 @@ def serving_load_explorer(model: str = "llama-3-8b", chip: str = "NVIDIA H100 (S
                      f"answers, {requests} requests a run", fontsize=9)
         rate = curve.rates[i]
         text = table_html([
-            ("arrival rate", f"{rate:,.2f} requests/s ({_LOADS[i]:.0%} of the continuous "
+            ("arrival rate", f"{rate:,.2f} requests/s ({serving.SCHEDULE_LOADS[i]:.0%} of the continuous "
                              f"replica's saturation, {reference.saturation_rate:,.2f}/s)"),
             ("this scheduler's saturation", f"{curve.saturation_rate:,.2f} requests/s"),
             ("time to first token, p50 / p99",
