@@ -548,19 +548,34 @@ def all_to_all(chip: str | chips.Chip, *, array_bytes: float, over: int | tuple[
 
 
 def point_to_point(chip: str | chips.Chip, *, array_bytes: float, hops: int = 1,
-                   network: str = "scale-up") -> Collective:
+                   network: str = "scale-up", routes: int | None = None) -> Collective:
     """One chip sends ``array_bytes`` to another (pipeline-parallel activations, for example).
 
-    TPU: ``hops`` ICI hops away over one link (one direction), latency ``hops`` x hop latency
-    (the book's tpus.md example); ``network="scale-out"`` sends over DCN. GPU: one NVLink hop
-    at the GPU's NVLink egress, or one NIC for ``network="scale-out"`` (``hops`` must be 1: the
-    networks are switched).
+    TPU: ``hops`` ICI hops away, one direction. A torus offers as many link-disjoint routes
+    between two chips as each has ICI ports (every route leaves by its own port; the direct one
+    is ``hops`` long, each detour ``hops + 2``), so by default (``routes=None``) the transfer is
+    split evenly over all ``links_per_chip`` of them: bandwidth ``routes`` x one link's, latency
+    the longest route's hops x hop latency. ``routes=1`` is one dimension-ordered path, the book's
+    tpus.md example (one link, ``hops`` x hop latency). Which one XLA's sends use is not
+    published: both are offered, the split a named assumption. ``network="scale-out"`` sends over
+    DCN. GPU: one NVLink hop at the GPU's NVLink egress, or one NIC for ``network="scale-out"``
+    (``hops`` must be 1 and ``routes`` None or 1: the networks are switched).
+
+        >>> import accelkit as ak
+        >>> one = ak.collectives.point_to_point("v5p", array_bytes=2**30, routes=1)
+        >>> split = ak.collectives.point_to_point("v5p", array_bytes=2**30)
+        >>> round(one.seconds / split.seconds, 1)  # six ports, six routes
+        6.0
     """
     the_chip = chips.get(chip)
     size = _array_bytes(array_bytes)
     hops = _whole("hops", hops, maximum=64)
     network = _validate.choice("network", network, ("scale-up", "scale-out"))
     base = the_chip.collective_latency_seconds or 0.0
+    if routes is not None and (network == "scale-out" or the_chip.kind != "tpu"):
+        if _whole("routes", routes) != 1:
+            raise ValueError("routes must be 1 (or None) over a switched network: one NVLink or "
+                             "NIC path; disjoint routes are a torus's")
     if network == "scale-out":
         bandwidth = the_chip.scaleout_bytes_per_second
         if bandwidth is None:
@@ -573,8 +588,11 @@ def point_to_point(chip: str | chips.Chip, *, array_bytes: float, hops: int = 1,
         if hops != 1:
             raise ValueError("hops must be 1 over the scale-out network (it is switched)")
     elif the_chip.kind == "tpu":
-        bandwidth = topology.ici_link_bytes_per_second(the_chip)
+        ports = the_chip.links_per_chip or 1
+        paths = ports if routes is None else _whole("routes", routes, maximum=ports)
+        bandwidth = topology.ici_link_bytes_per_second(the_chip) * paths
         name, hop = "ICI", the_chip.hop_latency_seconds or 0.0
+        hops += 2 if paths > 1 else 0  # the longest route is a detour
     else:
         bandwidth = the_chip.scaleup_bytes_per_second
         if bandwidth is None:

@@ -450,8 +450,21 @@ def test_latency_counts_ring_steps() -> None:
 
 
 def test_point_to_point() -> None:
-    p = C.point_to_point("v5e", array_bytes=1.7e7, hops=6)
+    # one dimension-ordered path: the book's tpus.md example, one link and one hop latency a hop
+    p = C.point_to_point("v5e", array_bytes=1.7e7, hops=6, routes=1)
     assert p.bandwidth_seconds == pytest.approx(1.7e7 / 4.5e10) and p.latency_seconds == pytest.approx(6e-6)
+    # by default the torus's link-disjoint routes, one per ICI port (4 on a v5e), carry a
+    # quarter each; the longest (a detour) is two hops longer
+    d = C.point_to_point("v5e", array_bytes=1.7e7, hops=6)
+    assert d.bandwidth_seconds == pytest.approx(1.7e7 / (4 * 4.5e10))
+    assert d.latency_seconds == pytest.approx(8e-6)
+    assert C.point_to_point("v5p", array_bytes=1e9, routes=3).bandwidth_seconds == pytest.approx(
+        1e9 / (3 * 9e10))
+    for bad in (0, 5, 2.5):  # a v5e has 4 ports
+        with pytest.raises((ValueError, TypeError), match="routes"):
+            C.point_to_point("v5e", array_bytes=1e9, routes=bad)
+    with pytest.raises(ValueError, match="routes must be 1"):
+        C.point_to_point("H100", array_bytes=1e9, routes=2)
     g = C.point_to_point("H100", array_bytes=1e9, network="scale-out")
     assert g.network == "scale-out" and g.bandwidth_seconds == pytest.approx(1e9 / 50e9)
 
