@@ -136,6 +136,19 @@ class Dispatch:
     seconds: float
 
 
+def _moe_on_gpu(model: str | models.Model, chip: str | chips.Chip, why_gpu: str
+                ) -> tuple[models.MoETransformer, chips.Chip]:
+    """The catalog's mixture of experts and GPU, or a ValueError naming which is wrong (a TPU's
+    message says ``why_gpu``)."""
+    the_model = models.get(model)
+    if not isinstance(the_model, models.MoETransformer):
+        raise ValueError(f"model must be a mixture of experts; {the_model.name} is dense")
+    the_chip = chips.get(chip)
+    if the_chip.kind != "gpu":
+        raise ValueError(f"{why_gpu}; {the_chip.name} is a TPU")
+    return the_model, the_chip
+
+
 def dispatch(model: str | models.Model, chip: str | chips.Chip, *, tokens_per_chip: int,
              ep: int, scheme: str = "per_expert", max_nodes: int | None = None) -> Dispatch:
     """Bandwidth time of one MoE layer's dispatch over ``ep`` GPUs (module docstring).
@@ -157,13 +170,9 @@ def dispatch(model: str | models.Model, chip: str | chips.Chip, *, tokens_per_ch
             ``ep`` not dividing the experts or not whole NVLink domains, ``max_nodes`` without
             ``"per_node"`` or outside 1..nodes, bad numbers.
     """
-    the_model = models.get(model)
-    if not isinstance(the_model, models.MoETransformer):
-        raise ValueError(f"model must be a mixture of experts; {the_model.name} is dense")
-    the_chip = chips.get(chip)
-    if the_chip.kind != "gpu":
-        raise ValueError(f"dispatch models GPU nodes joined by InfiniBand; {the_chip.name} is a "
-                         "TPU, whose slice runs the all-to-all on ICI (see all_to_all_scaling)")
+    the_model, the_chip = _moe_on_gpu(
+        model, chip, "dispatch models GPU nodes joined by InfiniBand, and a TPU slice runs the "
+                     "all-to-all on ICI (see all_to_all_scaling)")
     tokens = _validate.positive_int("tokens_per_chip", tokens_per_chip, maximum=10**9)
     ep = _validate.positive_int("ep", ep, maximum=collectives.MAX_GROUP_CHIPS)
     scheme = _validate.choice("scheme", scheme, SCHEMES)
@@ -240,13 +249,9 @@ def critical_batch_against_book(model: str | models.Model, chip: str | chips.Chi
     Raises:
         ValueError: not a mixture of experts, or not a GPU (the rule's W is a node's NICs).
     """
-    the_model = models.get(model)
-    if not isinstance(the_model, models.MoETransformer):
-        raise ValueError(f"model must be a mixture of experts; {the_model.name} is dense")
-    the_chip = chips.get(chip)
-    if the_chip.kind != "gpu":
-        raise ValueError(f"the book's rule divides by a GPU node's egress; {the_chip.name} is a "
-                         "TPU (its rule uses ICI: parallel.dp_critical_tokens_per_chip)")
+    the_model, the_chip = _moe_on_gpu(
+        model, chip, "the book's rule divides by a GPU node's egress, and a TPU's rule uses ICI "
+                     "(parallel.dp_critical_tokens_per_chip)")
     ours = parallel.dp_critical_tokens_per_chip(the_model, the_chip, n_chips)
     nic = the_chip.scaleout_bytes_per_second
     if nic is None:  # pragma: no cover - every catalog GPU has one
