@@ -48,6 +48,10 @@ Shaped = tuple[int, int, int, float, int]
 @lru_cache(maxsize=64)
 def _shapes(m: models.Transformer, n_chips: int, weight: DType, kv: DType
             ) -> tuple[Shaped, ...]:
+    """Every decode matmul's shape on a group of ``n_chips``. Cached for the reason
+    :func:`accelkit.serving_step.iteration_shape` is: each simulation and each of the decision
+    lab's group sizes builds its iteration group from the same model and formats, and would
+    read the model's operations again each time."""
     names = [op.name for op in m.operations(batch=1, phase="decode", context_tokens=0,
                                             dtype=weight, kv_dtype=kv)]
     dense = {s.name: s for s in mfu.layer_matmuls(m, 1, tp=n_chips)}
