@@ -68,9 +68,11 @@ ALT_TEXT: dict[str, str] = {
                     "array and three SIMD kernels): the share of the energy per useful MAC spent on "
                     "arithmetic, SRAM and DRAM, with the total in picojoules at the right; DRAM takes most "
                     "of every bar, and the naive kernel's total is tens of times the others'.",
-    "perf_per_watt": "Horizontal bars: peak dense bf16 FLOP/s per watt of published power (TDP) for each "
-                     "chip that publishes both, TPUs in blue and GPUs in green, best at the top; chips "
-                     "without a published power figure are left out of the chart and named in the text.",
+    "perf_per_watt": "Horizontal bars: dense bf16 FLOP/s per watt of published power (TDP) for each "
+                     "chip that publishes both, TPUs in blue and GPUs in green, best at the top: a filled "
+                     "bar at the matmul rate kernels measurably reach (hatched where that rate is "
+                     "assumed) inside an outline at the datasheet peak; chips without a published "
+                     "power figure are left out of the chart and named in the text.",
     "flops_per_dollar_explorer": "Horizontal bars on a log scale: bf16 FLOPs one dollar buys on each chip "
                                  "at the chosen price and utilization, with a tick at every sourced list "
                                  "price so each chip's price spread shows.",

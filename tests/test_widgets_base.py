@@ -83,11 +83,21 @@ def test_perf_per_watt_bars_follow_the_code_and_carry_the_key():
     # the y tick labels are drawn as texts placed at their bars' heights (widgets/_axes.Ticks)
     names = {text.get_position()[1]: text.get_text() for text in figure.artists
              if isinstance(text, Text) and text.get_visible()}
-    assert len(ax.patches) >= 5
+    assert len(ax.patches) >= 10
+    filled = outlined = 0
     for bar in ax.patches:
         label = names[bar.get_y() + bar.get_height() / 2]
         chip = next(c for c in chips.all() if c.watts is not None
                     and c.name.replace("NVIDIA ", "").split(" (")[0] == label)
-        assert to_hex(bar.get_facecolor()) == vendor_colour(chip)
+        if bar.get_facecolor()[3] == 0:  # the datasheet peak: an outline in the vendor's colour
+            outlined += 1
+            assert to_hex(bar.get_edgecolor()) == vendor_colour(chip)
+            assert bar.get_width() == pytest.approx(chip.peak_flops() / chip.watts / 1e12)
+        else:  # the measured (or, hatched, assumed) matmul rate: filled
+            filled += 1
+            assert to_hex(bar.get_facecolor()) == vendor_colour(chip)
+            assert bar.get_width() == pytest.approx(chip.achievable_flops() / chip.watts / 1e12)
+            assert bool(bar.get_hatch()) == chip.achievable_is_assumption("achievable_flops:bf16")
+    assert filled == outlined >= 5
     keys = {t.get_text(): to_hex(t.get_color()) for t in figure.texts}
     assert keys["■ TPU"] == TPU_COLOUR and keys["■ GPU"] == GPU_COLOUR

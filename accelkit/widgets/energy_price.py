@@ -194,8 +194,10 @@ def reuse_energy() -> Explorer:
 # -- 3. perf per watt ---------------------------------------------------------------------------
 
 def perf_per_watt() -> Explorer:
-    """Peak FLOP/s per watt of published power (TDP) for every chip that has both; the chips
-    without a published power figure are named, not guessed."""
+    """FLOP/s per watt of published power (TDP) for every chip that has both, twice: at the
+    datasheet peak (an outlined bar) and at the matmul rate kernels measurably reach (the filled
+    bar; hatched where that rate is a named assumption, not a measurement). The chips without a
+    published power figure are named, not guessed."""
     dtypes: tuple[DType, ...] = ("bf16", "fp8", "int8")
     controls = {"dtype": W.ToggleButtons(options=dtypes, value="bf16", description="precision",
                                          style=STYLE)}
@@ -203,13 +205,20 @@ def perf_per_watt() -> Explorer:
     # One chart per precision, drawn once: the set of chips differs between them.
     charts = {}
     for dtype in dtypes:
-        rated = sorted(((c, c.peak_flops(dtype) / c.watts) for c in catalog
-                        if c.watts is not None and dtype in c.dtypes), key=lambda item: item[1])
-        figure, ax = _frame(6.4, 2.8, 0.2)
+        rated = sorted(((c, c.peak_flops(dtype) / c.watts, c.achievable_flops(dtype) / c.watts,
+                         c.achievable_is_assumption(f"achievable_flops:{dtype}"))
+                        for c in catalog if c.watts is not None and dtype in c.dtypes),
+                       key=lambda item: item[2])
+        figure, ax = _frame(6.4, 3.0, 0.24)
         figure.subplots_adjust(right=0.86)
-        ax.barh([chip_label(c.name) for c, _ in rated], [v / 1e12 for _, v in rated],
-                color=[vendor_colour(c) for c, _ in rated])
-        ax.set_xlabel(f"peak dense {dtype} TFLOP/s per watt of TDP (an upper bound)")
+        labels = [chip_label(c.name) for c, *_ in rated]
+        colours = [vendor_colour(c) for c, *_ in rated]
+        ax.barh(labels, [peak / 1e12 for _, peak, _, _ in rated], facecolor="none",
+                edgecolor=colours, linewidth=1.0)
+        ax.barh(labels, [ach / 1e12 for _, _, ach, _ in rated], color=colours,
+                hatch=["//" if assumed else "" for *_, assumed in rated])
+        ax.set_xlabel(f"dense {dtype} TFLOP/s per watt of TDP\nfilled: measured matmul rate "
+                      "(hatched: assumed) · outline: datasheet peak", fontsize=8)
         ax.set_title("Perf per watt", fontsize=10)
         vendor_key(figure)
         fixed_ticks(ax)  # its limits are set: the same ticks, as one marker line and texts
@@ -220,14 +229,23 @@ def perf_per_watt() -> Explorer:
         dtype = values["dtype"]
         figure, rated = charts[dtype]
         no_dtype = [chip_label(c.name) for c in catalog if c.watts is not None and dtype not in c.dtypes]
+        best_peak = max(rated, key=lambda item: item[1]) if rated else None
         best = rated[-1] if rated else None
+        assumed = [chip_label(c.name) for c, _, _, a in rated if a]
         text = table_html([
-            ("best on this list", f"{chip_label(best[0].name)}: {best[1] / 1e12:.2f} TFLOP/s per W"
-             if best else "—"),
+            ("best at the datasheet peak",
+             f"{chip_label(best_peak[0].name)}: {best_peak[1] / 1e12:.2f} TFLOP/s per W"
+             if best_peak else "—"),
+            ("best at the measured matmul rate",
+             f"{chip_label(best[0].name)}: {best[2] / 1e12:.2f} TFLOP/s per W"
+             + (" (an assumed rate)" if best[3] else "") if best else "—"),
+            ("matmul rate assumed, not measured", ", ".join(assumed) or "—"),
             ("no published power figure", ", ".join(no_power) or "—"),
             (f"no published dense {dtype} peak", ", ".join(no_dtype) or "—"),
         ])
-        result = SimpleNamespace(dtype=dtype, flops_per_watt={c.name: v for c, v in rated},
+        result = SimpleNamespace(dtype=dtype, flops_per_watt={c.name: v for c, v, _, _ in rated},
+                                 achievable_flops_per_watt={c.name: v for c, _, v, _ in rated},
+                                 assumed=[c.name for c, _, _, a in rated if a],
                                  no_power=no_power)
         return View(figure=figure, text=text, result=result)
 
