@@ -58,7 +58,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from accelkit import _validate, chips, dtypes, frameworks, mfu, models, roofline
+from accelkit import _validate, calibration, chips, dtypes, frameworks, mfu, models, roofline
 from accelkit.activations import RECOMPUTE
 from accelkit.dtypes import DType
 
@@ -112,9 +112,34 @@ def _roof(flops: np.ndarray, nbytes: np.ndarray, ceiling: np.ndarray, hbm: float
 
 
 def _ceilings(chip: chips.Chip, dtype: DType, ceilings: str) -> tuple[float, float]:
+    """(matmul FLOP/s, HBM bytes/s) the kernels run at: the achievable ceilings, the matmul one
+    times the share library kernels sustain at model shapes (:func:`accelkit.calibration.
+    matmul_sustained`), or the datasheet's."""
     if ceilings == "achievable":
-        return chip.achievable_flops(dtype), chip.achievable_hbm_bytes_per_second
+        return (chip.achievable_flops(dtype) * calibration.matmul_sustained(chip),
+                chip.achievable_hbm_bytes_per_second)
     return chip.peak_flops(dtype), float(chip.require("hbm_bytes_per_second"))
+
+
+def _vector_bytes(model: models.Transformer, s: int, chip: chips.Chip, ceilings: str
+                  ) -> tuple[float, float]:
+    """(bytes of the TP-split non-matmul kernels, bytes of the others) of one sequence's
+    forward pass, each weighted by 1 / its kind's measured bandwidth share
+    (:func:`accelkit.calibration.vector_efficiency`: norms, activations) under achievable
+    ceilings, so that at the achievable HBM bandwidth they take their measured time."""
+    norm = act = 1.0
+    if ceilings == "achievable":
+        norm = calibration.vector_efficiency(chip, "normalization")
+        act = calibration.vector_efficiency(chip, "activation")
+    split = rep = 0.0
+    for op in model.operations(batch=1, seq_len=s, phase="forward"):
+        if op.kind in models.MATRIX_KINDS:
+            continue
+        if any(w in op.name for w in _SPLIT_WORDS):
+            split += op.bytes / act
+        else:
+            rep += op.bytes / (norm if op.kind == "normalization" else 1.0)
+    return split, rep
 
 
 @lru_cache(maxsize=4096)
@@ -161,7 +186,7 @@ def _times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, e
                     for sh in shapes if not sh.name.startswith("attention"))
         matmul += casts * (_OUT_BYTES + 2.0 * ib) / hbm
     attention = _attention(model, chip, dtype, shapes, s, rc, fw, flops_ceiling, hbm, ib)
-    vector = _vector(model, tp, mb, s, rc, fw, hbm)
+    vector = _vector(model, chip, ceilings, tp, mb, s, rc, fw, hbm)
     model_flops = model.flops_per_token("train", seq_len=s) * mb / tp
     return matmul, attention, vector, model_flops, linear_flops
 
@@ -206,11 +231,7 @@ def _forward_times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp
                           _OUT_BYTES * sq + ib * s * vd * B * 2]) * score.count
         attention = (_roof(full, moved, flops_ceiling * att_eff, hbm)
                      + sq * score.count * 2 * _OUT_BYTES / hbm)
-    ops = model.operations(batch=1, seq_len=s, phase="forward")
-    split = sum(op.bytes for op in ops if op.kind not in models.MATRIX_KINDS
-                and any(w in op.name for w in _SPLIT_WORDS))
-    rep = sum(op.bytes for op in ops if op.kind not in models.MATRIX_KINDS
-              and not any(w in op.name for w in _SPLIT_WORDS))
+    split, rep = _vector_bytes(model, s, chip, ceilings)
     rep_tp = tp if fw.sequence_parallel else 1
     vector = ((split / tp + rep / rep_tp) / s * mb
               + float(mb) * model.vocab / tp * 6.0) / hbm
@@ -262,17 +283,9 @@ def _attention(model: models.Transformer, chip: chips.Chip, dtype: DType,
     return products + elementwise
 
 
-def _vector(model: models.Transformer, tp: int, mb: int, s: int, rc: int,
-            fw: frameworks.Framework, hbm: float) -> float:
-    ops = model.operations(batch=1, seq_len=s, phase="forward")
-    split = rep = 0.0
-    for op in ops:
-        if op.kind in models.MATRIX_KINDS:
-            continue
-        if any(w in op.name for w in _SPLIT_WORDS):
-            split += op.bytes
-        else:
-            rep += op.bytes
+def _vector(model: models.Transformer, chip: chips.Chip, ceilings: str, tp: int, mb: int,
+            s: int, rc: int, fw: frameworks.Framework, hbm: float) -> float:
+    split, rep = _vector_bytes(model, s, chip, ceilings)
     rep_tp = tp if fw.sequence_parallel else 1
     fwd = (split / tp + rep / rep_tp) / s * mb  # the ops' bytes are for one sequence of s
     passes = 1.0 + 2.0 + (1.0 if rc == 2 else 0.0)  # forward, backward (2x), recompute
