@@ -4,7 +4,7 @@ at the ceilings the chip measurably reaches (issue 21, item 2).
     >>> from accelkit import kernels
     >>> k = kernels.microbatch("llama-3.1-405b", "H100", tp=8, microbatch_tokens=8192)
     >>> round(k.efficiency, 2), round(k.matmul_efficiency, 2)
-    (0.75, 0.78)
+    (0.71, 0.74)
     >>> m = kernels.microbatch("gpt-3-175b", "A100", tp=8, microbatch_tokens=2048,
     ...                        framework="megatron-2021")
     >>> f = kernels.microbatch("gpt-3-175b", "A100", tp=8, microbatch_tokens=2048)
@@ -16,7 +16,10 @@ What each kernel costs (per chip, one tensor-parallel shard):
 * **Matmuls** (:func:`accelkit.mfu.layer_matmuls`' shapes; forward ``Y = X·W``, backward
   ``dX = dY·Wᵀ`` and ``dW = Xᵀ·dY``): a roofline per kernel, the longer of its arithmetic at
   the chip's *achievable* matmul ceiling (:meth:`accelkit.chips.Chip.achievable_flops`, the
-  measured maximum) times the tile/wave efficiency of its shape
+  measured maximum over shapes) times the share of it library kernels sustain at a model's
+  linear-layer shapes (:func:`accelkit.calibration.matmul_sustained`: 0.894 on A100, 0.949 on
+  H100, from vidur's measured linear layers; 1.0 where none is measured) times the tile/wave
+  efficiency of its shape
   (:func:`accelkit.mfu.matmul_efficiency`, which falls for small and skinny shapes), and its
   memory traffic at the achievable HBM bandwidth: inputs, weights and outputs all counted
   (operands at the matmul precision's bytes, outputs in bf16, the weight gradient read and
@@ -34,7 +37,9 @@ What each kernel costs (per chip, one tensor-parallel shard):
   the materialized core in the backward pass (Korthikanti et al. 2022).
 * **Non-matmul kernels** (norms, activations, rotary, residual adds, the embedding gather:
   :meth:`accelkit.models.Model.operations`, bytes as each op moves them): memory-bound at the
-  achievable HBM bandwidth; the backward pass moves twice the forward's bytes (read the saved
+  achievable HBM bandwidth, norms and activations at the share of it their measured kernels
+  reach (:func:`accelkit.calibration.vector_efficiency`: about 0.4 and 0.5-0.6 on A100 and
+  H100, vLLM's kernels as vidur profiled them; 1.0 elsewhere); the backward pass moves twice the forward's bytes (read the saved
   input and the incoming gradient, write the outgoing one: an approximation); split over the
   TP group where the op acts on a TP-split width (the MLP activation) or where the framework
   uses sequence parallelism, else repeated on every TP rank; rerun under full recomputation.
@@ -45,9 +50,12 @@ What each kernel costs (per chip, one tensor-parallel shard):
   probabilities, write the gradient): 10 bytes per logit, memory-bound.
 
 Kernels run one after another (:func:`accelkit.roofline.times`, not overlapped between
-kernels; each kernel's arithmetic and its own memory traffic overlap). Not counted: launch
-gaps, the optimizer step and collectives (:mod:`accelkit.step_cost` adds those), and the
-communication kernels' use of SMs.
+kernels; each kernel's arithmetic and its own memory traffic overlap: Calculon's A100/H100
+system files add them instead, ``processing_mode: no_overlap``, but vidur's linear layers do not
+settle which fits better, A100's favouring the sum and H100's the maximum). Not counted:
+launch gaps, the materialized softmax's and the cross-entropy's own kernel efficiency (run at
+the achievable bandwidth: no measurement read), the optimizer step and collectives
+(:mod:`accelkit.step_cost` adds those, and the share of compute overlapped collectives take).
 """
 
 from __future__ import annotations

@@ -27,9 +27,17 @@ with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
   attention's FLOPs is exposed. Llama 3 (arXiv:2407.21783 §3.3.2) all-gathers K/V before the
   attention instead (exposed, small under GQA); that variant is not modelled.
 
+* An overlapped collective is not free: while it runs, its kernels take a share of the GPU's
+  compute (:func:`accelkit.calibration.processor_usage`, Calculon's A100/H100 figures: 0.15 on
+  NVLink, 0.02 on InfiniBand; 0 where none is held, TPUs included), added to the step for the
+  hidden part of the TP, FSDP and data-parallel traffic.
+
 **Collectives**: each group's cost is a line in the array size (latency + bytes × a constant,
 :func:`accelkit.layout.cost_line`), read once per distinct group of the candidates, so thousands
-of layouts cost a few dozen calls to :mod:`accelkit.collectives`.
+of layouts cost a few dozen calls to :mod:`accelkit.collectives`. At achievable bandwidth, a
+TP all-reduce inside one NVLink node is priced instead at the bus bandwidth NCCL measurably
+reaches for its message size (:func:`accelkit.calibration.all_reduce_busbw`, vidur's A100 and
+H100 curves: 174 GB/s at 64 MiB on 8 A100, against the 16 GiB plateau's 235).
 
 **Memory per chip** (bytes): weights, gradients and optimizer state at 2 + g + 12 bytes per
 parameter (bf16 weights, gradients in the framework's precision g = 2 or 4, fp32 master copy
