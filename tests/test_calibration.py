@@ -111,3 +111,14 @@ def test_overlapped_data_parallel_traffic_takes_its_processor_share() -> None:
     # the step pays 2% of the hidden time: compute + bubble + exposed + optimizer + stolen
     stolen = step.seconds - step.compute_seconds - step.bubble_seconds - step.optimizer_seconds
     assert stolen == pytest.approx(dp.exposed_seconds + usage * hidden, rel=1e-3, abs=1e-9)
+
+
+def test_kernel_check_prints_every_kernel_and_the_headline(capsys) -> None:
+    assert kernel_check.main([]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\nA100 ") + out.count("\nH100 ") >= len(measured.LINEAR) + len(measured.VECTOR)
+    assert "sustained matmul share, A100: 0.894" in out and measured.SOURCE in out
+    # the headline says where the model still disagrees: mid-sized A100 GEMMs read too slow
+    mid = next(r for r in kernel_check.headline()
+               if r[0].startswith("linear layers, 512") and "A100" in r[1])
+    assert mid[3] > 1.15

@@ -30,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repository: accelkit/ and validation/
 
-from accelkit import chips, frameworks  # noqa: E402
+from accelkit import calibration, chips, frameworks  # noqa: E402
 from accelkit.labs import mlperf as lab  # noqa: E402
 from validation import mlperf, published  # noqa: E402
 from validation import serving as serving_rows  # noqa: E402
@@ -146,6 +146,18 @@ def _calibration(chip_name: str, dtype: str, framework: str) -> str:
                      f"({mark('achievable_scaleout_bytes_per_second')})")
     parts.append(f"usable HBM {c.usable_hbm_bytes / 2**30:.0f} of {c.hbm_bytes / 2**30:.0f} GiB "
                  "(assumed)" if c.hbm_bytes else "no HBM figure")
+    if c.name in calibration.MATMUL_SUSTAINED:  # kernel-level calibration (accelkit.calibration)
+        src = calibration.SOURCES
+        parts.append(
+            f"library kernels: matmuls at {calibration.matmul_sustained(c)} of the matmul "
+            f"ceiling ({src['matmul_sustained'][c.name]}), norms at "
+            f"{calibration.vector_efficiency(c, 'normalization')} and activations at "
+            f"{calibration.vector_efficiency(c, 'activation')} of the HBM figure "
+            f"({src['vector_efficiency'][c.name]}), TP all-reduces at the measured bus bandwidth "
+            f"for their size ({src['all_reduce_busbw'][c.name]}), overlapped collectives taking "
+            f"{calibration.processor_usage(c, 'NVLink')} (NVLink) / "
+            f"{calibration.processor_usage(c, 'scale-out')} (scale-out) of compute "
+            f"({src['processor_usage'][c.name]})")
     choices = ", ".join(f"{k} {getattr(fw, k)}" for k in frameworks.CHOICES)
     parts.append(f"framework {fw.name} ({choices})")
     return "; ".join(parts)
