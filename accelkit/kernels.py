@@ -4,19 +4,22 @@ at the ceilings the chip measurably reaches (issue 21, item 2).
     >>> from accelkit import kernels
     >>> k = kernels.microbatch("llama-3.1-405b", "H100", tp=8, microbatch_tokens=8192)
     >>> round(k.efficiency, 2), round(k.matmul_efficiency, 2)
-    (0.75, 0.78)
+    (0.71, 0.74)
     >>> m = kernels.microbatch("gpt-3-175b", "A100", tp=8, microbatch_tokens=2048,
     ...                        framework="megatron-2021")
     >>> f = kernels.microbatch("gpt-3-175b", "A100", tp=8, microbatch_tokens=2048)
     >>> round(m.attention_seconds / f.attention_seconds, 1)  # scores through HBM
-    4.8
+    4.3
 
 What each kernel costs (per chip, one tensor-parallel shard):
 
 * **Matmuls** (:func:`accelkit.mfu.layer_matmuls`' shapes; forward ``Y = X·W``, backward
   ``dX = dY·Wᵀ`` and ``dW = Xᵀ·dY``): a roofline per kernel, the longer of its arithmetic at
   the chip's *achievable* matmul ceiling (:meth:`accelkit.chips.Chip.achievable_flops`, the
-  measured maximum) times the tile/wave efficiency of its shape
+  measured maximum over shapes) times the share of it library kernels sustain at a model's
+  linear-layer shapes (:func:`accelkit.calibration.matmul_sustained`: 0.894 on A100, 0.949 on
+  H100, from vidur's measured linear layers; 1.0 where none is measured) times the tile/wave
+  efficiency of its shape
   (:func:`accelkit.mfu.matmul_efficiency`, which falls for small and skinny shapes), and its
   memory traffic at the achievable HBM bandwidth: inputs, weights and outputs all counted
   (operands at the matmul precision's bytes, outputs in bf16, the weight gradient read and
@@ -34,7 +37,9 @@ What each kernel costs (per chip, one tensor-parallel shard):
   the materialized core in the backward pass (Korthikanti et al. 2022).
 * **Non-matmul kernels** (norms, activations, rotary, residual adds, the embedding gather:
   :meth:`accelkit.models.Model.operations`, bytes as each op moves them): memory-bound at the
-  achievable HBM bandwidth; the backward pass moves twice the forward's bytes (read the saved
+  achievable HBM bandwidth, norms and activations at the share of it their measured kernels
+  reach (:func:`accelkit.calibration.vector_efficiency`: about 0.4 and 0.5-0.6 on A100 and
+  H100, vLLM's kernels as vidur profiled them; 1.0 elsewhere); the backward pass moves twice the forward's bytes (read the saved
   input and the incoming gradient, write the outgoing one: an approximation); split over the
   TP group where the op acts on a TP-split width (the MLP activation) or where the framework
   uses sequence parallelism, else repeated on every TP rank; rerun under full recomputation.
@@ -45,9 +50,12 @@ What each kernel costs (per chip, one tensor-parallel shard):
   probabilities, write the gradient): 10 bytes per logit, memory-bound.
 
 Kernels run one after another (:func:`accelkit.roofline.times`, not overlapped between
-kernels; each kernel's arithmetic and its own memory traffic overlap). Not counted: launch
-gaps, the optimizer step and collectives (:mod:`accelkit.step_cost` adds those), and the
-communication kernels' use of SMs.
+kernels; each kernel's arithmetic and its own memory traffic overlap: Calculon's A100/H100
+system files add them instead, ``processing_mode: no_overlap``, but vidur's linear layers do not
+settle which fits better, A100's favouring the sum and H100's the maximum). Not counted:
+launch gaps, the materialized softmax's and the cross-entropy's own kernel efficiency (run at
+the achievable bandwidth: no measurement read), the optimizer step and collectives
+(:mod:`accelkit.step_cost` adds those, and the share of compute overlapped collectives take).
 """
 
 from __future__ import annotations
@@ -58,7 +66,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from accelkit import _validate, chips, dtypes, frameworks, mfu, models, roofline
+from accelkit import _validate, calibration, chips, dtypes, frameworks, mfu, models, roofline
 from accelkit.activations import RECOMPUTE
 from accelkit.dtypes import DType
 
@@ -112,9 +120,34 @@ def _roof(flops: np.ndarray, nbytes: np.ndarray, ceiling: np.ndarray, hbm: float
 
 
 def _ceilings(chip: chips.Chip, dtype: DType, ceilings: str) -> tuple[float, float]:
+    """(matmul FLOP/s, HBM bytes/s) the kernels run at: the achievable ceilings, the matmul one
+    times the share library kernels sustain at model shapes (:func:`accelkit.calibration.
+    matmul_sustained`), or the datasheet's."""
     if ceilings == "achievable":
-        return chip.achievable_flops(dtype), chip.achievable_hbm_bytes_per_second
+        return (chip.achievable_flops(dtype) * calibration.matmul_sustained(chip),
+                chip.achievable_hbm_bytes_per_second)
     return chip.peak_flops(dtype), float(chip.require("hbm_bytes_per_second"))
+
+
+def _vector_bytes(model: models.Transformer, s: int, chip: chips.Chip, ceilings: str
+                  ) -> tuple[float, float]:
+    """(bytes of the TP-split non-matmul kernels, bytes of the others) of one sequence's
+    forward pass, each weighted by 1 / its kind's measured bandwidth share
+    (:func:`accelkit.calibration.vector_efficiency`: norms, activations) under achievable
+    ceilings, so that at the achievable HBM bandwidth they take their measured time."""
+    norm = act = 1.0
+    if ceilings == "achievable":
+        norm = calibration.vector_efficiency(chip, "normalization")
+        act = calibration.vector_efficiency(chip, "activation")
+    split = rep = 0.0
+    for op in model.operations(batch=1, seq_len=s, phase="forward"):
+        if op.kind in models.MATRIX_KINDS:
+            continue
+        if any(w in op.name for w in _SPLIT_WORDS):
+            split += op.bytes / act
+        else:
+            rep += op.bytes / (norm if op.kind == "normalization" else 1.0)
+    return split, rep
 
 
 @lru_cache(maxsize=4096)
@@ -161,7 +194,7 @@ def _times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, e
                     for sh in shapes if not sh.name.startswith("attention"))
         matmul += casts * (_OUT_BYTES + 2.0 * ib) / hbm
     attention = _attention(model, chip, dtype, shapes, s, rc, fw, flops_ceiling, hbm, ib)
-    vector = _vector(model, tp, mb, s, rc, fw, hbm)
+    vector = _vector(model, chip, ceilings, tp, mb, s, rc, fw, hbm)
     model_flops = model.flops_per_token("train", seq_len=s) * mb / tp
     return matmul, attention, vector, model_flops, linear_flops
 
@@ -206,11 +239,7 @@ def _forward_times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp
                           _OUT_BYTES * sq + ib * s * vd * B * 2]) * score.count
         attention = (_roof(full, moved, flops_ceiling * att_eff, hbm)
                      + sq * score.count * 2 * _OUT_BYTES / hbm)
-    ops = model.operations(batch=1, seq_len=s, phase="forward")
-    split = sum(op.bytes for op in ops if op.kind not in models.MATRIX_KINDS
-                and any(w in op.name for w in _SPLIT_WORDS))
-    rep = sum(op.bytes for op in ops if op.kind not in models.MATRIX_KINDS
-              and not any(w in op.name for w in _SPLIT_WORDS))
+    split, rep = _vector_bytes(model, s, chip, ceilings)
     rep_tp = tp if fw.sequence_parallel else 1
     vector = ((split / tp + rep / rep_tp) / s * mb
               + float(mb) * model.vocab / tp * 6.0) / hbm
@@ -262,17 +291,9 @@ def _attention(model: models.Transformer, chip: chips.Chip, dtype: DType,
     return products + elementwise
 
 
-def _vector(model: models.Transformer, tp: int, mb: int, s: int, rc: int,
-            fw: frameworks.Framework, hbm: float) -> float:
-    ops = model.operations(batch=1, seq_len=s, phase="forward")
-    split = rep = 0.0
-    for op in ops:
-        if op.kind in models.MATRIX_KINDS:
-            continue
-        if any(w in op.name for w in _SPLIT_WORDS):
-            split += op.bytes
-        else:
-            rep += op.bytes
+def _vector(model: models.Transformer, chip: chips.Chip, ceilings: str, tp: int, mb: int,
+            s: int, rc: int, fw: frameworks.Framework, hbm: float) -> float:
+    split, rep = _vector_bytes(model, s, chip, ceilings)
     rep_tp = tp if fw.sequence_parallel else 1
     fwd = (split / tp + rep / rep_tp) / s * mb  # the ops' bytes are for one sequence of s
     passes = 1.0 + 2.0 + (1.0 if rc == 2 else 0.0)  # forward, backward (2x), recompute

@@ -27,9 +27,17 @@ with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
   attention's FLOPs is exposed. Llama 3 (arXiv:2407.21783 §3.3.2) all-gathers K/V before the
   attention instead (exposed, small under GQA); that variant is not modelled.
 
+* An overlapped collective is not free: while it runs, its kernels take a share of the GPU's
+  compute (:func:`accelkit.calibration.processor_usage`, Calculon's A100/H100 figures: 0.15 on
+  NVLink, 0.02 on InfiniBand; 0 where none is held, TPUs included), added to the step for the
+  hidden part of the TP, FSDP and data-parallel traffic.
+
 **Collectives**: each group's cost is a line in the array size (latency + bytes × a constant,
 :func:`accelkit.layout.cost_line`), read once per distinct group of the candidates, so thousands
-of layouts cost a few dozen calls to :mod:`accelkit.collectives`.
+of layouts cost a few dozen calls to :mod:`accelkit.collectives`. At achievable bandwidth, a
+TP all-reduce inside one NVLink node is priced instead at the bus bandwidth NCCL measurably
+reaches for its message size (:func:`accelkit.calibration.all_reduce_busbw`, vidur's A100 and
+H100 curves: 174 GB/s at 64 MiB on 8 A100, against the 16 GiB plateau's 235).
 
 **Memory per chip** (bytes): weights, gradients and optimizer state at 2 + g + 12 bytes per
 parameter (bf16 weights, gradients in the framework's precision g = 2 or 4, fp32 master copy
@@ -60,7 +68,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accelkit import activations, chips, dtypes, frameworks, models, roofline
+from accelkit import activations, calibration, chips, dtypes, frameworks, models, roofline
 from accelkit.layout import AXES, chips_per_domain, cost_line, domain_chips
 
 #: Bytes per parameter: bf16 weights, bf16 gradients, fp32 master weights + Adam m and v.
@@ -144,6 +152,23 @@ def _costs(chip: chips.Chip, kind: str, n: np.ndarray, k: np.ndarray, bandwidth:
                                       job_chips)
     inverse = inverse.reshape(-1)
     return lat[inverse], per[inverse]
+
+
+def _measured_tp(chip: chips.Chip, tp: np.ndarray, tp_per_domain: np.ndarray,
+                 nbytes: np.ndarray, modelled: np.ndarray) -> np.ndarray:
+    """Each candidate's TP all-reduce at the measured bus bandwidth for its message size
+    (:func:`accelkit.calibration.all_reduce_busbw`: NCCL inside one NVLink node) where the
+    group sits in one node and a curve is measured for its size; ``modelled`` elsewhere."""
+    out = np.array(modelled, dtype=float, copy=True)
+    nbytes = np.broadcast_to(np.asarray(nbytes, dtype=float), out.shape)
+    for n in np.unique(tp).tolist():
+        mask = (tp == n) & (tp_per_domain >= n)
+        if n <= 1 or not mask.any():
+            continue
+        busbw = calibration.all_reduce_busbw(chip, int(n), nbytes[mask])
+        if busbw is not None:
+            out[mask] = 2.0 * (n - 1.0) / n * nbytes[mask] / busbw
+    return out
 
 
 def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, np.ndarray],
@@ -247,6 +272,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # -- tensor parallel: 2 all-reduce-equivalents per layer forward, 2 backward, 2 recompute
     tp_calls = stage_layers * (4.0 + 2.0 * (rc == 2))
     tp_each = cost("all_reduce", "tp", act_mb)
+    if bandwidth == "achievable":
+        tp_each = _measured_tp(chip, tp, per["tp"], act_mb, tp_each)
     tp_mb = tp_calls * tp_each
     # -- expert parallel: dispatch + combine all-to-all per MoE layer, forward and backward
     ep_calls = stage_moe * (4.0 + 2.0 * (rc == 2))
@@ -341,10 +368,21 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # ring's exposed part, cp_mb, likewise)
     with_tp = roofline.times(compute_seconds=prefetched.seconds, communication_seconds=tp_mb,
                              overlap=fw.tp_overlap)
-    t_mb = roofline.times(compute_seconds=with_tp.seconds,
+    # an overlapped collective takes a share of the GPU's compute while it runs (its SMs copy
+    # and reduce: calibration.processor_usage, Calculon's figure), paid on its hidden part
+    usage = {net: calibration.processor_usage(chip, net) for net in ("NVLink", "scale-out")}
+
+    def stolen(axis: str, hidden: np.ndarray) -> np.ndarray:
+        inside = (per[axis] >= size[axis]) & (domain > 1)
+        return np.where(inside, usage["NVLink"], usage["scale-out"]) * np.maximum(hidden, 0.0)
+
+    steal_mb = (stolen("tp", tp_mb - with_tp.exposed_communication_seconds)
+                + stolen("fsdp", fsdp_mb - fsdp_exposed_mb))
+    t_mb = roofline.times(compute_seconds=with_tp.seconds + steal_mb,
                           communication_seconds=ep_mb + pp_mb + cp_mb, overlap=False).seconds
     fill = (pp - 1.0) / v
-    seconds = (m + fill) * t_mb + dp_exposed + optimizer_s
+    dp_steal = stolen("dp", dp_time - dp_exposed)
+    seconds = (m + fill) * t_mb + dp_exposed + dp_steal + optimizer_s
     compute = m * compute_mb
     bubble = fill * t_mb
     comm_total = m * (tp_mb + ep_mb + pp_mb + fsdp_mb + cp_calls * cp_each) + dp_time

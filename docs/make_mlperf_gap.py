@@ -165,7 +165,8 @@ def render() -> str:
         f"{small.tpu_residual:.2f}) and so does the GPU side ({small.gpu_residual:.2f}): the "
         "ratio is right because both sides are over-predicted alike. The kernel step is the "
         f"measured matmul gap on each side (H100 factor {small.steps[5].gpu_factor:.2f}: fp8 "
-        "GEMMs reach 71% of the fp8 peak in the published MAMF table; v5p "
+        "GEMMs reach 71% of the fp8 peak in the published MAMF table, and cuBLAS sustains "
+        "0.95 of that best-shape figure on vidur's profiled linear layers; v5p "
         f"{small.steps[5].tpu_factor:.2f}: its int8 ceiling is a named assumption, v6e's "
         "measured int8/bf16 ratio carried over), so the predicted H100 MFU at the fp8 peak is "
         f"{small.gpu_step.mfu:.0%} (training alone) against a measured "
@@ -174,9 +175,10 @@ def render() -> str:
         f"512-GPU run training takes {train_over:.2f}x and the evaluations {eval_over:.2f}x "
         "the predicted time, and the evaluations are forward passes through a "
         f"{eval_mb:.0f}-micro-batch pipeline with no data-parallel traffic, so the shortfall "
-        "is in the fp8 kernels themselves. Candidates, none measured here: fp8 scaling "
-        "bookkeeping, GEMMs split for the TP overlap, the SMs the overlap's communication "
-        "kernels take.",
+        "is in the fp8 kernels themselves. Priced: the SMs the overlapped communication "
+        "kernels take (Calculon's processor_usage, 15% on NVLink, a validated model's "
+        "parameter). Candidates, none measured here: fp8 scaling bookkeeping, GEMMs split "
+        "for the TP overlap.",
         f"* **At the largest scale** ({large.gpu.n_chips:,} H100s, {large.tpu.n_chips:,} v5p "
         f"chips) the chain predicts {large.predicted_ratio:.2f}x and the systems measured "
         f"{large.measured_ratio:.2f}x: residual {large.residual_ratio:.2f}, the other way. "

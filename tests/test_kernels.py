@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import accelkit as ak
-from accelkit import collectives, frameworks, kernels
+from accelkit import calibration, collectives, frameworks, kernels
 from accelkit.parallel import Layout, best_layouts, predicted_mfu, train_step
 
 M = 2**20
@@ -23,8 +23,10 @@ def test_matmuls_run_under_the_measured_ceiling_not_the_datasheet() -> None:
                                    ceilings="datasheet")
     h100 = ak.chips.get("H100")
     ratio = datasheet.matmul_seconds / achievable.matmul_seconds
-    # compute-bound matmuls: their time scales by the ceiling's fraction of the peak
-    assert ratio == pytest.approx(h100.achievable_fraction("achievable_flops:bf16"), rel=0.02)
+    # compute-bound matmuls: their time scales by the ceiling's fraction of the peak, times the
+    # share library kernels sustain at model shapes (accelkit.calibration, vidur's profiles)
+    assert ratio == pytest.approx(h100.achievable_fraction("achievable_flops:bf16")
+                                  * calibration.matmul_sustained(h100), rel=0.02)
     assert achievable.efficiency < datasheet.efficiency < 1
 
 
@@ -69,7 +71,12 @@ def test_tp_overlap_hides_the_tensor_parallel_collectives() -> None:
     tp_hidden = next(c for c in hidden.collectives if c.name == "tp")
     assert tp_exposed.exposed_seconds == pytest.approx(tp_exposed.seconds)
     assert tp_hidden.exposed_seconds == 0.0 and tp_hidden.seconds == tp_exposed.seconds
-    assert exposed.seconds - hidden.seconds == pytest.approx(tp_exposed.seconds, rel=1e-6)
+    # hidden, the all-reduces still take their share of the GPU while they run (Calculon's
+    # processor_usage on NVLink), so overlap saves the rest of their time, not all of it
+    usage = calibration.processor_usage(ak.chips.get("H100"), "NVLink")
+    assert usage == 0.15
+    assert exposed.seconds - hidden.seconds == pytest.approx(tp_exposed.seconds * (1 - usage),
+                                                             rel=1e-6)
 
 
 def test_dp_without_overlap_and_fp32_gradients_cost_what_they_say() -> None:

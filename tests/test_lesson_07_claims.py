@@ -335,8 +335,8 @@ def _three_mfus():
 def test_three_mfus_for_one_layout_and_two_errors_that_cancel():
     """"The tile model predicts 45.6%, above Meta's 41% ... two errors of opposite sign, and they
     partly cancel. The tile model runs this step's matmuls at 97.0% of peak ... where the best
-    measured H100 bf16 matmul reaches 80.3%: too fast. Price every kernel as it runs and the
-    prediction falls to 36.6%, 4.4 points below what Meta measured ... the full recomputation chosen here (a third more FLOPs, section 1's HFU) and
+    measured H100 bf16 matmul reaches 80.3%: too fast. Price every kernel as it runs (...) and the
+    prediction falls to 34.7%, 6.3 points below what Meta measured ... the full recomputation chosen here (a third more FLOPs, section 1's HFU) and
     the tensor-parallel all-reduces, which the preset leaves on the critical path" (issue 21: the
     lesson said "even the lower lands a little above Meta's 41%", two errors cancelling presented
     as agreement)."""
@@ -368,24 +368,29 @@ def test_three_mfus_for_one_layout_and_two_errors_that_cancel():
 
 
 def test_the_overlap_lever():
-    """"Overlapping the tensor-parallel all-reduces lifts the prediction from 36.6% to 44.1%, 3.1
-    points above Meta's 41%: a lever nearly as large as everything that separates the tile model
-    from the kernels as they run, and Meta's measurement sits between its two sides ... NeMo's and MaxText's presets overlap them, as their MLPerf
-    configurations say"."""
+    """"Overlapping the tensor-parallel all-reduces lifts the prediction from 34.7% to 40.2%, 0.8
+    points below Meta's 41% (hidden, they still take a share of the GPU while they run): a lever
+    about half as large as everything that separates the tile model from the kernels as they run,
+    and even with it the prediction stays below Meta's measurement ... NeMo's and MaxText's
+    presets overlap them, as their MLPerf configurations say"."""
     from accelkit import frameworks
 
     _, chip_step, _, tiles, as_run, hidden = _three_mfus()
     (published,) = prose.shown("07", "The published MFU on 16,384 GPUs was {}%")
     measured = published.value / 100
-    prose.check("07", "lifts the prediction from {}% to {}%, {} points above Meta's", 100 * as_run.mfu,
-                100 * hidden.mfu, 100 * (hidden.mfu - measured))
+    prose.check("07", "lifts the prediction from {}% to {}%, {} points below Meta's", 100 * as_run.mfu,
+                100 * hidden.mfu, 100 * (measured - hidden.mfu))
     tp = next(c for c in hidden.step.collectives if c.name == "tp")
     assert tp.exposed_seconds == 0 < tp.seconds
     assert hidden.step.seconds < as_run.step.seconds
-    assert as_run.mfu < measured < hidden.mfu  # "between its two sides"
-    # "nearly as large as everything that separates the tile model from the kernels as they run"
+    assert as_run.mfu < hidden.mfu < measured  # "even with it ... below Meta's measurement"
+    # "still take a share of the GPU" (tests/test_kernels.py checks the step pays it exactly)
+    from accelkit import calibration
+
+    assert calibration.processor_usage(ak.chips.get(H100), "NVLink") > 0
+    # "about half as large as everything that separates the tile model from the kernels"
     lever, kernels_gap = hidden.mfu - as_run.mfu, tiles.mfu - as_run.mfu
-    assert 0.5 < lever / kernels_gap < 1
+    assert 0.4 < lever / kernels_gap < 0.6
     for name in ("nemo-2024", "maxtext"):
         assert frameworks.get(name).tp_overlap
         assert "mlcommons/training_results_v4.0" in frameworks.get(name).source("tp_overlap")
@@ -604,12 +609,13 @@ def test_lab_reading_each_step():
 
 
 def test_lab_residual_is_reported_as_measured_over_predicted():
-    """"The chain lands within a few percent of the measured ratio: the residual is 0.98. Do not read
-    that as either side being right. Each side alone reached only about four fifths of its own
-    prediction (GPU 0.80, TPU 0.82): the ratio agrees because the two sides' errors are alike."."""
+    """"The chain lands within 7% of the measured ratio: the residual is 1.07. Do not read that as
+    either side being right. Each side alone reached only four fifths to nine tenths of its own
+    prediction (GPU 0.88, TPU 0.82): the ratio agrees because the two sides' errors are alike."."""
     gap = _gap()
     assert gap.residual_ratio == pytest.approx(gap.measured_ratio / gap.predicted_ratio)
-    assert abs(gap.residual_ratio - 1) < 0.05  # "within a few percent"
+    assert abs(gap.residual_ratio - 1) < 0.1  # within the issue's 0.87-1.15
+    prose.check("07", "lands within {}% of the measured ratio", 100 * abs(gap.residual_ratio - 1))
     prose.check("07", "the residual is {}.", gap.residual_ratio)
     # each side's measured throughput over its prediction on the run clock (training step times
     # the training share of the clock, the chain's last step)
@@ -622,8 +628,8 @@ def test_lab_residual_is_reported_as_measured_over_predicted():
                                                 * evaluation.tpu_factor))
     assert gap.residual_ratio == pytest.approx(gap.gpu_residual / gap.tpu_residual)
     prose.check("07", "prediction (GPU {}, TPU {}): the ratio agrees", gap.gpu_residual, gap.tpu_residual)
-    assert prose.says("07", "about four fifths of its own")
-    assert 0.75 < gap.gpu_residual < 0.85 and 0.75 < gap.tpu_residual < 0.85  # "about four fifths"
+    assert prose.says("07", "four fifths to nine tenths of its own")
+    assert 0.78 < gap.tpu_residual < gap.gpu_residual < 0.92  # "four fifths to nine tenths"
     # not tuned: the residual moves with the model's kernels, it is not fitted to one
     assert _gap(kernel_efficiency="peak").residual_ratio != pytest.approx(gap.residual_ratio)
 

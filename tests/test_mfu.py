@@ -190,16 +190,16 @@ RUNS = {label: (step, published, ratio) for label, step, published, ratio in run
 # published / predicted, the band each must land in (measured values in docs/mfu.md and the
 # validation table, docs/validation.md): kernels as they run under the measured ceilings, each
 # run's framework (issue 21); a regression guard, not a fit
-BANDS = {"Megatron": (0.72, 0.97), "PaLM": (0.90, 1.12), "Llama": (0.95, 1.25),
+BANDS = {"Megatron": (0.85, 1.10), "PaLM": (0.90, 1.12), "Llama": (0.95, 1.25),
          "MaxText": (0.90, 1.10)}
 
 
 @pytest.mark.parametrize("label", sorted(RUNS))
 def test_published_mfu_lands_in_its_band(label: str) -> None:
     """Kernels under the measured ceilings with each run's framework (docs/validation.md says
-    why each row is off). Megatron's A100 runs are still predicted fast (0.79-0.88 at their
-    scripts' micro-batch and interleaving); PaLM (recomputation fixed by its published HFU)
-    and MaxText land within a few percent; Llama 3's 8K rows are predicted slow (1.07-1.13):
+    why each row is off). Megatron's A100 runs land at 0.88-1.04 (kernels at the rates vidur
+    measured, accelkit.calibration); PaLM (recomputation fixed by its published HFU)
+    and MaxText land within a few percent; Llama 3's 8K rows are predicted slow (1.12-1.18):
     our activation accounting rejects the run's published "no activation checkpointing", so
     the fastest fitting layout recomputes everything; its long-context row lands within 2%."""
     step, published, flops_ratio = RUNS[label]

@@ -267,8 +267,10 @@ def test_the_kernel_step_moves_the_prediction_never_the_measurement():
 
 def test_the_docs_claims_hold():
     small, large = _gap(*SMALL), _gap(*LARGE)
-    # 512 chips each: the model over-predicts the GPU more than the TPU (residual below 1).
-    assert small.residual_ratio < 1 and small.gpu_residual < small.tpu_residual
+    # 512 chips each: both sides over-predicted alike (within 0.1 of each other), so the
+    # residual lies in the issue's 0.87-1.15
+    assert 0.87 < small.residual_ratio < 1.15
+    assert abs(small.gpu_residual - small.tpu_residual) < 0.1 and small.gpu_residual < 1
     assert small.gpu_measured_mfu < small.gpu_step.mfu
     # Largest of each: the other way.
     assert large.residual_ratio > 1 and large.tpu_residual < large.gpu_residual
@@ -372,7 +374,7 @@ def test_an_evaluation_costs_its_forward_passes():
 
 def test_nemos_log_times_training_and_evaluations_alike():
     """The docs' claim: on the 512-GPU run, NeMo's log (training and evaluations timed apart)
-    shows both taking the same ~1.2-1.35x of the predicted time, so the shortfall is the
+    shows both taking about the same 1.1-1.2x of the predicted time, so the shortfall is the
     kernels', not the data-parallel traffic (the evaluations have none)."""
     s = published.submission("nvidia-eos-n64")
     timing = published.data()["submissions"]["nvidia-eos-n64"]["log_timing"]["value"]
@@ -381,7 +383,7 @@ def test_nemos_log_times_training_and_evaluations_alike():
                                framework=s.framework)
     train = timing["block_ms"] / 1e3 / (s.steps_per_evaluation * step.seconds)
     evals = timing["eval_ms"] / 1e3 / mlperf.evaluation_seconds(s, step)
-    assert 1.2 < train < 1.35 and 1.2 < evals < 1.35
+    assert 1.05 < train < 1.2 and 1.05 < evals < 1.25 and abs(train - evals) < 0.1
     assert train == pytest.approx(evals, rel=0.05)
 
 
