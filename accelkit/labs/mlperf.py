@@ -61,7 +61,15 @@ evaluation micro-batch's bytes (latency ignored). The int8/fp8 matmuls run at th
 precision's achievable ceiling (fp8 measured on H100; int8 on v5p a named assumption) with
 the activations' casts priced (not the weights'); gradients are reduced in bf16 and NeMo's
 weights all-gathered in fp8 (its FP8_PARAMS, :mod:`accelkit.frameworks`).
-MaxText's ``save_dot_except_logits`` maps to "selective" only approximately.
+MaxText's ``save_dot_except_logits`` keeps every weight matmul's output and recomputes the rest,
+which no accelkit policy is exactly: "selective" (used) recomputes no matmul, as it does not;
+"full" (the other mapping, recorded in ``validation/mlperf.json`` and shown beside the
+validation table's row, never used) recomputes them all. Neither prices the norms, GELU and
+tensor-parallel all-gathers its backward pass redoes. A TPU submission's groups sit on its
+published ICI slice (:meth:`Submission.job_chip`: the 6,144-chip system is one 8x16x48 slice,
+whose tensor, FSDP and data axes are one ring each, as JAX's mesh_utils lays them out).
+:attr:`Submission.steady_tokens_per_second_per_chip` reads the logs' steady blocks beside the
+run clock: what the clock holds beyond them (warm-up, stalls) is measured, not predicted.
 
 **The naming trap.** Cloud TPU v5p names count TensorCores (``v5p-32`` is 32 TensorCores, 16
 chips: cloud.google.com/tpu/docs/v5p-training), so "tpu-v5p-1024" is 512 chips.
