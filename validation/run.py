@@ -98,7 +98,13 @@ WHY = {
                            "8 on one slice), as priced, but not the logits or the flash "
                            "attention; the weights' quantization is not priced (the "
                            "activations' is); fsdp 64 sits on an 8x8 plane of the 8x8x8 slice "
-                           "and tp 8 on a ring, both hidden behind the full-remat compute",
+                           "and tp 8 on a ring, both hidden behind the full-remat compute. "
+                           "One lead, not priced: the scripts decompose all-gather+einsum "
+                           "(--xla_tpu_decompose_all_gather_einsum) but set nothing for "
+                           "einsum+reduce-scatter, while the maxtext preset hides all TP "
+                           "traffic; were the forward pass's two reduce-scatters per layer "
+                           "exposed, most of this row's gap would go (full remat runs the "
+                           "forward twice), but not the MaxText rows' (bf16, less TP traffic)",
     "google-tpu-v5p-12288": "predicted faster than measured. Checked against the submission: one "
                             "8x16x48 ICI slice (no DCN), tensor 8, fsdp 48 and data 16 each one "
                             "wrapped ring of it (priced so since issue 21: the 48-way FSDP "
@@ -114,8 +120,10 @@ WHY = {
                             "tensor-parallel all-gathers the backward pass redoes (the qkv and "
                             "ffn1 inputs are not kept: about a quarter more TP traffic, not "
                             "priced), the TP and FSDP collectives together at about 80% of the "
-                            "int8 compute they must hide behind (the 512-chip run: 60%), and "
-                            "the v5p kernel ceilings assumed as for the 512-chip row",
+                            "int8 compute they must hide behind (the 512-chip run: 60%), the "
+                            "forward reduce-scatters the scripts do not decompose (see the "
+                            "512-chip row: a fraction of this gap), and the v5p kernel "
+                            "ceilings assumed as for the 512-chip row",
     "PaLM": "the TPU v4 matmul ceiling is carried from v6e/TPU7x (an assumption); PaLM's "
             "recomputation is fixed by its published HFU (full, the nearest)",
     "MaxText": "predicted faster than measured, by about the same fifth as the 512-chip MLPerf "
