@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accelkit import _validate, chips, collectives, models
+from accelkit import _validate, chips, collectives, models, topology
 from accelkit.activations import RECOMPUTE
 
 #: Rank order of the layout axes, fastest first.
@@ -239,11 +239,8 @@ def group_collective(chip: chips.Chip, kind: str, n: int, per_domain: int,
         return collectives.point_to_point(collectives.at_bandwidth(chip, bandwidth),
                                           array_bytes=array_bytes, network=network)
     if per_domain >= n:
-        # a TPU group that is the whole job is the slice the job was bought as (2x4 for 8
-        # v5e), not a line of n chips on one axis
-        over = collectives.slice_shape(chip, n) if job_chips == n else n
-        return collectives.collective(kind, chip, array_bytes=array_bytes, over=over,
-                                      bandwidth=bandwidth)
+        return collectives.collective(kind, chip, array_bytes=array_bytes,
+                                      over=placed(chip, n, job_chips), bandwidth=bandwidth)
     if chip.kind == "gpu":
         return collectives.collective(kind, chip, array_bytes=array_bytes, over=n,
                                       inner=domain_chips(chip) // per_domain,
@@ -251,6 +248,30 @@ def group_collective(chip: chips.Chip, kind: str, n: int, per_domain: int,
     axes = collectives.group_layout(chip, per_domain)[1] if per_domain > 1 else (1,)
     return collectives.collective(kind, chip, array_bytes=array_bytes, over=axes,
                                   slices=n // per_domain, bandwidth=bandwidth)
+
+
+def placed(chip: chips.Chip, n: int, job_chips: int | None = None) -> int | tuple[int, ...]:
+    """The ``over`` of a group of ``n`` chips inside one scale-up domain of a job of
+    ``job_chips``: on a TPU, a group that is the whole job is the slice the job was bought as
+    (2x4 for 8 v5e, not a line of 8); a smaller one takes whole axes of the job's slice where
+    some multiply to n, as JAX lays a mesh axis out (:func:`accelkit.topology.whole_axes`:
+    the 64-way FSDP axis of an 8x8x8 job is an 8x8 plane, not a 4x4x4 cube); otherwise (a GPU,
+    no job size, or no such axes) n itself, which :mod:`accelkit.collectives` lays out.
+
+        >>> from accelkit import chips
+        >>> v5p = chips.get("TPU v5p")
+        >>> placed(v5p, 64, 512), placed(v5p, 8, 512), placed(v5p, 48, 6144)
+        ((8, 8), (8,), 48)
+    """
+    if chip.kind != "tpu" or job_chips is None or n <= 1:
+        return n
+    if job_chips == n:
+        return collectives.slice_shape(chip, n)
+    try:
+        shape = topology.slice_layout(chip, job_chips)[1]
+    except (ValueError, chips.MissingFigureError):
+        return n
+    return topology.whole_axes(shape, n) or n
 
 
 #: The array size at which a group's cost line is read (any size gives the same line).
@@ -274,4 +295,4 @@ def cost_line(chip: chips.Chip, kind: str, n: int, per_domain: int,
 
 
 __all__ = ["AXES", "Layout", "MAX_DEGREE", "RECOMPUTE", "check_layout", "chips_per_domain",
-           "cost_line", "domain_chips", "group_collective", "largest_job"]
+           "cost_line", "domain_chips", "group_collective", "largest_job", "placed"]

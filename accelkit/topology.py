@@ -14,6 +14,8 @@ bandwidth, :class:`accelkit.chips.MissingFigureError`.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 from functools import lru_cache
 
@@ -133,6 +135,80 @@ def slice_layout(chip: chips.Chip, n: int) -> tuple[int, tuple[int, ...], tuple[
     return best[1], best[2], best[3]
 
 
+def whole_axes(shape: tuple[int, ...], n: int) -> tuple[int, ...] | None:
+    """The whole axes of a slice of ``shape`` that a group of ``n`` chips takes, or None.
+
+    This is how JAX lays a logical mesh axis onto a TPU slice (jax-ml/jax:
+    jax/_src/mesh_utils.py@01a64421, ``_create_device_mesh_for_nd_torus``, which MaxText's
+    ``create_device_mesh`` calls for one slice): each logical axis, the most network-intensive
+    first, takes the largest set of whole physical axes (three, then two, then one) whose sizes
+    multiply to its size, and a physical axis is never split. So on the 8x16x48 slice of
+    Google's 6,144-chip MLPerf v4.0 run the 8-way tensor, 48-way FSDP and 16-way data axes are
+    one ring each, and on an 8x8x8 the 64-way FSDP axis is an 8x8 plane:
+
+        >>> whole_axes((8, 16, 48), 48), whole_axes((8, 8, 8), 64), whole_axes((24, 16, 16), 48)
+        ((48,), (8, 8), None)
+
+    A group is placed on its own here (the first such set, in the order mesh_utils tries
+    them), not jointly with the layout's other axes; where two axes of a layout could take the
+    same sizes the joint assignment may differ. None: no set of whole axes multiplies to ``n``
+    (mesh_utils then refuses the mesh unless told to split axes; callers fall back to
+    :func:`slice_layout`'s compact shape).
+    """
+    sizes = tuple(int(a) for a in shape)
+    if n <= 1:
+        return None
+    for count in range(len(sizes), 0, -1):
+        for combo in itertools.combinations(sizes, count):
+            if math.prod(combo) == n and all(a > 1 for a in combo):
+                return tuple(combo)
+    return None
+
+
+def on_slice(chip: chips.Chip, shape: tuple[int, ...]) -> chips.Chip:
+    """The TPU as one job bought it: ``chip`` with its largest slice set to that job's ICI
+    slice ``shape`` (a system's published topology, e.g. MLPerf's ``8x16x48``), so that the
+    job's groups are placed on that slice's axes (:func:`whole_axes`) and not on the compact
+    shape :func:`slice_layout` would pick (24x16x16 for 6,144 v5p chips).
+
+        >>> import accelkit as ak
+        >>> on_slice(ak.chips.get("TPU v5p"), (8, 16, 48)).max_slice_shape
+        (8, 16, 48)
+
+    The Cloud table's largest v5p slice is 16x16x24, but the optical circuit switches join the
+    pod's 4x4x4 cubes into other cuboids as well (jax-ml/scaling-book:tpus.md@0819a7d8: a pod of
+    4x4x4 cubes): Google's 6,144-chip MLPerf v4.0 system is one 8x16x48 slice
+    (mlcommons/training_results_v4.0:Google/systems/cloud-tpu-v5p-12288-maxtext.json@6fe95437
+    accelerator_interconnect_topology; v5p-12288.sh puts all 6,144 chips on ICI axes and no
+    DCN axis). So a shape is checked against the pod, not the Cloud table: as many axes as
+    the torus, at most the pod's chips, and on a full-cube torus (v4, v5p) whole 4x4x4 cubes
+    once it is larger than one.
+
+    Raises:
+        ValueError: not a TPU, or a shape the pod cannot hold (see the message).
+    """
+    if chip.kind != "tpu" or not chip.torus_dims:
+        raise ValueError(f"on_slice is for TPUs; {chip.name} has no torus")
+    if (not isinstance(shape, tuple) or len(shape) != chip.torus_dims
+            or any(isinstance(a, bool) or not isinstance(a, int) or a < 1 for a in shape)):
+        raise ValueError(f"shape must be a tuple of {chip.torus_dims} positive ints (the "
+                         f"slice's axes, e.g. (8, 16, 48)), got {shape!r}")
+    n = math.prod(shape)
+    pod = chip.max_domain_chips or math.prod(chip.pod_shape)
+    if n > pod:
+        raise ValueError(f"shape {'x'.join(map(str, shape))} has {n:,} chips; a {chip.name} pod "
+                         f"has {pod:,}")
+    if chip.wrap_rule == "full_cube" and n > 64 and any(a % 4 for a in shape):
+        raise ValueError(f"shape {'x'.join(map(str, shape))}: a {chip.name} slice larger than one "
+                         "4x4x4 cube is made of whole cubes, so every axis is a multiple of 4")
+    if chip.wrap_rule != "full_cube":
+        for a, limit in zip(sorted(shape, reverse=True), sorted(chip.pod_shape, reverse=True)):
+            if a > limit:
+                raise ValueError(f"shape {'x'.join(map(str, shape))} does not fit {chip.name}'s "
+                                 f"pod {'x'.join(map(str, chip.pod_shape))}")
+    return dataclasses.replace(chip, max_slice_shape=shape, scaleup_domain_chips=n)
+
+
 def divisors(n: int) -> tuple[int, ...]:
     """The divisors of n, ascending."""
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
@@ -202,5 +278,5 @@ def torus_terms(w: float, axes: tuple[int, ...], wraps: tuple[bool, ...]) -> tup
 
 
 __all__ = ["GroupLayoutError", "MAX_GROUP_CHIPS", "axis_wraps", "check_axes", "divisors",
-           "factorisations", "ici_link_bytes_per_second", "slice_layout", "torus_terms",
-           "tpu_group"]
+           "factorisations", "ici_link_bytes_per_second", "on_slice", "slice_layout",
+           "torus_terms", "tpu_group", "whole_axes"]

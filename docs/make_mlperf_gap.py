@@ -49,8 +49,13 @@ def _submission_rows(gap: mlperf.GapChain) -> list[str]:
         f"{t.global_batch_sequences:,}")
     row("time to train, mean of 3 runs (min)", f"{g.time_to_train_minutes:.2f}",
         f"{t.time_to_train_minutes:.2f}")
+    row("ICI slice (published topology)", "-",
+        "x".join(map(str, t.topology)) if t.topology else "-")
     row("measured tokens/s per chip", f"{gap.gpu_measured_tokens_per_second_per_chip:,.0f}",
         f"{gap.tpu_measured_tokens_per_second_per_chip:,.0f}")
+    row("... in the logs' steady blocks (no warm-up, no stalls)",
+        f"{g.steady_tokens_per_second_per_chip:,.0f}",
+        f"{t.steady_tokens_per_second_per_chip:,.0f}")
     row("predicted tokens/s per chip (train_step)",
         f"{gap.gpu_predicted_tokens_per_second_per_chip:,.0f}",
         f"{gap.tpu_predicted_tokens_per_second_per_chip:,.0f}")

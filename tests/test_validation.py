@@ -152,3 +152,19 @@ def test_the_validation_modules_examples_run(name: str) -> None:
     module = importlib.import_module(f"validation.{name}")
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_mlperf_rows_show_their_logs_steady_rate_and_the_other_remat_mapping(
+        rows: list[dict]) -> None:
+    """Issue 21: each MLPerf row carries the steady block rate its logs show, and the 6,144-chip
+    TPU row the prediction under the other mapping of save_dot_except_logits ('full'), in its
+    why text as well, beside (never instead of) its prediction."""
+    mlperf_rows = [r for r in rows if r["name"].startswith("MLPerf Training")]
+    assert len(mlperf_rows) == 4
+    for r in mlperf_rows:
+        assert r["steady_measured"] >= r["measured"]
+    large = next(r for r in mlperf_rows if "google-tpu-v5p-12288" in r["name"])
+    full = large["alternatives"]["recompute=full"]
+    assert full < large["predicted"]
+    assert f"{full:,.0f}" in large["why"] and f"{large['steady_measured']:,.0f}" in large["why"]
+    assert large["steady_measured"] / large["measured"] > 1.05

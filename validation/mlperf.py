@@ -69,17 +69,40 @@ def _layout(value: dict[str, Any], seq_len: int, n_chips: int) -> parallel.Layou
                            interleave=int(value.get("interleave", 1)))
 
 
-def submission(key: str) -> Submission:
+def alternatives(key: str) -> dict[str, dict[str, str]]:
+    """The other mappings recorded for a submission's named choices, by layout field: where
+    the framework's choice has no exact accelkit equivalent (MaxText's
+    ``save_dot_except_logits`` remat policy), ``{"recompute": {"full": why}}``; the layout's
+    own value is the one used. Empty where none is recorded.
+
+        >>> alternatives("google-tpu-v5p-12288")["recompute"].keys()
+        dict_keys(['full'])
+    """
+    _choice("submission", key, submissions())
+    found: dict[str, dict[str, str]] = data()["submissions"][key]["layout"].get(
+        "alternatives", {})
+    return found
+
+
+def submission(key: str, *, recompute: str | None = None) -> Submission:
     """A submission by key (see :func:`submissions`), as published.
+
+    ``recompute``: one of the submission's recorded :func:`alternatives` for its remat
+    mapping (None: the mapping recorded as used), to show what the other mapping predicts.
 
     Raises:
         ValueError: an unknown key; a system whose name, topology and host count disagree; a
             precision the chip has no peak for; a layout that does not use the system's chips
-            or is missing (record the layout, and whether it was published).
+            or is missing (record the layout, and whether it was published); a ``recompute``
+            the submission records no alternative for.
     """
     everything = data()
     _choice("submission", key, submissions())
     e = everything["submissions"][key]
+    if recompute is not None:
+        allowed = (e["layout"]["value"]["recompute"],
+                   *e["layout"].get("alternatives", {}).get("recompute", {}))
+        _choice("recompute", recompute, tuple(allowed))
     bench = everything["benchmarks"][e["benchmark"]]
     seq_len = int(bench["seq_len"]["value"])
     chip = chips.get(e["chip"])
@@ -92,7 +115,10 @@ def submission(key: str) -> Submission:
     if "layout" not in e:
         raise ValueError(f"submission {key!r} has no layout: record the one it ran (its "
                          "'published' flag says whether the submitter stated it)")
-    layout = _layout(e["layout"]["value"], seq_len, n)
+    value = dict(e["layout"]["value"])
+    if recompute is not None:
+        value["recompute"] = recompute
+    layout = _layout(value, seq_len, n)
     if layout.chips != n:
         raise ValueError(f"submission {key!r}: layout {layout} uses {layout.chips} chips, "
                          f"the system has {n}")
@@ -108,6 +134,12 @@ def submission(key: str) -> Submission:
                or int(ev["batch_sequences"]) % int(ev["microbatch_sequences"])):
         raise ValueError(f"submission {key!r}: its evaluation interval must be whole steps and "
                          f"its evaluation batch whole micro-batches, got {ev}")
+    timing = e["log_timing"]["value"] if "log_timing" in e else {}
+    if "log_timing" in e:
+        sources += (("log_timing", e["log_timing"]["source"]),)
+    torus = e["topology"]["value"]
+    shape = (tuple(int(a) for a in torus.lower().split("x"))
+             if torus and chip.kind == "tpu" else None)
     sources += (("seq_len", bench["seq_len"]["source"]),)
     sources += tuple((f"run_{i}", r.source) for i, r in enumerate(runs))
     return Submission(key=key, benchmark=e["benchmark"], model=bench["model"],
@@ -122,7 +154,10 @@ def submission(key: str) -> Submission:
                       eval_interval_sequences=int(ev.get("interval_sequences", 0)),
                       eval_sequences=int(ev.get("eval_sequences", 0)),
                       eval_batch_sequences=int(ev.get("batch_sequences", 0)),
-                      eval_microbatch_sequences=int(ev.get("microbatch_sequences", 0)))
+                      eval_microbatch_sequences=int(ev.get("microbatch_sequences", 0)),
+                      topology=shape,
+                      block_seconds=float(timing.get("block_ms", 0.0)) / 1000.0,
+                      logged_eval_seconds=float(timing.get("eval_ms", 0.0)) / 1000.0)
 
 
-__all__ = ["DATA", "benchmarks", "data", "pairs", "submission", "submissions"]
+__all__ = ["DATA", "alternatives", "benchmarks", "data", "pairs", "submission", "submissions"]

@@ -61,7 +61,15 @@ evaluation micro-batch's bytes (latency ignored). The int8/fp8 matmuls run at th
 precision's achievable ceiling (fp8 measured on H100; int8 on v5p a named assumption) with
 the activations' casts priced (not the weights'); gradients are reduced in bf16 and NeMo's
 weights all-gathered in fp8 (its FP8_PARAMS, :mod:`accelkit.frameworks`).
-MaxText's ``save_dot_except_logits`` maps to "selective" only approximately.
+MaxText's ``save_dot_except_logits`` keeps every weight matmul's output and recomputes the rest,
+which no accelkit policy is exactly: "selective" (used) recomputes no matmul, as it does not;
+"full" (the other mapping, recorded in ``validation/mlperf.json`` and shown beside the
+validation table's row, never used) recomputes them all. Neither prices the norms, GELU and
+tensor-parallel all-gathers its backward pass redoes. A TPU submission's groups sit on its
+published ICI slice (:meth:`Submission.job_chip`: the 6,144-chip system is one 8x16x48 slice,
+whose tensor, FSDP and data axes are one ring each, as JAX's mesh_utils lays them out).
+:attr:`Submission.steady_tokens_per_second_per_chip` reads the logs' steady blocks beside the
+run clock: what the clock holds beyond them (warm-up, stalls) is measured, not predicted.
 
 **The naming trap.** Cloud TPU v5p names count TensorCores (``v5p-32`` is 32 TensorCores, 16
 chips: cloud.google.com/tpu/docs/v5p-training), so "tpu-v5p-1024" is 512 chips.
@@ -75,7 +83,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from accelkit import _validate, chips, dtypes, frameworks, kernels, models, parallel
+from accelkit import (_validate, chips, dtypes, frameworks, kernels, models, parallel,
+                      topology)
 
 #: Steps of the chain, in order.
 STEPS = ("peak_bf16", "precision", "recompute", "pipeline_bubble", "exposed_communication",
@@ -140,6 +149,14 @@ class Submission:
     eval_sequences: int = 0
     eval_batch_sequences: int = 0
     eval_microbatch_sequences: int = 0
+    # a TPU system's published ICI slice (None: the compact shape accelkit.topology picks);
+    # its source is in ``sources`` under "topology"
+    topology: tuple[int, ...] | None = None
+    # the result log's median block (its source under "log_timing"): seconds from block_start
+    # to block_stop, and the median evaluation where the log times it apart (NeMo; 0.0 where the
+    # block holds it, as MaxText's does); 0.0 where none was read
+    block_seconds: float = 0.0
+    logged_eval_seconds: float = 0.0
 
     @property
     def eval_steps(self) -> int:
@@ -170,6 +187,35 @@ class Submission:
     @property
     def measured_tokens_per_second_per_chip(self) -> float:
         return self.measured_tokens_per_second / self.n_chips
+
+    @property
+    def steady_tokens_per_second_per_chip(self) -> float:
+        """Tokens per second per chip between two evaluations in the steady state: one
+        evaluation interval's tokens over the log's median block (plus its median evaluation
+        where the log times that apart); 0.0 where no block time was read. Against
+        :attr:`measured_tokens_per_second_per_chip` (the run clock) it shows what the run
+        clock holds beyond the blocks: the first block's warm-up and any stalls."""
+        if not self.block_seconds or not self.eval_interval_sequences:
+            return 0.0
+        tokens = self.eval_interval_sequences * self.seq_len
+        return tokens / (self.block_seconds + self.logged_eval_seconds) / self.n_chips
+
+    @property
+    def run_clock_overhead(self) -> float:
+        """The steady rate over the run-clock rate (1.0: the clock holds nothing beyond its
+        blocks; 1.09: 9% more time than steady blocks would take); 0.0 where no block time
+        was read."""
+        steady = self.steady_tokens_per_second_per_chip
+        return steady / self.measured_tokens_per_second_per_chip if steady else 0.0
+
+    def job_chip(self) -> chips.Chip:
+        """The chip as this job bought it: on a TPU with a published topology, the catalog
+        chip with its largest slice set to that topology (:func:`accelkit.topology.on_slice`),
+        so its groups sit on that slice's axes; otherwise the catalog chip."""
+        chip = chips.get(self.chip)
+        if chip.kind == "tpu" and self.topology is not None:
+            return topology.on_slice(chip, self.topology)
+        return chip
 
     def source(self, figure: str) -> str:
         for name, text in self.sources:
@@ -372,7 +418,8 @@ def explain_gap(gpu_submission: Submission, tpu_submission: Submission, *,
     model = models.get(g.model)
 
     def predict(s: Submission, eff: float | str) -> parallel.TrainStep:
-        return parallel.train_step(model, s.chip, s.layout, s.batch_tokens, seq_len=s.seq_len,
+        return parallel.train_step(model, s.job_chip(), s.layout, s.batch_tokens,
+                                   seq_len=s.seq_len,
                                    dtype=s.precision, compute_efficiency=eff,
                                    framework=s.framework)
 
