@@ -672,7 +672,10 @@ def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
     line, per_logit, per_pair, per_read, is_attention, counts = iteration_shape(
         m, weight, kv, conventions, copies)
     rates = chip_rates(chip, n_chips, formats[2], ceilings)
-    links = collectives.at_bandwidth(chip, "achievable" if ceilings == "kernels" else ceilings)
+    if ceilings == "kernels":   # measured all-reduce latency and kernel floor (serving_kernels)
+        links, per_op_overhead = serving_kernels.links(chip, n_chips, per_op_overhead)
+    else:
+        links = collectives.at_bandwidth(chip, ceilings)
     comm_one, network = tensor_parallel.communication_seconds(m, links, n_chips, 1.0, weight)
     comm_two, _ = tensor_parallel.communication_seconds(m, links, n_chips, 2.0, weight)
     group = IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,

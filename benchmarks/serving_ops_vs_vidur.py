@@ -1,0 +1,157 @@
+"""The serving step checked op by op against measured kernels: Llama-2-70B's per-layer
+operations on H100 at each token count and tensor-parallel degree, and NCCL's all-reduce at
+decode's message sizes, our predicted time against Vidur's measured one (a kernel-level check,
+nothing fitted: ``validation/vidur_h100.json`` holds the measurements and their sources).
+
+Run: ``python benchmarks/serving_ops_vs_vidur.py`` (``--ceilings achievable`` or
+``datasheet`` to price at those; ``--all`` prints every op row). The measurements are
+bf16/fp16 PyTorch kernels (Vidur profiles vLLM's model code), so this checks the kernel model
+at bf16; what the MLPerf runs use (fp8 TensorRT-LLM kernels) has no such profile here.
+
+Our time of one operation, per layer and per tensor-parallel shard, is what the serving step
+charges it (:class:`accelkit.serving_step.IterationGroup` at ``ceilings``): the roofline of its
+FLOPs at the (shape-scaled) matmul ceiling and its bytes at the HBM ceiling, and at least the
+group's per-kernel cost (under ``"kernels"``, :data:`accelkit.serving_kernels.KERNEL_FLOOR_SECONDS`);
+an all-reduce as the step prices it (under ``"kernels"``,
+:func:`accelkit.serving_kernels.all_reduce_seconds`).
+
+Three of :mod:`accelkit.serving_kernels`' figures are taken from these same profiles (the
+sustained matmul fraction, the kernel floor, the all-reduce latency): for those the check shows
+how well one figure per kind describes every shape, not an independent test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from accelkit import chips, collectives, models, serving_kernels, serving_step  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[1] / "validation" / "vidur_h100.json"
+#: Vidur's op -> ours (accelkit.models' operation names; "add" is one of the two residuals).
+OPS = {"input_layernorm": "attn_norm", "attn_pre_proj": "qkv_proj", "attn_rope": "rope",
+       "attn_post_proj": "attn_out", "post_attention_layernorm": "mlp_norm",
+       "mlp_up_proj": "mlp_gate_up", "mlp_act": "mlp_silu_gate", "mlp_down_proj": "mlp_down",
+       "add": "attn_residual"}
+MATMULS = ("attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj")
+
+
+def data() -> dict:
+    loaded: dict = json.loads(DATA.read_text(encoding="utf-8"))
+    return loaded
+
+
+def predicted_ops(n_chips: int, tokens: int, ceilings: str = "kernels") -> dict[str, float]:
+    """Our seconds of each of :data:`OPS`, per layer and shard, in a decode iteration of
+    ``tokens`` sequences at context 0 (Vidur's MLP profile has no attention), bf16."""
+    m = models.get("llama-2-70b")
+    chip = chips.get("H100")
+    group = serving_step.iteration_group(m, chip, n_chips, ("bf16", "bf16", "bf16"),
+                                         ("causal", True, True), "even", 0.0, ceilings)
+    flops, moved = group.arrays(tokens, tokens, float(tokens), float(tokens))
+    peaks = np.broadcast_to(group.peaks(tokens), flops.shape)
+    _, bandwidth, _ = group.rates
+    names = [op.name for op in m.operations(batch=1, phase="decode", context_tokens=0,
+                                            dtype="bf16", kv_dtype="bf16")]
+    out = {}
+    for theirs, ours in OPS.items():
+        i = names.index(ours)
+        # pooled rates over the group: FLOPs / (n x peak) is one shard's FLOPs at one peak
+        seconds = max(flops[i] / peaks[i], moved[i] / bandwidth) / group.counts[i]
+        out[theirs] = float(max(seconds, group.per_op_overhead))
+    return out
+
+
+def predicted_all_reduce(n_chips: int, array_bytes: float, ceilings: str = "kernels") -> float:
+    """Our seconds of one tensor-parallel all-reduce of ``array_bytes`` on ``n_chips`` H100s."""
+    if ceilings == "kernels":
+        return serving_kernels.all_reduce_seconds(chips.get("H100"), array_bytes, n_chips)
+    chip = collectives.at_bandwidth(chips.get("H100"), ceilings)
+    return float(collectives.all_reduce(chip, array_bytes=array_bytes, over=n_chips).seconds)
+
+
+def op_rows(ceilings: str = "kernels") -> list[tuple]:
+    """(tensor-parallel degree, tokens, op, measured us, predicted us, predicted/measured)."""
+    rows = []
+    for tp, table in data()["mlp"]["us"].items():
+        for tokens, ops in table.items():
+            ours = predicted_ops(int(tp), int(tokens), ceilings)
+            for op in OPS:
+                rows.append((int(tp), int(tokens), op, ops[op], ours[op] * 1e6,
+                             ours[op] * 1e6 / ops[op]))
+    return rows
+
+
+def all_reduce_rows(ceilings: str = "kernels") -> list[tuple]:
+    """(group size, bytes, measured us, predicted us, predicted/measured)."""
+    rows = []
+    for n, table in data()["all_reduce"]["us"].items():
+        for size, us in table.items():
+            ours = predicted_all_reduce(int(n), float(size), ceilings) * 1e6
+            rows.append((int(n), int(size), us, ours, ours / us))
+    return rows
+
+
+def layer_rows(ceilings: str = "kernels") -> list[tuple]:
+    """Per tensor-parallel degree and tokens: one layer's measured and predicted time, the
+    nine ops plus the second residual add and the two all-reduces of ``tokens x 8,192`` bf16
+    (the measured all-reduce at the nearest profiled size; none at TP1)."""
+    ar = data()["all_reduce"]["us"]
+    out = []
+    by: dict[tuple[int, int], list[tuple]] = {}
+    for row in op_rows(ceilings):
+        by.setdefault(row[:2], []).append(row)
+    for (tp, tokens), rows in by.items():
+        measured = sum(r[3] for r in rows) + next(r[3] for r in rows if r[2] == "add")
+        predicted = sum(r[4] for r in rows) + next(r[4] for r in rows if r[2] == "add")
+        if tp > 1:
+            size = tokens * 8192 * 2
+            sizes = [int(s) for s in ar[str(tp)]]
+            nearest = min(sizes, key=lambda s: abs(math.log(s / size)))
+            measured += 2 * ar[str(tp)][str(nearest)]
+            predicted += 2 * predicted_all_reduce(tp, size, ceilings) * 1e6
+        out.append((tp, tokens, measured, predicted, predicted / measured))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ceilings", default="kernels", choices=serving_step.CEILINGS)
+    parser.add_argument("--all", action="store_true", help="print every op row")
+    args = parser.parse_args()
+    print(f"ceilings={args.ceilings}")
+    print(f"source: {data()['mlp']['source']}")
+    rows = op_rows(args.ceilings)
+    print("\nper op, predicted / measured (median over token counts 1..4,096; min..max):")
+    print(f"{'op':26s} {'TP':>3s} {'tokens<=128':>12s} {'256..4096':>10s}")
+    for op in OPS:
+        for tp in (1, 2, 4, 8):
+            small = [r[5] for r in rows if r[2] == op and r[0] == tp and r[1] <= 128]
+            large = [r[5] for r in rows if r[2] == op and r[0] == tp and r[1] >= 256]
+            print(f"{op:26s} {tp:3d} {statistics.median(small):12.2f} "
+                  f"{statistics.median(large):10.2f}")
+    if args.all:
+        print(f"\n{'TP':>3s} {'tokens':>6s} {'op':26s} {'measured us':>12s} {'ours us':>9s} "
+              f"{'ratio':>6s}")
+        for r in rows:
+            print(f"{r[0]:3d} {r[1]:6d} {r[2]:26s} {r[3]:12.1f} {r[4]:9.1f} {r[5]:6.2f}")
+    print(f"\nall-reduce ({data()['all_reduce']['source'][:60]}...):")
+    print(f"{'n':>3s} {'bytes':>10s} {'measured us':>12s} {'ours us':>9s} {'ratio':>6s}")
+    for r in all_reduce_rows(args.ceilings):
+        print(f"{r[0]:3d} {r[1]:10,d} {r[2]:12.1f} {r[3]:9.1f} {r[4]:6.2f}")
+    print("\none layer (nine ops, two residual adds, two all-reduces), per shard:")
+    print(f"{'TP':>3s} {'tokens':>6s} {'measured us':>12s} {'ours us':>9s} {'ratio':>6s}")
+    for r in layer_rows(args.ceilings):
+        print(f"{r[0]:3d} {r[1]:6d} {r[2]:12.1f} {r[3]:9.1f} {r[4]:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
