@@ -25,7 +25,7 @@ Beside the shapes, ``"kernels"`` prices three things that kernel measurements of
 step show and the ceilings alone miss (``benchmarks/serving_ops_vs_vidur.py`` prints each
 against Vidur's measured H100 profiles, ``validation/vidur_h100.json``):
 
-* :data:`SUSTAINED_MATMUL_FRACTION`: no shaped matmul runs faster than the fraction of the
+* :data:`SUSTAINED_MATMUL_FRACTION`: on a GPU no shaped matmul runs faster than the fraction of the
   achievable ceiling that cuBLAS sustains at a model's own large shapes (the tile model alone
   puts Llama-2-70B's shards at 1,024 to 4,096 tokens 10-15% faster than measured);
 * :data:`KERNEL_FLOOR_SECONDS`: on a GPU no kernel of the step takes less than the measured
@@ -135,15 +135,22 @@ def efficiencies(chip: chips.Chip, dtype: DType, shaped: tuple[Shaped, ...],
     """Each of ``n_operations`` operations' fraction of the ceiling at ``tokens`` new tokens
     (an array of counts: one column each): the tile/wave efficiency of its shape for the
     ``shaped`` matmuls (:func:`shaped_matmuls`; M the tokens' share, rounded up), 1 for every
-    other operation."""
+    other operation; never above :func:`sustained`."""
     counts = np.maximum(np.atleast_1d(np.asarray(tokens, dtype=float)), 1.0)
     index, n, k, share, batch = (np.array(col) for col in zip(*shaped))
     rows = np.maximum(np.ceil(counts[None, :] * share[:, None]), 1).astype(np.int64)
     eff = np.ones((n_operations, counts.size))
     eff[index.astype(np.int64)] = np.minimum(mfu.matmul_efficiencies(
         chip, dtype, rows, n.astype(np.int64)[:, None], k.astype(np.int64)[:, None],
-        batch.astype(np.int64)[:, None]), SUSTAINED_MATMUL_FRACTION)
+        batch.astype(np.int64)[:, None]), sustained(chip))
     return eff[:, 0] if np.ndim(tokens) == 0 else eff
+
+
+def sustained(chip: chips.Chip) -> float:
+    """The highest fraction of the achievable ceiling a shaped matmul reaches on ``chip``:
+    :data:`SUSTAINED_MATMUL_FRACTION` on a GPU (measured with cuBLAS on H100), 1 on a TPU (no
+    such measurement: the MXU model's efficiency stands alone)."""
+    return SUSTAINED_MATMUL_FRACTION if chip.kind == "gpu" else 1.0
 
 
 def links(chip: chips.Chip, n_chips: int, per_op_overhead: float) -> tuple[chips.Chip, float]:
@@ -170,4 +177,4 @@ def all_reduce_seconds(chip: chips.Chip, array_bytes: float, n_chips: int) -> fl
 __all__ = ["ALL_REDUCE_LATENCY_SECONDS", "ALL_REDUCE_LATENCY_SOURCE", "KERNEL_FLOOR_SECONDS",
            "KERNEL_FLOOR_SOURCE", "MEASURED_SWITCH_CHIPS", "SHAPED_MATMULS",
            "SUSTAINED_MATMUL_FRACTION", "SUSTAINED_MATMUL_SOURCE", "Shaped", "all_reduce_seconds",
-           "efficiencies", "links", "shaped_matmuls"]
+           "efficiencies", "links", "shaped_matmuls", "sustained"]

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import accelkit as ak
-from accelkit import inference, serving_step
+from accelkit import inference, serving_kernels, serving_step
 
 GROUPS = [("llama-3-8b", "H100", 1), ("llama-2-70b", "H100", 2), ("mixtral-8x7b", "H100", 2),
           ("llama-3-70b", "TPU v5e", 16), ("deepseek-v3", "H200", 8)]
@@ -256,7 +256,8 @@ def test_tp_overlap_is_checked():
                                             ("mixtral-8x7b", "H100", 2)])
 def test_the_kernels_ceiling_prices_skinny_matmuls_by_their_shape_in_every_path(model, chip, n):
     """ceilings="kernels": the dense matmuls run at the achievable ceiling times
-    mfu.matmul_efficiency of their shape (tokens x N x K per shard), so an iteration never takes
+    mfu.matmul_efficiency of their shape (tokens x N x K per shard), on a GPU at most the
+    sustained fraction measured at model shapes, so an iteration never takes
     less than at the flat achievable ceiling, much more where its few tokens fill a tile badly,
     and seconds, seconds_many and the closed-form runs equal timing() under it."""
     m, c = ak.models.get(model), ak.chips.get(chip)
@@ -272,8 +273,8 @@ def test_the_kernels_ceiling_prices_skinny_matmuls_by_their_shape_in_every_path(
     for tokens in (1, 150, 1000, 5000):
         totals = (tokens, tokens, tokens * 600.0, tokens * 600.0)
         peaks = g.peaks(tokens)
-        assert peaks[i] == pytest.approx(flat.rates[0] * ak.mfu.matmul_efficiency(
-            c, tokens, big_n, big_k, formats[2]))
+        assert peaks[i] == pytest.approx(flat.rates[0] * min(ak.mfu.matmul_efficiency(
+            c, tokens, big_n, big_k, formats[2]), serving_kernels.sustained(c)))
         assert g.seconds(*totals) == pytest.approx(float(g.timing(*totals).seconds), rel=1e-12)
         assert g.seconds(*totals) >= flat.seconds(*totals) * (1 - 1e-12)
     tokens = np.array([1, 9, 250, 1300, 4097])
@@ -294,3 +295,101 @@ def test_the_kernels_ceiling_is_for_iterations_and_named():
     with pytest.raises(ValueError, match="ceilings"):
         ak.serving.simulate("llama-3-8b", "H100", arrival_rate=1.0, requests=5, prompt_tokens=10,
                             output_tokens=5, ceilings="measured")
+
+
+def test_the_kernels_ceiling_caps_large_matmuls_at_the_sustained_fraction():
+    """On a GPU no shaped matmul runs above serving_kernels.SUSTAINED_MATMUL_FRACTION of the
+    achievable ceiling, where the tile model alone would put it (Llama-2-70B's gate/up shard on
+    one H100 at 4,096 tokens: about 0.97); on a TPU the MXU model stands alone."""
+    m, h100 = ak.models.get("llama-2-70b"), ak.chips.get("H100")
+    g = serving_step.iteration_group(m, h100, 1, ("bf16",) * 3, CONVENTIONS[0], "even", 0.0,
+                                     "kernels")
+    i = next(s[0] for s in g.shaped if s[1] == 2 * 28672)       # mlp_gate_up: N = 2 x 28,672
+    assert ak.mfu.matmul_efficiency(h100, 4096, 2 * 28672, 8192, "bf16") > 0.95
+    assert g.peaks(4096)[i] == pytest.approx(g.rates[0] * serving_kernels.SUSTAINED_MATMUL_FRACTION)
+    assert g.peaks(150)[i] < g.rates[0] * serving_kernels.SUSTAINED_MATMUL_FRACTION  # tiles
+    assert serving_kernels.sustained(ak.chips.get("TPU v5e")) == 1.0
+
+
+def test_the_kernels_ceiling_has_a_kernel_floor_on_gpus_only():
+    """Under "kernels" every GPU kernel costs at least KERNEL_FLOOR_SECONDS (a one-token decode
+    of Llama-3-8B: its 32 layers' norms, rotary embedding, activation and residual adds are
+    nanoseconds at the roofline), a larger per-operation cost wins, and a TPU has none."""
+    m, h100 = ak.models.get("llama-3-8b"), ak.chips.get("H100")
+    args = (m, h100, 1, ("bf16",) * 3, CONVENTIONS[0], "even")
+    kernels = serving_step.iteration_group(*args, 0.0, "kernels")
+    assert kernels.per_op_overhead == serving_kernels.KERNEL_FLOOR_SECONDS == 5e-6
+    assert serving_step.iteration_group(*args, 7e-6, "kernels").per_op_overhead == 7e-6
+    assert serving_step.iteration_group(*args, 0.0, "achievable").per_op_overhead == 0.0
+    t = kernels.timing(1, 1, 1.0, 1.0)
+    assert t.fixed_seconds == pytest.approx(t.n_operations * 5e-6)
+    assert kernels.seconds(1, 1, 1.0, 1.0) == pytest.approx(float(t.seconds), rel=1e-12)
+    flat = serving_step.iteration_group(*args, 0.0, "achievable").seconds(1, 1, 1.0, 1.0)
+    # seven sub-microsecond kernels a layer now take 5 us each
+    assert kernels.seconds(1, 1, 1.0, 1.0) > flat + 0.9 * 7 * 32 * 5e-6
+    tpu = serving_step.iteration_group(m, ak.chips.get("TPU v5e"), 1, ("bf16",) * 3,
+                                       CONVENTIONS[0], "even", 0.0, "kernels")
+    assert tpu.per_op_overhead == 0.0
+
+
+def test_the_kernels_ceiling_prices_all_reduces_at_their_measured_latency():
+    """On 2, 4 or 8 H100s or H200s an all-reduce costs the measured latency
+    (ALL_REDUCE_LATENCY_SECONDS) plus the catalog's bandwidth term, in place of the alpha-beta
+    model's few microseconds; elsewhere (16 chips, an A100, a TPU) the model's own; and an
+    iteration's collectives follow it (Llama-2-70B on 2 H100s: 160 all-reduces a step)."""
+    h100 = ak.chips.get("H100")
+    links = ak.collectives.at_bandwidth(h100, "achievable")
+    for n, latency in serving_kernels.ALL_REDUCE_LATENCY_SECONDS.items():
+        modelled = ak.collectives.all_reduce(links, array_bytes=2**20, over=n)
+        ours = serving_kernels.all_reduce_seconds(h100, 2**20, n)
+        assert ours == pytest.approx(modelled.bandwidth_seconds + latency, rel=1e-9)
+        assert ours > 2 * modelled.seconds
+    assert serving_kernels.all_reduce_seconds(ak.chips.get("H200"), 2**20, 2) == \
+        pytest.approx(serving_kernels.all_reduce_seconds(h100, 2**20, 2), rel=0.05)
+    a100 = ak.chips.get("A100")
+    assert serving_kernels.all_reduce_seconds(a100, 2**20, 2) == pytest.approx(
+        ak.collectives.all_reduce(ak.collectives.at_bandwidth(a100, "achievable"),
+                                  array_bytes=2**20, over=2).seconds)
+    m = ak.models.get("llama-2-70b")
+    args = (m, h100, 2, ("bf16",) * 3, CONVENTIONS[0], "even", 0.0)
+    kernels = serving_step.iteration_group(*args, "kernels")
+    flat = serving_step.iteration_group(*args, "achievable")
+    extra = kernels.communication[0] - flat.communication[0]
+    assert extra == pytest.approx(2 * m.layers * (36e-6 - ak.collectives.all_reduce(
+        links, array_bytes=1.0, over=2).latency_seconds), rel=1e-6)
+    assert kernels.communication[1] == pytest.approx(flat.communication[1], rel=1e-9)
+
+
+def test_the_kernel_figures_are_the_profiles_medians():
+    """The three figures are what validation/vidur_h100.json's measurements give by the rule
+    each docstring states (recomputed here, so a changed figure or file fails)."""
+    import json
+    import pathlib
+    import statistics
+
+    data = json.loads((pathlib.Path(__file__).parent.parent / "validation" /
+                       "vidur_h100.json").read_text())
+    mlp = data["mlp"]["us"]
+    small = [mlp[tp]["1"][op] for tp in mlp for op in (
+        "input_layernorm", "attn_rope", "post_attention_layernorm", "mlp_act", "add")]
+    assert statistics.median(small) * 1e-6 == pytest.approx(serving_kernels.KERNEL_FLOOR_SECONDS)
+    h, f, kv = 8192, 28672, 8 * 128
+    shapes = {"attn_pre_proj": (h + 2 * kv, h), "attn_post_proj": (h, h),
+              "mlp_up_proj": (2 * f, h), "mlp_down_proj": (h, f)}
+    rates = []
+    for tp, table in mlp.items():
+        for tokens, ops in table.items():
+            if int(tokens) >= 1024:
+                for op, (n, k) in shapes.items():
+                    n, k = (n // int(tp), k) if op in ("attn_pre_proj", "mlp_up_proj") else \
+                        (n, k // int(tp))
+                    rates.append(2 * int(tokens) * n * k / (ops[op] * 1e-6))
+    fraction = statistics.median(rates) / ak.chips.get("H100").achievable_flops("bf16")
+    assert fraction == pytest.approx(serving_kernels.SUSTAINED_MATMUL_FRACTION, abs=0.005)
+    links = ak.collectives.at_bandwidth(ak.chips.get("H100"), "achievable")
+    for n, latency in serving_kernels.ALL_REDUCE_LATENCY_SECONDS.items():
+        excess = [us * 1e-6 - ak.collectives.all_reduce(links, array_bytes=float(size),
+                                                        over=n).bandwidth_seconds
+                  for size, us in data["all_reduce"]["us"][str(n)].items()
+                  if int(size) >= 65536]
+        assert statistics.median(excess) == pytest.approx(latency, abs=0.5e-6)
