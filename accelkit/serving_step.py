@@ -101,8 +101,8 @@ def affine(model: models.Transformer) -> bool:
 #: tensor-parallel shard, each routed expert its share of the tokens
 #: (:mod:`accelkit.serving_kernels`; :func:`accelkit.mfu.matmul_efficiency`, the model
 #: :mod:`accelkit.kernels` prices training by), which falls for the skinny matmuls of small
-#: iterations. The language-model head and the attention stay at the flat achievable
-#: ceiling. The tile is the
+#: iterations, and on a GPU :mod:`accelkit.serving_kernels`' measured caps and floors.
+#: The language-model head and the attention stay at the flat achievable ceiling. The tile is the
 #: model's one (CUTLASS's 128×256 on NVIDIA, the MXU on TPU): libraries pick smaller tiles for a
 #: few tokens (no sourced figure in the catalog), so for iterations of tens of tokens this
 #: prices the matmuls high (a decode of one token reads its weights slower than HBM allows).
@@ -157,10 +157,12 @@ class Timing(NamedTuple):
 
 def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray,
             peak: float | np.ndarray, bandwidth: float, per_op_overhead: float,
-            communication: float | np.ndarray, tp_overlap: bool = False) -> Timing:
+            communication: float | np.ndarray, tp_overlap: bool = False,
+            iteration_seconds: float = 0.0) -> Timing:
     """A step's time from its operations' FLOPs and bytes (one row per operation; columns, if
     any, are batches): the rule every step here is priced by. ``tp_overlap`` (:data:`TP_OVERLAP`
-    says what each choice means) hides the tensor-parallel collectives behind the kernels."""
+    says what each choice means) hides the tensor-parallel collectives behind the kernels;
+    ``iteration_seconds``, a runtime's fixed cost per step, adds to the kernels' side."""
     # Each operation: its arithmetic and its memory traffic overlap (the roofline), and each
     # occurrence's launch overlaps the previous kernel's run, so it costs at least the fixed
     # per-operation cost (roofline.operations_time's rule; on a TP group every chip launches
@@ -173,6 +175,7 @@ def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray,
     device = kernels if not per_op_overhead else np.asarray(roofline.times(
         compute_seconds=launched.compute_seconds, memory_seconds=launched.memory_seconds,
         overlap=True).seconds).sum(axis=0)
+    kernels = kernels + iteration_seconds
     # The tensor-parallel collectives wait for the layer's result (on the critical path), or,
     # with tp_overlap, run behind the kernels as a framework that overlaps them does.
     seconds = roofline.times(compute_seconds=kernels, communication_seconds=communication,
@@ -331,6 +334,7 @@ class IterationGroup:
     tp_overlap: bool = False               # the collectives behind the kernels (TP_OVERLAP)
     # ceilings="kernels": each matmul priced by its shape (serving_kernels.Shaped)
     shaped: tuple[serving_kernels.Shaped, ...] = ()
+    iteration_seconds: float = 0.0         # the runtime's fixed cost per iteration
     _parts: dict = field(default_factory=dict, compare=False, repr=False)
 
     def peaks(self, tokens: float | np.ndarray) -> float | np.ndarray:
@@ -375,8 +379,8 @@ class IterationGroup:
         _, bandwidth, _ = self.rates
         one, further = self.communication
         return timing(flops, moved, self.counts, self.peaks(tokens), bandwidth,
-                      self.per_op_overhead,
-                      one + further * (tokens - 1.0), self.tp_overlap)
+                      self.per_op_overhead, one + further * (tokens - 1.0), self.tp_overlap,
+                      self.iteration_seconds)
 
     def seconds_many(self, tokens: np.ndarray, logits: np.ndarray, pairs: np.ndarray,
                      reads: np.ndarray) -> np.ndarray:
@@ -400,7 +404,7 @@ class IterationGroup:
         one, further = self.communication
         return np.asarray(timing(flops, moved, self.counts, self.peaks(tokens), bandwidth,
                                  self.per_op_overhead, one + further * (tokens - 1.0),
-                                 self.tp_overlap).seconds)
+                                 self.tp_overlap, self.iteration_seconds).seconds)
 
     # -- the same rule, fast: what a simulator calls per iteration ---------------------------
 
@@ -441,7 +445,7 @@ class IterationGroup:
                               overhead_seconds=fixed[~varies][:, None], overlap=True)
         one, further = self.communication
         comm = one + further * (tokens - 1.0)
-        base = np.asarray(rest.seconds).sum(axis=0)
+        base = np.asarray(rest.seconds).sum(axis=0) + self.iteration_seconds
         if not self.tp_overlap:   # on the critical path: a part of every iteration's sum
             base = base + comm
         others = []
@@ -662,10 +666,12 @@ def iteration_shape(m: models.Transformer, weight: DType, kv: DType,
 def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
                     formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
                     split: str, per_op_overhead: float,
-                    ceilings: str = "datasheet", tp_overlap: bool = False) -> IterationGroup:
+                    ceilings: str = "datasheet", tp_overlap: bool = False,
+                    iteration_seconds: float = 0.0) -> IterationGroup:
     """The :class:`IterationGroup` of checked arguments (the group itself checked here), its
     kernels and collectives at ``ceilings`` (:data:`CEILINGS`), the collectives overlapped
-    or not (``tp_overlap``, :data:`TP_OVERLAP`)."""
+    or not (``tp_overlap``, :data:`TP_OVERLAP`), ``iteration_seconds`` a runtime's fixed cost
+    per iteration (checked by the caller: :func:`accelkit.serving.simulate`)."""
     tensor_parallel.check_group(m, chip, n_chips, split)
     weight, kv, _ = formats
     copies = tensor_parallel.copies(m, n_chips, split)
@@ -681,7 +687,7 @@ def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
     group = IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
                            per_logit, per_pair, per_read, counts, is_attention,
                            (comm_one, comm_two - comm_one), network, rates,
-                           check_tp_overlap(tp_overlap))
+                           check_tp_overlap(tp_overlap), iteration_seconds=iteration_seconds)
     if ceilings != "kernels":
         return group
     return dataclasses.replace(group, shaped=serving_kernels.shaped_matmuls(

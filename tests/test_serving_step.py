@@ -393,3 +393,29 @@ def test_the_kernel_figures_are_the_profiles_medians():
                   for size, us in data["all_reduce"]["us"][str(n)].items()
                   if int(size) >= 65536]
         assert statistics.median(excess) == pytest.approx(latency, abs=0.5e-6)
+
+
+@pytest.mark.parametrize("overlap", [False, True])
+def test_a_per_iteration_runtime_cost_is_the_same_rule_in_every_path(overlap):
+    """iteration_seconds adds to every iteration on the kernels' side of the overlap: seconds,
+    seconds_many and the closed-form runs still equal timing(), and each iteration is that much
+    longer where the collectives do not hide it."""
+    m, c = ak.models.get("llama-2-70b"), ak.chips.get("H100")
+    args = (m, c, 2, ("fp8",) * 3, CONVENTIONS[0], "even", 0.0, "kernels", overlap)
+    g = serving_step.iteration_group(*args, iteration_seconds=1.2e-3)
+    bare = serving_step.iteration_group(*args)
+    for tokens in (1, 200, 3000):
+        totals = (tokens, tokens, tokens * 500.0, tokens * 500.0)
+        assert g.seconds(*totals) == pytest.approx(float(g.timing(*totals).seconds), rel=1e-12)
+        if not overlap:
+            assert g.seconds(*totals) == pytest.approx(bare.seconds(*totals) + 1.2e-3, rel=1e-12)
+        assert g.seconds(*totals) >= bare.seconds(*totals)
+    tokens = np.array([1, 40, 900])
+    many = g.seconds_many(tokens, tokens, tokens * 300.0, tokens * 300.0)
+    assert many == pytest.approx([g.seconds(t, t, t * 300.0, t * 300.0) for t in tokens.tolist()])
+    batch, first = 300, 300 * 250
+    steps = [g.seconds(batch, batch, first + batch * k, first + batch * k) for k in range(200)]
+    assert g.decode_run_seconds(batch, first, first, 0, 200) == pytest.approx(sum(steps), rel=1e-10)
+    chunks = [g.seconds(512, 9, 512 * 9 + k * 4000.0, 700.0 + k * 512) for k in range(30)]
+    assert g.run_seconds(512, 9, 512 * 9, 700.0, 4000.0, 512.0, 30) == pytest.approx(
+        sum(chunks), rel=1e-10)
