@@ -1,7 +1,9 @@
 """The serving step checked op by op against measured kernels: Llama-2-70B's per-layer
 operations on H100 at each token count and tensor-parallel degree, and NCCL's all-reduce at
-decode's message sizes, our predicted time against Vidur's measured one (a kernel-level check,
-nothing fitted: ``validation/vidur_h100.json`` holds the measurements and their sources).
+decode's message sizes, our predicted time against Vidur's measured one; and fp8 GEMMs at 64,
+128 and 4,096 rows against DeepGEMM's and CUTLASS 3.6's measured ones on H800 (a kernel-level
+check, nothing fitted to a serving run: ``validation/vidur_h100.json`` holds the measurements
+and their sources).
 
 Run: ``python benchmarks/serving_ops_vs_vidur.py`` (``--ceilings achievable`` or
 ``datasheet`` to price at those; ``--all`` prints every op row). The measurements are
@@ -100,6 +102,22 @@ def all_reduce_rows(ceilings: str = "kernels") -> list[tuple]:
     return rows
 
 
+def fp8_rows() -> list[tuple]:
+    """(M, N, K, ours us, DeepGEMM us, CUTLASS 3.6 us) for DeepGEMM's fp8 GEMMs, ours one
+    shaped matmul under ``"kernels"`` on an H100 (fp8 operands, bf16 output)."""
+    chip = chips.get("H100")
+    peak = chip.achievable_flops("fp8")
+    bandwidth = chip.achievable_hbm_bytes_per_second
+    out = []
+    for r in data()["fp8_gemm"]["rows"]:
+        m, n, k = r["M"], r["N"], r["K"]
+        eff = float(serving_kernels.efficiencies(chip, "fp8", ((0, n, k, 1.0, 1),), 1, m)[0])
+        ours = max(2.0 * m * n * k / (peak * eff), (m * k + n * k + 2 * m * n) / bandwidth)
+        deep = 2.0 * m * n * k / (r["tflops"] * 1e12)
+        out.append((m, n, k, ours * 1e6, deep * 1e6, deep * r["speedup_over_cutlass"] * 1e6))
+    return out
+
+
 def layer_rows(ceilings: str = "kernels") -> list[tuple]:
     """Per tensor-parallel degree and tokens: one layer's measured and predicted time, the
     nine ops plus the second residual add and the two all-reduces of ``tokens x 8,192`` bf16
@@ -122,6 +140,26 @@ def layer_rows(ceilings: str = "kernels") -> list[tuple]:
     return out
 
 
+def headline(ceilings: str = "kernels") -> dict[str, tuple[float, float, float]]:
+    """Median, lowest and highest predicted/measured ratio of each kind of check."""
+    ops, ar, layers = op_rows(ceilings), all_reduce_rows(ceilings), layer_rows(ceilings)
+    fp8 = fp8_rows()
+    groups = {
+        "matmuls, <= 128 tokens": [r[5] for r in ops if r[2] in MATMULS and r[1] <= 128],
+        "matmuls, >= 1,024 tokens": [r[5] for r in ops if r[2] in MATMULS and r[1] >= 1024],
+        "other kernels, <= 128 tokens": [r[5] for r in ops if r[2] not in MATMULS and r[1] <= 128],
+        "other kernels, >= 1,024 tokens": [r[5] for r in ops
+                                           if r[2] not in MATMULS and r[1] >= 1024],
+        "all-reduce, 64 KiB-8 MiB": [r[4] for r in ar if 65536 <= r[1] <= 8388608],
+        "all-reduce, 16-64 MiB": [r[4] for r in ar if r[1] > 8388608],
+        "one layer, <= 128 tokens": [r[4] for r in layers if r[1] <= 128],
+        "one layer, >= 1,024 tokens": [r[4] for r in layers if r[1] >= 1024],
+        "fp8 GEMM vs DeepGEMM, M 64-128": [r[3] / r[4] for r in fp8 if r[0] <= 128],
+        "fp8 GEMM vs CUTLASS 3.6, M 64-128": [r[3] / r[5] for r in fp8 if r[0] <= 128],
+        "fp8 GEMM vs CUTLASS 3.6, M 4,096": [r[3] / r[5] for r in fp8 if r[0] == 4096]}
+    return {k: (statistics.median(v), min(v), max(v)) for k, v in groups.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ceilings", default="kernels", choices=serving_step.CEILINGS)
@@ -129,6 +167,9 @@ def main() -> None:
     args = parser.parse_args()
     print(f"ceilings={args.ceilings}")
     print(f"source: {data()['mlp']['source']}")
+    print("\nheadline, predicted / measured: median (lowest..highest)")
+    for kind, (mid, low, high) in headline(args.ceilings).items():
+        print(f"  {kind:36s} {mid:5.2f} ({low:.2f}..{high:.2f})")
     rows = op_rows(args.ceilings)
     print("\nper op, predicted / measured (median over token counts 1..4,096; min..max):")
     print(f"{'op':26s} {'TP':>3s} {'tokens<=128':>12s} {'256..4096':>10s}")
@@ -147,6 +188,12 @@ def main() -> None:
     print(f"{'n':>3s} {'bytes':>10s} {'measured us':>12s} {'ours us':>9s} {'ratio':>6s}")
     for r in all_reduce_rows(args.ceilings):
         print(f"{r[0]:3d} {r[1]:10,d} {r[2]:12.1f} {r[3]:9.1f} {r[4]:6.2f}")
+    print(f"\nfp8 GEMMs ({data()['fp8_gemm']['source'][:52]}...), ours on an H100:")
+    print(f"{'M':>5s} {'N':>6s} {'K':>6s} {'ours us':>8s} {'DeepGEMM':>9s} {'ratio':>6s} "
+          f"{'CUTLASS':>8s} {'ratio':>6s}")
+    for m, n, k, ours, deep, cutlass in fp8_rows():
+        print(f"{m:5d} {n:6d} {k:6d} {ours:8.1f} {deep:9.1f} {ours / deep:6.2f} {cutlass:8.1f} "
+              f"{ours / cutlass:6.2f}")
     print("\none layer (nine ops, two residual adds, two all-reduces), per shard:")
     print(f"{'TP':>3s} {'tokens':>6s} {'measured us':>12s} {'ours us':>9s} {'ratio':>6s}")
     for r in layer_rows(args.ceilings):
