@@ -21,7 +21,7 @@ sampling a token) and attention stay at the flat achievable ceiling.
 Llama-2-70B's QKV projection on one of two H100s, at 150 tokens: its 150 × 5,120 output is 2 ×
 20 tiles of 128 × 256 for 132 SMs (a third of one wave), each tile 150/256 full.
 
-Beside the shapes, ``"kernels"`` prices three things that kernel measurements of a serving
+Beside the shapes, ``"kernels"`` prices four things that kernel measurements of a serving
 step show and the ceilings alone miss (``benchmarks/serving_ops_vs_vidur.py`` prints each
 against Vidur's measured H100 profiles, ``validation/vidur_h100.json``):
 
@@ -31,6 +31,8 @@ against Vidur's measured H100 profiles, ``validation/vidur_h100.json``):
 * :data:`KERNEL_FLOOR_SECONDS`: on a GPU no kernel of the step takes less than the measured
   shortest kernels (the norms, rotary embedding, activation and residual adds of one token:
   the roofline puts them at nanoseconds);
+* :data:`REPLICATED`: the norms and residual adds run whole on every tensor-parallel rank
+  (:func:`replication`; the model's operation counts spread them over the group);
 * :data:`ALL_REDUCE_LATENCY_SECONDS`: the tensor-parallel all-reduce's fixed cost on an
   NVSwitch node as measured at decode's message sizes (the alpha-beta model's NCCL latency
   puts it at 5-10 us, against 28-36 us measured) (:func:`links`).
@@ -122,6 +124,27 @@ def _shapes(m: models.Transformer, n_chips: int, weight: DType, kv: DType
                  for op, shape in SHAPED_MATMULS if op in names and shape in dense)
 
 
+#: The operations every rank of a tensor-parallel group runs whole (Megatron's tensor
+#: parallelism without sequence parallelism, as vLLM and TensorRT-LLM decode): the norms and the
+#: residual adds act on the full hidden state after each all-reduce. Measured: Llama-2-70B's
+#: RMSNorm and residual add take as long on 2 H100s as on one (21-23 against 24-25 us, 14
+#: against 14 us at 1,024 tokens: Vidur's mlp.csv), where the sharded rotary embedding and
+#: activation halve.
+REPLICATED = ("attn_norm", "mlp_norm", "attn_residual", "mlp_residual", "final_norm")
+
+
+@lru_cache(maxsize=64)
+def replication(m: models.Transformer, n_chips: int, weight: DType, kv: DType) -> np.ndarray:
+    """Per operation, how many times the group does its work: ``n_chips`` for
+    :data:`REPLICATED`, 1 for the rest (a step's FLOPs and bytes are the model's, spread over
+    the group's pooled rates, so a replicated operation's are counted on every chip). Read-only."""
+    names = [op.name for op in m.operations(batch=1, phase="decode", context_tokens=0,
+                                            dtype=weight, kv_dtype=kv)]
+    factor = np.array([float(n_chips) if name in REPLICATED else 1.0 for name in names])
+    factor.flags.writeable = False
+    return factor
+
+
 def shaped_matmuls(m: models.Transformer, n_chips: int, weight: DType, kv: DType,
                    varies: np.ndarray) -> tuple[Shaped, ...]:
     """Each of :data:`SHAPED_MATMULS` the model has (:data:`Shaped`, per tensor-parallel
@@ -175,6 +198,6 @@ def all_reduce_seconds(chip: chips.Chip, array_bytes: float, n_chips: int) -> fl
 
 
 __all__ = ["ALL_REDUCE_LATENCY_SECONDS", "ALL_REDUCE_LATENCY_SOURCE", "KERNEL_FLOOR_SECONDS",
-           "KERNEL_FLOOR_SOURCE", "MEASURED_SWITCH_CHIPS", "SHAPED_MATMULS",
+           "KERNEL_FLOOR_SOURCE", "MEASURED_SWITCH_CHIPS", "REPLICATED", "SHAPED_MATMULS",
            "SUSTAINED_MATMUL_FRACTION", "SUSTAINED_MATMUL_SOURCE", "Shaped", "all_reduce_seconds",
-           "efficiencies", "links", "shaped_matmuls", "sustained"]
+           "efficiencies", "links", "replication", "shaped_matmuls", "sustained"]

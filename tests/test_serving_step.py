@@ -419,3 +419,28 @@ def test_a_per_iteration_runtime_cost_is_the_same_rule_in_every_path(overlap):
     chunks = [g.seconds(512, 9, 512 * 9 + k * 4000.0, 700.0 + k * 512) for k in range(30)]
     assert g.run_seconds(512, 9, 512 * 9, 700.0, 4000.0, 512.0, 30) == pytest.approx(
         sum(chunks), rel=1e-10)
+
+
+@pytest.mark.parametrize("model", ["llama-2-70b", "mixtral-8x7b"])
+def test_the_kernels_ceiling_runs_norms_and_residuals_on_every_rank(model):
+    """Under "kernels" the norms and residual adds are counted whole on every chip of the group
+    (REPLICATED: their FLOPs and bytes n_chips times the model's), every other operation once;
+    on one chip nothing changes; the fast paths still equal timing()."""
+    m, c = ak.models.get(model), ak.chips.get("H100")
+    names = [op.name for op in m.operations(batch=1, phase="decode", context_tokens=0,
+                                            dtype="fp8", kv_dtype="fp8")]
+    kernels = serving_step.iteration_group(m, c, 2, ("fp8",) * 3, CONVENTIONS[0], "even", 0.0,
+                                           "kernels")
+    flat = serving_step.iteration_group(m, c, 2, ("fp8",) * 3, CONVENTIONS[0], "even", 0.0,
+                                        "achievable")
+    totals = (300, 300, 300 * 400.0, 300 * 400.0)
+    f_k, b_k = kernels.arrays(*totals)
+    f_a, b_a = flat.arrays(*totals)
+    for i, name in enumerate(names):
+        factor = 2.0 if name in serving_kernels.REPLICATED else 1.0
+        assert b_k[i] == pytest.approx(factor * b_a[i]) and f_k[i] == pytest.approx(factor * f_a[i])
+    assert {"attn_norm", "mlp_residual"} <= set(names) & set(serving_kernels.REPLICATED)
+    assert kernels.seconds(*totals) == pytest.approx(float(kernels.timing(*totals).seconds),
+                                                     rel=1e-12)
+    one = serving_kernels.replication(m, 1, "fp8", "fp8")
+    assert (one == 1.0).all()
