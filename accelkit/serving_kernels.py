@@ -21,13 +21,15 @@ sampling a token) and attention stay at the flat achievable ceiling.
 Llama-2-70B's QKV projection on one of two H100s, at 150 tokens: its 150 × 5,120 output is 2 ×
 20 tiles of 128 × 256 for 132 SMs (a third of one wave), each tile 150/256 full.
 
-Beside the shapes, ``"kernels"`` prices four things that kernel measurements of a serving
+Beside the shapes, ``"kernels"`` prices five things that kernel measurements of a serving
 step show and the ceilings alone miss (``benchmarks/serving_ops_vs_vidur.py`` prints each
 against Vidur's measured H100 profiles, ``validation/vidur_h100.json``):
 
 * :data:`SUSTAINED_MATMUL_FRACTION`: on a GPU no shaped matmul runs faster than the fraction of the
   achievable ceiling that cuBLAS sustains at a model's own large shapes (the tile model alone
   puts Llama-2-70B's shards at 1,024 to 4,096 tokens 10-15% faster than measured);
+* :data:`EXPERT_GEMM_FRACTIONS`: on a GPU a mixture's routed experts, a grouped GEMM, no
+  faster than CUTLASS's measured grouped GEMMs at their tokens per expert;
 * :data:`KERNEL_FLOOR_SECONDS`: on a GPU no kernel of the step takes less than the measured
   shortest kernels (the norms, rotary embedding, activation and residual adds of one token:
   the roofline puts them at nanoseconds);
@@ -65,6 +67,19 @@ SUSTAINED_MATMUL_SOURCE = (
     "attn_pre_proj, attn_post_proj, mlp_up_proj, mlp_down_proj at num_tokens 1,024-4,096, TP "
     "1-8: median 682 TFLOP/s, 0.86 of the 794.5 achievable bf16; ASSUMPTION: the same fraction "
     "of the achievable fp8 ceiling for fp8 matmuls (no fp8 profile at model shapes found)")
+#: The highest fraction of the achievable matmul ceiling a mixture's routed experts reach, by
+#: the tokens each expert multiplies (a grouped GEMM): CUTLASS 3.6's measured fp8 grouped
+#: GEMMs on H800 (the H100's SMs, clocks and HBM) at N 4,096, K 7,168, as DeepGEMM's table
+#: gives them (its TFLOPS over its speedup), over the H100's achievable fp8 1,402.6 TFLOP/s;
+#: between the measured counts linear in log2 of the tokens, outside them the nearest.
+EXPERT_GEMM_FRACTIONS = ((256, 0.604), (512, 0.618), (1024, 0.733), (4096, 0.765),
+                         (8192, 0.771))
+EXPERT_GEMM_SOURCE = (
+    "deepseek-ai/DeepGEMM:README.md@a6d97a1c (grouped GEMMs for MoE models, H800, fp8): at N "
+    "4096, K 7168, M per group 256/512/1024/4096/8192: 932/1040/1233/1288/1297 TFLOPS at "
+    "speedups 1.1/1.2/1.2/1.2/1.2 over CUTLASS 3.6, so CUTLASS 847/867/1028/1073/1081 TFLOPS, "
+    "0.60-0.77 of the H100's achievable 1402.6; ASSUMPTION: TensorRT-LLM's MoE GEMMs reach "
+    "CUTLASS 3.6's fraction, at every expert shape and format")
 #: The shortest a GPU kernel of a serving step takes: the median of the measured times of
 #: Llama-2-70B's non-matmul kernels (two RMSNorms, rotary embedding, SiLU-and-gate, residual
 #: add) at one token, tensor parallelism 1 to 8 (20 kernels, 1-15 us, median 5 us).
@@ -158,14 +173,19 @@ def efficiencies(chip: chips.Chip, dtype: DType, shaped: tuple[Shaped, ...],
     """Each of ``n_operations`` operations' fraction of the ceiling at ``tokens`` new tokens
     (an array of counts: one column each): the tile/wave efficiency of its shape for the
     ``shaped`` matmuls (:func:`shaped_matmuls`; M the tokens' share, rounded up), 1 for every
-    other operation; never above :func:`sustained`."""
+    other operation; never above :func:`sustained`, nor for routed experts on a GPU
+    :func:`expert_fraction`."""
     counts = np.maximum(np.atleast_1d(np.asarray(tokens, dtype=float)), 1.0)
     index, n, k, share, batch = (np.array(col) for col in zip(*shaped))
     rows = np.maximum(np.ceil(counts[None, :] * share[:, None]), 1).astype(np.int64)
     eff = np.ones((n_operations, counts.size))
+    cap = np.full(rows.shape, sustained(chip))
+    if chip.kind == "gpu":   # routed experts: at most a grouped GEMM's measured fraction
+        experts = share < 1.0
+        cap[experts] = np.minimum(cap[experts], expert_fraction(rows[experts]))
     eff[index.astype(np.int64)] = np.minimum(mfu.matmul_efficiencies(
         chip, dtype, rows, n.astype(np.int64)[:, None], k.astype(np.int64)[:, None],
-        batch.astype(np.int64)[:, None]), sustained(chip))
+        batch.astype(np.int64)[:, None]), cap)
     return eff[:, 0] if np.ndim(tokens) == 0 else eff
 
 
@@ -174,6 +194,12 @@ def sustained(chip: chips.Chip) -> float:
     :data:`SUSTAINED_MATMUL_FRACTION` on a GPU (measured with cuBLAS on H100), 1 on a TPU (no
     such measurement: the MXU model's efficiency stands alone)."""
     return SUSTAINED_MATMUL_FRACTION if chip.kind == "gpu" else 1.0
+
+
+def expert_fraction(tokens: np.ndarray) -> np.ndarray:
+    """:data:`EXPERT_GEMM_FRACTIONS` at each count of tokens per expert."""
+    counts, fractions = zip(*EXPERT_GEMM_FRACTIONS)
+    return np.interp(np.log2(np.maximum(tokens, 1)), np.log2(counts), fractions)
 
 
 def links(chip: chips.Chip, n_chips: int, per_op_overhead: float) -> tuple[chips.Chip, float]:
@@ -197,7 +223,8 @@ def all_reduce_seconds(chip: chips.Chip, array_bytes: float, n_chips: int) -> fl
     return float(collectives.all_reduce(at, array_bytes=array_bytes, over=n_chips).seconds)
 
 
-__all__ = ["ALL_REDUCE_LATENCY_SECONDS", "ALL_REDUCE_LATENCY_SOURCE", "KERNEL_FLOOR_SECONDS",
+__all__ = ["ALL_REDUCE_LATENCY_SECONDS", "ALL_REDUCE_LATENCY_SOURCE", "EXPERT_GEMM_FRACTIONS",
+           "EXPERT_GEMM_SOURCE", "KERNEL_FLOOR_SECONDS",
            "KERNEL_FLOOR_SOURCE", "MEASURED_SWITCH_CHIPS", "REPLICATED", "SHAPED_MATMULS",
            "SUSTAINED_MATMUL_FRACTION", "SUSTAINED_MATMUL_SOURCE", "Shaped", "all_reduce_seconds",
-           "efficiencies", "links", "replication", "shaped_matmuls", "sustained"]
+           "efficiencies", "expert_fraction", "links", "replication", "shaped_matmuls", "sustained"]

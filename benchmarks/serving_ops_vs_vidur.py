@@ -17,9 +17,11 @@ group's per-kernel cost (under ``"kernels"``, :data:`accelkit.serving_kernels.KE
 an all-reduce as the step prices it (under ``"kernels"``,
 :func:`accelkit.serving_kernels.all_reduce_seconds`).
 
-Three of :mod:`accelkit.serving_kernels`' figures are taken from these same profiles (the
-sustained matmul fraction, the kernel floor, the all-reduce latency): for those the check shows
-how well one figure per kind describes every shape, not an independent test.
+Four of :mod:`accelkit.serving_kernels`' figures are taken from these same measurements (the
+sustained matmul fraction, the kernel floor, the all-reduce latency, the grouped GEMMs'
+fractions): for those the check shows how well one figure per kind describes every shape, not
+an independent test; the tile model, the replicated norms and the fp8 dense GEMMs are checked
+against figures they were not taken from.
 """
 
 from __future__ import annotations
@@ -118,6 +120,25 @@ def fp8_rows() -> list[tuple]:
     return out
 
 
+def grouped_rows() -> list[tuple]:
+    """(experts, M per expert, N, K, ours us, DeepGEMM us, CUTLASS 3.6 us) for DeepGEMM's fp8
+    grouped GEMMs, ours as a mixture's routed experts are shaped (each expert its share of the
+    tokens, the experts as independent products: serving_kernels.Shaped) on an H100."""
+    chip = chips.get("H100")
+    peak = chip.achievable_flops("fp8")
+    bandwidth = chip.achievable_hbm_bytes_per_second
+    out = []
+    for r in data()["fp8_grouped_gemm"]["rows"]:
+        g, m, n, k = r["groups"], r["M"], r["N"], r["K"]
+        eff = float(serving_kernels.efficiencies(chip, "fp8", ((0, n, k, 1.0 / g, g),), 1,
+                                                 g * m)[0])
+        flops = 2.0 * g * m * n * k
+        ours = max(flops / (peak * eff), g * (m * k + n * k + 2 * m * n) / bandwidth)
+        deep = flops / (r["tflops"] * 1e12)
+        out.append((g, m, n, k, ours * 1e6, deep * 1e6, deep * r["speedup_over_cutlass"] * 1e6))
+    return out
+
+
 def layer_rows(ceilings: str = "kernels") -> list[tuple]:
     """Per tensor-parallel degree and tokens: one layer's measured and predicted time, the
     nine ops plus the second residual add and the two all-reduces of ``tokens x 8,192`` bf16
@@ -156,7 +177,8 @@ def headline(ceilings: str = "kernels") -> dict[str, tuple[float, float, float]]
         "one layer, >= 1,024 tokens": [r[4] for r in layers if r[1] >= 1024],
         "fp8 GEMM vs DeepGEMM, M 64-128": [r[3] / r[4] for r in fp8 if r[0] <= 128],
         "fp8 GEMM vs CUTLASS 3.6, M 64-128": [r[3] / r[5] for r in fp8 if r[0] <= 128],
-        "fp8 GEMM vs CUTLASS 3.6, M 4,096": [r[3] / r[5] for r in fp8 if r[0] == 4096]}
+        "fp8 GEMM vs CUTLASS 3.6, M 4,096": [r[3] / r[5] for r in fp8 if r[0] == 4096],
+        "fp8 grouped (experts) vs CUTLASS 3.6": [r[4] / r[6] for r in grouped_rows()]}
     return {k: (statistics.median(v), min(v), max(v)) for k, v in groups.items()}
 
 
@@ -194,6 +216,12 @@ def main() -> None:
     for m, n, k, ours, deep, cutlass in fp8_rows():
         print(f"{m:5d} {n:6d} {k:6d} {ours:8.1f} {deep:9.1f} {ours / deep:6.2f} {cutlass:8.1f} "
               f"{ours / cutlass:6.2f}")
+    print("\nfp8 grouped GEMMs (DeepGEMM's MoE tables), ours as routed experts on an H100:")
+    print(f"{'groups':>6s} {'M':>5s} {'N':>5s} {'K':>5s} {'ours us':>8s} {'DeepGEMM':>9s} "
+          f"{'ratio':>6s} {'CUTLASS':>8s} {'ratio':>6s}")
+    for g, m, n, k, ours, deep, cutlass in grouped_rows():
+        print(f"{g:6d} {m:5d} {n:5d} {k:5d} {ours:8.1f} {deep:9.1f} {ours / deep:6.2f} "
+              f"{cutlass:8.1f} {ours / cutlass:6.2f}")
     print("\none layer (nine ops, two residual adds, two all-reduces), per shard:")
     print(f"{'TP':>3s} {'tokens':>6s} {'measured us':>12s} {'ours us':>9s} {'ratio':>6s}")
     for r in layer_rows(args.ceilings):

@@ -444,3 +444,24 @@ def test_the_kernels_ceiling_runs_norms_and_residuals_on_every_rank(model):
                                                      rel=1e-12)
     one = serving_kernels.replication(m, 1, "fp8", "fp8")
     assert (one == 1.0).all()
+
+
+def test_routed_experts_run_no_faster_than_a_measured_grouped_gemm():
+    """On a GPU under "kernels" a mixture's routed experts reach at most EXPERT_GEMM_FRACTIONS
+    of the ceiling at their tokens per expert (Mixtral on one H100: 2 of 8 experts a token, so
+    1,024 tokens give each expert 256 and the cap 0.604; 16,384 give 4,096 and 0.765), the
+    dense layers keep the sustained cap, and the fraction grows with the tokens."""
+    m, c = ak.models.get("mixtral-8x7b"), ak.chips.get("H100")
+    g = serving_step.iteration_group(m, c, 1, ("fp8",) * 3, CONVENTIONS[0], "even", 0.0,
+                                     "kernels")
+    experts = [s[0] for s in g.shaped if s[3] < 1.0]
+    dense = [s[0] for s in g.shaped if s[3] == 1.0]
+    assert experts and dense
+    for tokens, cap in ((1024, 0.604), (16384, 0.765)):
+        peaks = g.peaks(tokens)
+        assert max(peaks[i] for i in experts) == pytest.approx(cap * g.rates[0], rel=1e-9)
+        assert max(peaks[i] for i in dense) <= serving_kernels.SUSTAINED_MATMUL_FRACTION * \
+            g.rates[0] * (1 + 1e-12)
+    fractions = serving_kernels.expert_fraction(np.array([1, 256, 362, 512, 100000]))
+    assert fractions[0] == fractions[1] == 0.604 and fractions[-1] == 0.771
+    assert 0.604 < fractions[2] < 0.618 and np.all(np.diff(fractions) >= 0)
