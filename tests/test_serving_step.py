@@ -465,3 +465,24 @@ def test_routed_experts_run_no_faster_than_a_measured_grouped_gemm():
     fractions = serving_kernels.expert_fraction(np.array([1, 256, 362, 512, 100000]))
     assert fractions[0] == fractions[1] == 0.604 and fractions[-1] == 0.771
     assert 0.604 < fractions[2] < 0.618 and np.all(np.diff(fractions) >= 0)
+
+
+def test_the_kernels_ceiling_agrees_with_measured_kernels_where_it_is_checked():
+    """benchmarks/serving_ops_vs_vidur.py: one layer of Llama-2-70B at 1,024 tokens or more,
+    priced under "kernels", within 10% of Vidur's measured H100 layer at every tensor-parallel
+    degree (the flat achievable ceiling is 14-27% short of it); the all-reduce's median within
+    10% at decode's sizes (the alpha-beta model alone is 60% short); dense fp8 GEMMs of 4,096
+    rows within 15% of CUTLASS 3.6's measured, median (0.88: small-K shapes run slower)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import serving_ops_vs_vidur as check
+
+    kernels, flat = check.headline("kernels"), check.headline("achievable")
+    low, high = kernels["one layer, >= 1,024 tokens"][1:]
+    assert 0.9 <= low and high <= 1.1
+    assert flat["one layer, >= 1,024 tokens"][2] < 0.87
+    assert kernels["all-reduce, 64 KiB-8 MiB"][0] == pytest.approx(1.0, abs=0.1)
+    assert flat["all-reduce, 64 KiB-8 MiB"][0] < 0.5
+    assert kernels["fp8 GEMM vs CUTLASS 3.6, M 4,096"][0] == pytest.approx(1.0, abs=0.15)
