@@ -20,16 +20,88 @@ sampling a token) and attention stay at the flat achievable ceiling.
 
 Llama-2-70B's QKV projection on one of two H100s, at 150 tokens: its 150 × 5,120 output is 2 ×
 20 tiles of 128 × 256 for 132 SMs (a third of one wave), each tile 150/256 full.
+
+Beside the shapes, ``"kernels"`` prices five things that kernel measurements of a serving
+step show and the ceilings alone miss (``benchmarks/serving_ops_vs_vidur.py`` prints each
+against Vidur's measured H100 profiles, ``validation/vidur_h100.json``):
+
+* :data:`SUSTAINED_MATMUL_FRACTION`: on a GPU no shaped matmul runs faster than the fraction of the
+  achievable ceiling that cuBLAS sustains at a model's own large shapes (the tile model alone
+  puts Llama-2-70B's shards at 1,024 to 4,096 tokens 10-15% faster than measured);
+* :data:`EXPERT_GEMM_FRACTIONS`: on a GPU a mixture's routed experts, a grouped GEMM, no
+  faster than CUTLASS's measured grouped GEMMs at their tokens per expert;
+* :data:`KERNEL_FLOOR_SECONDS`: on a GPU no kernel of the step takes less than the measured
+  shortest kernels (the norms, rotary embedding, activation and residual adds of one token:
+  the roofline puts them at nanoseconds);
+* :data:`REPLICATED`: the norms and residual adds run whole on every tensor-parallel rank
+  (:func:`replication`; the model's operation counts spread them over the group);
+* :data:`ALL_REDUCE_LATENCY_SECONDS`: the tensor-parallel all-reduce's fixed cost on an
+  NVSwitch node as measured at decode's message sizes (the alpha-beta model's NCCL latency
+  puts it at 5-10 us, against 28-36 us measured) (:func:`links`).
+
+    >>> chip, fixed = links(ak.chips.get("H100"), 2, 0.0)
+    >>> round(all_reduce_seconds(ak.chips.get("H100"), 2**20, 2) * 1e6), fixed
+    (39, 5e-06)
 """
 
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 
 import numpy as np
 
-from accelkit import chips, mfu, models
+from accelkit import chips, collectives, mfu, models
 from accelkit.dtypes import DType
+
+_VIDUR = "microsoft/vidur@7d47513 (profiles last changed e26eb8f7, 2024-05-14)"
+#: The highest fraction of the achievable matmul ceiling (:meth:`accelkit.chips.Chip.
+#: achievable_flops`, mamf-finder's best shape) that a shaped matmul reaches: the median of
+#: cuBLAS's measured throughput over Llama-2-70B's QKV, attention-output, gate/up and down
+#: shards at 1,024 to 4,096 tokens and tensor parallelism 1, 2, 4 and 8 on H100 (48 kernels,
+#: fp16: 682 TFLOP/s, 0.86 of mamf-finder's 794.5 bf16), which the tile model alone puts at
+#: about 0.97.
+SUSTAINED_MATMUL_FRACTION = 0.86
+SUSTAINED_MATMUL_SOURCE = (
+    f"{_VIDUR}:data/profiling/compute/h100/meta-llama/Llama-2-70b-hf/mlp.csv, medians of "
+    "attn_pre_proj, attn_post_proj, mlp_up_proj, mlp_down_proj at num_tokens 1,024-4,096, TP "
+    "1-8: median 682 TFLOP/s, 0.86 of the 794.5 achievable bf16; ASSUMPTION: the same fraction "
+    "of the achievable fp8 ceiling for fp8 matmuls (no fp8 profile at model shapes found)")
+#: The highest fraction of the achievable matmul ceiling a mixture's routed experts reach, by
+#: the tokens each expert multiplies (a grouped GEMM): CUTLASS 3.6's measured fp8 grouped
+#: GEMMs on H800 (the H100's SMs, clocks and HBM) at N 4,096, K 7,168, as DeepGEMM's table
+#: gives them (its TFLOPS over its speedup), over the H100's achievable fp8 1,402.6 TFLOP/s;
+#: between the measured counts linear in log2 of the tokens, outside them the nearest.
+EXPERT_GEMM_FRACTIONS = ((256, 0.604), (512, 0.618), (1024, 0.733), (4096, 0.765),
+                         (8192, 0.771))
+EXPERT_GEMM_SOURCE = (
+    "deepseek-ai/DeepGEMM:README.md@a6d97a1c (grouped GEMMs for MoE models, H800, fp8): at N "
+    "4096, K 7168, M per group 256/512/1024/4096/8192: 932/1040/1233/1288/1297 TFLOPS at "
+    "speedups 1.1/1.2/1.2/1.2/1.2 over CUTLASS 3.6, so CUTLASS 847/867/1028/1073/1081 TFLOPS, "
+    "0.60-0.77 of the H100's achievable 1402.6; ASSUMPTION: TensorRT-LLM's MoE GEMMs reach "
+    "CUTLASS 3.6's fraction, at every expert shape and format")
+#: The shortest a GPU kernel of a serving step takes: the median of the measured times of
+#: Llama-2-70B's non-matmul kernels (two RMSNorms, rotary embedding, SiLU-and-gate, residual
+#: add) at one token, tensor parallelism 1 to 8 (20 kernels, 1-15 us, median 5 us).
+KERNEL_FLOOR_SECONDS = 5e-6
+KERNEL_FLOOR_SOURCE = (
+    f"{_VIDUR}:data/profiling/compute/h100/meta-llama/Llama-2-70b-hf/mlp.csv, medians of "
+    "input_layernorm, attn_rope, post_attention_layernorm, mlp_act, add at num_tokens 1, TP "
+    "1-8: median 5 us; ASSUMPTION: TensorRT-LLM's kernels (which fuse some of these, the "
+    "residual add into the norm) have the same floor as vLLM's PyTorch ones")
+#: The fixed cost of one all-reduce on an NVSwitch node of H100-class GPUs, by group size:
+#: the median over the profiled sizes from 64 KiB to 64 MiB of the measured time less the
+#: catalog's bandwidth term (:func:`accelkit.collectives.all_reduce` at the achievable bus
+#: bandwidth), so that latency plus bandwidth follows the measured curve.
+ALL_REDUCE_LATENCY_SECONDS = {2: 36e-6, 4: 28e-6, 8: 31e-6}
+ALL_REDUCE_LATENCY_SOURCE = (
+    f"{_VIDUR}:data/profiling/network/h100_dgx/all_reduce.csv: NCCL all-reduce on one DGX "
+    "H100, the NCCL kernel's time (kineto, median of 11), 64 KiB-64 MiB less the catalog's "
+    "bandwidth term: medians 36, 28, 31 us on 2, 4, 8 GPUs; ASSUMPTION: the same on H200 "
+    "(the same NVLink 4 and NVSwitch) and for TensorRT-LLM's all-reduce (which has its own "
+    "kernels for small messages)")
+#: The GPUs :data:`ALL_REDUCE_LATENCY_SECONDS` is taken for (one NVSwitch node).
+MEASURED_SWITCH_CHIPS = ("NVIDIA H100 (SXM)", "NVIDIA H200 (SXM)")
 
 #: The matmuls the ``"kernels"`` ceiling prices by their shape: the operation's name
 #: (:meth:`accelkit.models.Model.operations`) and its shape's in :func:`accelkit.mfu.layer_matmuls`.
@@ -67,6 +139,27 @@ def _shapes(m: models.Transformer, n_chips: int, weight: DType, kv: DType
                  for op, shape in SHAPED_MATMULS if op in names and shape in dense)
 
 
+#: The operations every rank of a tensor-parallel group runs whole (Megatron's tensor
+#: parallelism without sequence parallelism, as vLLM and TensorRT-LLM decode): the norms and the
+#: residual adds act on the full hidden state after each all-reduce. Measured: Llama-2-70B's
+#: RMSNorm and residual add take as long on 2 H100s as on one (21-23 against 24-25 us, 14
+#: against 14 us at 1,024 tokens: Vidur's mlp.csv), where the sharded rotary embedding and
+#: activation halve.
+REPLICATED = ("attn_norm", "mlp_norm", "attn_residual", "mlp_residual", "final_norm")
+
+
+@lru_cache(maxsize=64)
+def replication(m: models.Transformer, n_chips: int, weight: DType, kv: DType) -> np.ndarray:
+    """Per operation, how many times the group does its work: ``n_chips`` for
+    :data:`REPLICATED`, 1 for the rest (a step's FLOPs and bytes are the model's, spread over
+    the group's pooled rates, so a replicated operation's are counted on every chip). Read-only."""
+    names = [op.name for op in m.operations(batch=1, phase="decode", context_tokens=0,
+                                            dtype=weight, kv_dtype=kv)]
+    factor = np.array([float(n_chips) if name in REPLICATED else 1.0 for name in names])
+    factor.flags.writeable = False
+    return factor
+
+
 def shaped_matmuls(m: models.Transformer, n_chips: int, weight: DType, kv: DType,
                    varies: np.ndarray) -> tuple[Shaped, ...]:
     """Each of :data:`SHAPED_MATMULS` the model has (:data:`Shaped`, per tensor-parallel
@@ -80,15 +173,58 @@ def efficiencies(chip: chips.Chip, dtype: DType, shaped: tuple[Shaped, ...],
     """Each of ``n_operations`` operations' fraction of the ceiling at ``tokens`` new tokens
     (an array of counts: one column each): the tile/wave efficiency of its shape for the
     ``shaped`` matmuls (:func:`shaped_matmuls`; M the tokens' share, rounded up), 1 for every
-    other operation."""
+    other operation; never above :func:`sustained`, nor for routed experts on a GPU
+    :func:`expert_fraction`."""
     counts = np.maximum(np.atleast_1d(np.asarray(tokens, dtype=float)), 1.0)
     index, n, k, share, batch = (np.array(col) for col in zip(*shaped))
     rows = np.maximum(np.ceil(counts[None, :] * share[:, None]), 1).astype(np.int64)
     eff = np.ones((n_operations, counts.size))
-    eff[index.astype(np.int64)] = mfu.matmul_efficiencies(
+    cap = np.full(rows.shape, sustained(chip))
+    if chip.kind == "gpu":   # routed experts: at most a grouped GEMM's measured fraction
+        experts = share < 1.0
+        cap[experts] = np.minimum(cap[experts], expert_fraction(rows[experts]))
+    eff[index.astype(np.int64)] = np.minimum(mfu.matmul_efficiencies(
         chip, dtype, rows, n.astype(np.int64)[:, None], k.astype(np.int64)[:, None],
-        batch.astype(np.int64)[:, None])
+        batch.astype(np.int64)[:, None]), cap)
     return eff[:, 0] if np.ndim(tokens) == 0 else eff
 
 
-__all__ = ["SHAPED_MATMULS", "Shaped", "efficiencies", "shaped_matmuls"]
+def sustained(chip: chips.Chip) -> float:
+    """The highest fraction of the achievable ceiling a shaped matmul reaches on ``chip``:
+    :data:`SUSTAINED_MATMUL_FRACTION` on a GPU (measured with cuBLAS on H100), 1 on a TPU (no
+    such measurement: the MXU model's efficiency stands alone)."""
+    return SUSTAINED_MATMUL_FRACTION if chip.kind == "gpu" else 1.0
+
+
+def expert_fraction(tokens: np.ndarray) -> np.ndarray:
+    """:data:`EXPERT_GEMM_FRACTIONS` at each count of tokens per expert."""
+    counts, fractions = zip(*EXPERT_GEMM_FRACTIONS)
+    return np.interp(np.log2(np.maximum(tokens, 1)), np.log2(counts), fractions)
+
+
+def links(chip: chips.Chip, n_chips: int, per_op_overhead: float) -> tuple[chips.Chip, float]:
+    """The chip a ``"kernels"`` step prices its collectives on (its achievable bus bandwidth,
+    :func:`accelkit.collectives.at_bandwidth`, and on an H100 or H200 node of 2, 4 or 8 the
+    measured all-reduce latency, :data:`ALL_REDUCE_LATENCY_SECONDS`, in place of the alpha-beta
+    model's), and each kernel's fixed cost: at least :data:`KERNEL_FLOOR_SECONDS` on a GPU."""
+    at = collectives.at_bandwidth(chip, "achievable")
+    measured = ALL_REDUCE_LATENCY_SECONDS.get(n_chips)
+    if chip.name in MEASURED_SWITCH_CHIPS and measured is not None:
+        modelled = collectives.all_reduce(at, array_bytes=1.0, over=n_chips).latency_seconds
+        base = (at.collective_latency_seconds or 0.0) + measured - modelled
+        at = dataclasses.replace(at, collective_latency_seconds=base)
+    floor = KERNEL_FLOOR_SECONDS if chip.kind == "gpu" else 0.0
+    return at, max(per_op_overhead, floor)
+
+
+def all_reduce_seconds(chip: chips.Chip, array_bytes: float, n_chips: int) -> float:
+    """One all-reduce of ``array_bytes`` over ``n_chips`` as a ``"kernels"`` step prices it."""
+    at, _ = links(chip, n_chips, 0.0)
+    return float(collectives.all_reduce(at, array_bytes=array_bytes, over=n_chips).seconds)
+
+
+__all__ = ["ALL_REDUCE_LATENCY_SECONDS", "ALL_REDUCE_LATENCY_SOURCE", "EXPERT_GEMM_FRACTIONS",
+           "EXPERT_GEMM_SOURCE", "KERNEL_FLOOR_SECONDS",
+           "KERNEL_FLOOR_SOURCE", "MEASURED_SWITCH_CHIPS", "REPLICATED", "SHAPED_MATMULS",
+           "SUSTAINED_MATMUL_FRACTION", "SUSTAINED_MATMUL_SOURCE", "Shaped", "all_reduce_seconds",
+           "efficiencies", "expert_fraction", "links", "replication", "shaped_matmuls", "sustained"]

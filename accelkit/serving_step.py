@@ -96,26 +96,24 @@ def affine(model: models.Transformer) -> bool:
 #: (:meth:`accelkit.chips.Chip.achievable_flops`, ``achievable_hbm_bytes_per_second`` and, for
 #: the collectives, :func:`accelkit.collectives.at_bandwidth`; each with its source), or
 #: ``"kernels"`` (continuous batching's iterations only, :func:`iteration_group`): the
-#: achievable ceilings with the layers' matmuls (QKV, attention output, MLP or routed experts
-#: in and down) at the tile/wave efficiency of their shape, ``tokens × N × K`` per
-#: tensor-parallel shard, each routed expert its share of the tokens
-#: (:mod:`accelkit.serving_kernels`; :func:`accelkit.mfu.matmul_efficiency`, the model
-#: :mod:`accelkit.kernels` prices training by), which falls for the skinny matmuls of small
-#: iterations. The language-model head and the attention stay at the flat achievable
-#: ceiling. The tile is the
-#: model's one (CUTLASS's 128×256 on NVIDIA, the MXU on TPU): libraries pick smaller tiles for a
-#: few tokens (no sourced figure in the catalog), so for iterations of tens of tokens this
-#: prices the matmuls high (a decode of one token reads its weights slower than HBM allows).
+#: achievable ceilings with the layers' matmuls at the tile/wave efficiency of their shape
+#: per tensor-parallel shard (:func:`accelkit.mfu.matmul_efficiency`, the model training is
+#: priced by), which falls for the skinny matmuls of small iterations, and what Vidur's
+#: measured H100 profiles add (:mod:`accelkit.serving_kernels`: a sustained matmul cap, a
+#: kernel floor, norms and residuals on every rank, the all-reduce's measured latency). The
+#: language-model head and attention stay at the flat achievable ceiling. The tile is one
+#: (CUTLASS's 128×256 on NVIDIA, the MXU on TPU): cuBLAS picks smaller tiles or splits K for a
+#: few tokens, so for iterations of tens of tokens this prices the matmuls high (measured:
+#: 1.7x at 128 tokens or fewer, benchmarks/serving_ops_vs_vidur.py).
 CEILINGS = ("datasheet", "achievable", "kernels")
 
-#: ``tp_overlap``, the serving step's one overlap choice, named as the training step names it
-#: (:attr:`accelkit.frameworks.Framework.tp_overlap`): ``False`` (the default), the group's
-#: tensor-parallel all-reduces wait for each layer's result and add to the step (what
-#: TensorRT-LLM's and vLLM's decode do: a layer's all-reduce needs its output); ``True``, they
-#: run behind the step's kernels and only what is longer than them shows, as XLA's collective
-#: matmul and async collectives (or Transformer Engine's userbuffers) overlap them, and as the
-#: scaling book's serving derivations assume (applied-inference.md: the collectives "can be
-#: overlapped"). Both through :func:`accelkit.roofline.times`.
+#: ``tp_overlap``, the serving step's one overlap choice (the training step's name for it,
+#: :attr:`accelkit.frameworks.Framework.tp_overlap`): ``False`` (default), the group's
+#: all-reduces wait for each layer's result and add to the step (TensorRT-LLM's and vLLM's
+#: decode: a layer's all-reduce needs its output); ``True``, they run behind the step's kernels
+#: (XLA's collective matmul and async collectives, Transformer Engine's userbuffers; the scaling
+#: book's serving derivations, applied-inference.md: they "can be overlapped"). Both through
+#: :func:`accelkit.roofline.times`.
 TP_OVERLAP = (False, True)
 
 
@@ -157,10 +155,12 @@ class Timing(NamedTuple):
 
 def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray,
             peak: float | np.ndarray, bandwidth: float, per_op_overhead: float,
-            communication: float | np.ndarray, tp_overlap: bool = False) -> Timing:
+            communication: float | np.ndarray, tp_overlap: bool = False,
+            iteration_seconds: float = 0.0) -> Timing:
     """A step's time from its operations' FLOPs and bytes (one row per operation; columns, if
     any, are batches): the rule every step here is priced by. ``tp_overlap`` (:data:`TP_OVERLAP`
-    says what each choice means) hides the tensor-parallel collectives behind the kernels."""
+    says what each choice means) hides the tensor-parallel collectives behind the kernels;
+    ``iteration_seconds``, a runtime's fixed cost per step, adds to the kernels' side."""
     # Each operation: its arithmetic and its memory traffic overlap (the roofline), and each
     # occurrence's launch overlaps the previous kernel's run, so it costs at least the fixed
     # per-operation cost (roofline.operations_time's rule; on a TP group every chip launches
@@ -173,6 +173,7 @@ def timing(flops: np.ndarray, moved: np.ndarray, counts: np.ndarray,
     device = kernels if not per_op_overhead else np.asarray(roofline.times(
         compute_seconds=launched.compute_seconds, memory_seconds=launched.memory_seconds,
         overlap=True).seconds).sum(axis=0)
+    kernels = kernels + iteration_seconds
     # The tensor-parallel collectives wait for the layer's result (on the critical path), or,
     # with tp_overlap, run behind the kernels as a framework that overlaps them does.
     seconds = roofline.times(compute_seconds=kernels, communication_seconds=communication,
@@ -331,6 +332,8 @@ class IterationGroup:
     tp_overlap: bool = False               # the collectives behind the kernels (TP_OVERLAP)
     # ceilings="kernels": each matmul priced by its shape (serving_kernels.Shaped)
     shaped: tuple[serving_kernels.Shaped, ...] = ()
+    iteration_seconds: float = 0.0         # the runtime's fixed cost per iteration
+    replicated: np.ndarray | None = field(default=None, compare=False)  # "kernels": copies
     _parts: dict = field(default_factory=dict, compare=False, repr=False)
 
     def peaks(self, tokens: float | np.ndarray) -> float | np.ndarray:
@@ -357,7 +360,8 @@ class IterationGroup:
         copies = tensor_parallel.copies(self.m, self.n_chips, self.split)
         flops, moved, _, _ = operation_arrays(self.m, int(tokens), 1, 0, "decode", weight, kv,
                                               *self.conventions, copies)
-        return flops, moved
+        rep = 1.0 if self.replicated is None else self.replicated
+        return flops * rep, moved * rep
 
     def arrays(self, tokens: int, logits: float, pairs: float, reads: float
                ) -> tuple[np.ndarray, np.ndarray]:
@@ -375,8 +379,8 @@ class IterationGroup:
         _, bandwidth, _ = self.rates
         one, further = self.communication
         return timing(flops, moved, self.counts, self.peaks(tokens), bandwidth,
-                      self.per_op_overhead,
-                      one + further * (tokens - 1.0), self.tp_overlap)
+                      self.per_op_overhead, one + further * (tokens - 1.0), self.tp_overlap,
+                      self.iteration_seconds)
 
     def seconds_many(self, tokens: np.ndarray, logits: np.ndarray, pairs: np.ndarray,
                      reads: np.ndarray) -> np.ndarray:
@@ -400,7 +404,7 @@ class IterationGroup:
         one, further = self.communication
         return np.asarray(timing(flops, moved, self.counts, self.peaks(tokens), bandwidth,
                                  self.per_op_overhead, one + further * (tokens - 1.0),
-                                 self.tp_overlap).seconds)
+                                 self.tp_overlap, self.iteration_seconds).seconds)
 
     # -- the same rule, fast: what a simulator calls per iteration ---------------------------
 
@@ -441,7 +445,7 @@ class IterationGroup:
                               overhead_seconds=fixed[~varies][:, None], overlap=True)
         one, further = self.communication
         comm = one + further * (tokens - 1.0)
-        base = np.asarray(rest.seconds).sum(axis=0)
+        base = np.asarray(rest.seconds).sum(axis=0) + self.iteration_seconds
         if not self.tp_overlap:   # on the critical path: a part of every iteration's sum
             base = base + comm
         others = []
@@ -662,29 +666,38 @@ def iteration_shape(m: models.Transformer, weight: DType, kv: DType,
 def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
                     formats: tuple[DType, DType, DType], conventions: tuple[str, bool, bool],
                     split: str, per_op_overhead: float,
-                    ceilings: str = "datasheet", tp_overlap: bool = False) -> IterationGroup:
+                    ceilings: str = "datasheet", tp_overlap: bool = False,
+                    iteration_seconds: float = 0.0) -> IterationGroup:
     """The :class:`IterationGroup` of checked arguments (the group itself checked here), its
     kernels and collectives at ``ceilings`` (:data:`CEILINGS`), the collectives overlapped
-    or not (``tp_overlap``, :data:`TP_OVERLAP`)."""
+    or not (``tp_overlap``, :data:`TP_OVERLAP`), ``iteration_seconds`` a runtime's fixed cost
+    per iteration (checked by the caller: :func:`accelkit.serving.simulate`)."""
     tensor_parallel.check_group(m, chip, n_chips, split)
     weight, kv, _ = formats
     copies = tensor_parallel.copies(m, n_chips, split)
     line, per_logit, per_pair, per_read, is_attention, counts = iteration_shape(
         m, weight, kv, conventions, copies)
     rates = chip_rates(chip, n_chips, formats[2], ceilings)
-    links = collectives.at_bandwidth(chip, "achievable" if ceilings == "kernels" else ceilings)
+    if ceilings == "kernels":   # measured all-reduce latency and kernel floor (serving_kernels)
+        links, per_op_overhead = serving_kernels.links(chip, n_chips, per_op_overhead)
+    else:
+        links = collectives.at_bandwidth(chip, ceilings)
     comm_one, network = tensor_parallel.communication_seconds(m, links, n_chips, 1.0, weight)
     comm_two, _ = tensor_parallel.communication_seconds(m, links, n_chips, 2.0, weight)
     group = IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
                            per_logit, per_pair, per_read, counts, is_attention,
                            (comm_one, comm_two - comm_one), network, rates,
-                           check_tp_overlap(tp_overlap))
+                           check_tp_overlap(tp_overlap), iteration_seconds=iteration_seconds)
     if ceilings != "kernels":
         return group
+    r = serving_kernels.replication(m, n_chips, weight, kv)   # norms, residuals on every rank
     return dataclasses.replace(group, shaped=serving_kernels.shaped_matmuls(
-        m, n_chips, weight, kv, np.any([*per_logit, *per_pair, *per_read], axis=0) != 0))
+        m, n_chips, weight, kv, np.any([*per_logit, *per_pair, *per_read], axis=0) != 0),
+        line=None if line is None else tuple(a * r for a in line), replicated=r,
+        per_logit=(per_logit[0] * r, per_logit[1] * r), per_pair=(per_pair[0] * r,
+        per_pair[1] * r), per_read=(per_read[0] * r, per_read[1] * r))
 
 
-__all__ = ["CEILINGS", "TP_OVERLAP", "check_tp_overlap", "DecodeGroup", "IterationGroup", "Timing", "affine", "chip_rates",
-           "decode_group", "decode_line", "decode_shape", "iteration_group", "iteration_shape",
-           "operation_arrays", "timing"]
+__all__ = ["CEILINGS", "TP_OVERLAP", "check_tp_overlap", "DecodeGroup", "IterationGroup", "Timing",
+           "affine", "chip_rates", "decode_group", "decode_line", "decode_shape",
+           "iteration_group", "iteration_shape", "operation_arrays", "timing"]

@@ -443,3 +443,28 @@ def test_overlapped_all_reduces_serve_no_slower_and_keep_littles_law():
     assert state.saturation_rate > ak.serving.steady_state(
         "llama-3-70b", "TPU v5e", n_chips=16, prompt_tokens=500,
         output_tokens=200).saturation_rate
+
+
+def test_a_per_iteration_runtime_cost_lengthens_every_iteration():
+    """iteration_overhead_seconds: every request queued at once (the schedule does not depend on
+    the clock), so the run is exactly its iterations times the cost longer; Little's law still
+    holds; a bad value is refused by name."""
+    common = dict(arrival_rate=math.inf, requests=300, prompt_tokens=300, output_tokens=120,
+                  n_chips=2, max_batch=64, weight_dtype="fp8", compute_dtype="fp8",
+                  ceilings="kernels")
+    bare = ak.serving.simulate("llama-2-70b", "H100", **common)
+    slow = ak.serving.simulate("llama-2-70b", "H100", iteration_overhead_seconds=2e-3, **common)
+    assert slow.iterations == bare.iterations
+    assert slow.duration_seconds == pytest.approx(bare.duration_seconds
+                                                  + 2e-3 * bare.iterations, rel=1e-9)
+    assert ak.serving.VLLM_ITERATION_SECONDS == 1.2e-3
+    r = ak.serving.simulate("llama-3-8b", "H100", arrival_rate=5.0, requests=300,
+                            prompt_tokens=500, output_tokens=100,
+                            iteration_overhead_seconds=ak.serving.VLLM_ITERATION_SECONDS)
+    assert r.mean_in_flight == pytest.approx(r.completed_per_second * r.mean_latency_seconds,
+                                             rel=0.03)
+    for bad, kind in ((-1e-3, ValueError), (2.0, ValueError), ("1ms", TypeError)):
+        with pytest.raises(kind, match="iteration_overhead_seconds"):
+            ak.serving.simulate("llama-3-8b", "H100", arrival_rate=1.0, requests=5,
+                                prompt_tokens=10, output_tokens=5,
+                                iteration_overhead_seconds=bad)

@@ -87,12 +87,20 @@ percentiles over requests; goodput the requests per second meeting every limit.
   bandwidth (:func:`accelkit.collectives.at_bandwidth`), each sourced in the catalog; the
   validation rows run at these (``validation/serving.py``); or ``"kernels"``: those ceilings
   with each layer's matmuls at the tile/wave efficiency of their shape, which falls for the
-  few-token iterations of a lightly loaded replica (:data:`accelkit.serving_step.CEILINGS`,
-  :mod:`accelkit.serving_kernels`; the validation rows run at these).
+  few-token iterations of a lightly loaded replica, and on a GPU what Vidur's measured H100
+  profiles add: no matmul above the fraction of the ceiling cuBLAS sustains at model shapes,
+  no kernel under the measured 5 us floor, and on an H100 or H200 node the all-reduce's
+  measured latency (:data:`accelkit.serving_step.CEILINGS`, :mod:`accelkit.serving_kernels`;
+  the validation rows run at these).
 * ``tp_overlap``: ``False`` (default) puts every tensor-parallel all-reduce on the critical
   path of its iteration; ``True`` runs them behind the iteration's kernels, as XLA's collective
   matmul does and the scaling book's serving derivations assume
   (:data:`accelkit.serving_step.TP_OVERLAP`; the training step's choice of the same name).
+* ``iteration_overhead_seconds``: a runtime's fixed host time per iteration (scheduling,
+  preparing inputs, sampling, processing outputs), added to every iteration (on the kernels'
+  side of ``tp_overlap``; a draft model's passes pay it too). Default 0; vLLM's measured figure
+  is :data:`accelkit.serving.simulation.VLLM_ITERATION_SECONDS` (1.2 ms, Vidur's profile),
+  which the validation rows charge, a named assumption for TensorRT-LLM.
 * ``dispatch``: ``"round_robin"`` (default) or ``"random"`` over the replicas;
   ``max_batch``: sequences per replica (beams count one each; NVIDIA's MLPerf configs call it
   ``gpu_batch_size``); ``weight_dtype``, ``kv_dtype``, ``compute_dtype``, ``kv_cache_split``,
@@ -100,7 +108,8 @@ percentiles over requests; goodput the requests per second meeting every limit.
 
 Simplifications, said here once: the attention mask is causal and the softmax's FLOPs and the
 cache writes are counted (the library's defaults); an iteration's time is the library's, with
-no CPU scheduling, sampling or detokenising time; arrivals are Poisson; replicas never share
+no CPU scheduling, sampling or detokenising time unless ``iteration_overhead_seconds`` charges
+it; arrivals are Poisson; replicas never share
 work after dispatch.
 """
 
@@ -109,11 +118,12 @@ from accelkit.serving.curve import (FRACTIONS, SCHEDULE_LOADS, SCHEDULES, CurveP
 from accelkit.serving.plan import NoServingPlan, ServingPlan, capacity
 from accelkit.serving.result import ServingResult
 from accelkit.serving.simulation import (BLOCK_TOKENS, DISPATCH, KV_LINKS, KV_POLICIES,
-                                         MAX_REQUESTS, SCHEDULERS, arrivals, lengths, simulate)
+                                         MAX_REQUESTS, SCHEDULERS, VLLM_ITERATION_SECONDS,
+                                         arrivals, lengths, simulate)
 from accelkit.serving.steady import SteadyState, steady_state
 
 __all__ = ["BLOCK_TOKENS", "CurvePlan", "DISPATCH", "FRACTIONS", "KV_LINKS", "KV_POLICIES",
            "LoadCurve", "MAX_REQUESTS", "NoServingPlan", "SCHEDULERS", "SCHEDULES", "SCHEDULE_LOADS",
-           "ServingPlan", "ServingResult", "SteadyState",
+           "ServingPlan", "ServingResult", "SteadyState", "VLLM_ITERATION_SECONDS",
            "arrivals", "capacity", "lengths", "load_curve", "scheduler_curves", "simulate",
            "steady_state"]

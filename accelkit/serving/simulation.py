@@ -33,6 +33,18 @@ KV_LINKS = ("scale-up", "scale-out")
 MAX_REQUESTS = 2_000_000
 #: vLLM's and Vidur's default KV block (vLLM ``--block-size`` 16; Vidur ``block_size`` 16).
 BLOCK_TOKENS = 16
+#: A serving runtime's fixed host time per iteration (scheduling, preparing the inputs,
+#: sampling, processing the outputs), as measured for vLLM's engine: the intercept of a line
+#: through the sum of those four medians against the batch, Llama-2-70B on 2 and 4 A100s
+#: (12 batches of 8 to 64: 2.4 to 9.2 ms; intercept 1.2 ms, slope 0.13 ms a sequence).
+#: ``simulate(iteration_overhead_seconds=...)`` charges it; the default is 0.
+VLLM_ITERATION_SECONDS = 1.2e-3
+VLLM_ITERATION_SOURCE = (
+    "microsoft/vidur@0633efae:data/profiling/a100/cpu_overheads.csv, SCHEDULE, SAMPLER_E2E, "
+    "PREPARE_INPUTS_E2E and PROCESS_MODEL_OUTPUTS medians, Llama-2-70B, TP 2 and 4, batches "
+    "8-64: least-squares intercept 1.2 ms (the per-sequence slope, 0.13 ms, is Python "
+    "bookkeeping and is not charged); ASSUMPTION: another runtime (TensorRT-LLM's C++ one) "
+    "pays the same fixed part")
 
 
 def lengths(name: str, value: object, requests: int) -> np.ndarray:
@@ -70,26 +82,27 @@ def arrivals(rate: float, requests: int, seed: int) -> np.ndarray:
 @functools.lru_cache(maxsize=64)
 def _group(m: models.Transformer, chip: chips.Chip, n_chips: int,
            formats: tuple[DType, DType, DType], split: str,
-           per_op: float, ceilings: str = "datasheet", tp_overlap: bool = False
-           ) -> serving_step.IterationGroup:
+           per_op: float, ceilings: str = "datasheet", tp_overlap: bool = False,
+           iteration: float = 0.0) -> serving_step.IterationGroup:
     """The iteration rule of one group. Kept: building it reads the model's operations a few
     times (about 0.7 ms) and its per-token-count tables fill as a run goes (0.6 ms a block of
     token counts), which a capacity search or the decision lab, simulating the same group many
     times, would otherwise pay on every run (benchmarks/bench_serving.py)."""
     return serving_step.iteration_group(m, chip, n_chips, formats, ("causal", True, True),
-                                        split, per_op, ceilings, tp_overlap)
+                                        split, per_op, ceilings, tp_overlap, iteration)
 
 
 def replica_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
                   formats: tuple[DType, DType, DType], split: str = "even",
-                  per_op: float = 0.0, ceilings: str = "datasheet", tp_overlap: bool = False
-                  ) -> serving_step.IterationGroup:
+                  per_op: float = 0.0, ceilings: str = "datasheet", tp_overlap: bool = False,
+                  iteration_overhead_seconds: float = 0.0) -> serving_step.IterationGroup:
     """The iteration rule :func:`simulate` prices a replica's iterations by (checked formats,
     split and per-operation cost), the same object it uses (kept), for estimates that must
     agree with it (:mod:`accelkit.serving.steady`)."""
     return _group(m, chip, n_chips, formats, split, per_op,
                   _validate.choice("ceilings", ceilings, serving_step.CEILINGS),
-                  serving_step.check_tp_overlap(tp_overlap))
+                  serving_step.check_tp_overlap(tp_overlap),
+                  _iteration(iteration_overhead_seconds))
 
 
 @dataclass(frozen=True)
@@ -136,7 +149,7 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
              acceptance_rate: float | None = None, prefix_hit_rate: float = 0.0,
              prefill_pool: tuple[int, int] | None = None, kv_link: str = "scale-up",
              usd_per_hour: float | None = None, ceilings: str = "datasheet",
-             tp_overlap: bool = False) -> ServingResult:
+             tp_overlap: bool = False, iteration_overhead_seconds: float = 0.0) -> ServingResult:
     """Serve ``requests`` requests arriving at ``arrival_rate`` on ``replicas`` replicas of
     ``n_chips`` chips each, iteration by iteration; see :mod:`accelkit.serving` for the
     options, their sources and the metrics (vLLM's and MLPerf's definitions).
@@ -178,6 +191,7 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
     policy = _policy(kv_policy, scheduler, beams, draft_model is not None)
     ceil = _validate.choice("ceilings", ceilings, serving_step.CEILINGS)
     overlap = serving_step.check_tp_overlap(tp_overlap)
+    iteration = _iteration(iteration_overhead_seconds)
     if chunked and budget is None:
         raise ValueError("chunked_prefill=True needs token_budget, the tokens an iteration may "
                          "hold (Sarathi-Serve's budget: 512 or 2,048, say)")
@@ -200,10 +214,11 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
                              "every pair: a named assumption)")
         alpha = _validate.real_in_range("acceptance_rate", acceptance_rate, low=0.0, high=1.0)
         k = _validate.positive_int("speculative_tokens", speculative_tokens, maximum=32)
-        draft_group = _group(d, the_chip, n_chips, formats, split, per_op, ceil, overlap)
+        draft_group = _group(d, the_chip, n_chips, formats, split, per_op, ceil, overlap,
+                             iteration)
         speculative = (draft_group, k, alpha)
         draft_info = (d, kv)
-    group = _group(m, the_chip, n_chips, formats, split, per_op, ceil, overlap)
+    group = _group(m, the_chip, n_chips, formats, split, per_op, ceil, overlap, iteration)
     blocks, per_token = _kv_blocks(m, the_chip, n_chips, weight, kv, split, fraction, block,
                                    draft_info)
     _check_fits(m, the_chip, n_chips, prompts, outputs, blocks, block, beams, per_token, budget,
@@ -227,7 +242,7 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
     if prefill_pool is not None:
         p_replicas, p_chips = _prefill_pool(prefill_pool)
         prefill_chips = p_replicas * p_chips
-        p_group = _group(m, the_chip, p_chips, formats, split, per_op, ceil, overlap)
+        p_group = _group(m, the_chip, p_chips, formats, split, per_op, ceil, overlap, iteration)
         p_blocks, _ = _kv_blocks(m, the_chip, p_chips, weight, kv, split, fraction, block, None)
         _check_fits(m, the_chip, p_chips, prompts, np.ones_like(outputs), p_blocks, block, 1,
                     per_token, budget, chunked, "prefill replica")
@@ -334,6 +349,10 @@ def _rate(value: object) -> float:
     return _validate.positive_float("arrival_rate", value, maximum=1e9)
 
 
+def _iteration(value: object) -> float:
+    return _validate.real_in_range("iteration_overhead_seconds", value, low=0.0, high=1.0)
+
+
 def _flag(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
@@ -384,5 +403,5 @@ def _check_fits(m: models.Transformer, chip: chips.Chip, n_chips: int, prompts: 
                          "can take it: raise the budget or set chunked_prefill=True")
 
 
-__all__ = ["BLOCK_TOKENS", "DISPATCH", "KV_LINKS", "KV_POLICIES", "MAX_REQUESTS", "SCHEDULERS",
+__all__ = ["BLOCK_TOKENS", "VLLM_ITERATION_SECONDS", "VLLM_ITERATION_SOURCE", "DISPATCH", "KV_LINKS", "KV_POLICIES", "MAX_REQUESTS", "SCHEDULERS",
            "arrivals", "lengths", "replica_group", "simulate"]
