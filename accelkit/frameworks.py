@@ -20,6 +20,13 @@ Each preset names, per choice:
 * ``tp_overlap``: tensor-parallel collectives run behind the layer's matmuls (Transformer
   Engine's userbuffers in NeMo; XLA's collective matmul / async collective fusion on TPU) or on
   the critical path.
+* ``tp_overlap_scope`` (with ``tp_overlap``, :data:`TP_OVERLAP_SCOPES`): ``"all"`` (every
+  tensor-parallel collective runs behind a matmul) or ``"all-gathers"`` (XLA told to decompose
+  all-gather+einsum pairs, ``--xla_tpu_decompose_all_gather_einsum``, but not
+  einsum+reduce-scatter pairs: the backward pass's reduce-scatters still hide, behind the
+  weight-gradient matmuls that do not need them, but each forward reduce-scatter, half of a
+  forward all-reduce-equivalent and again under full recomputation, waits for its matmul and
+  holds up the next: on the critical path).
 * ``dp_overlap`` / ``fsdp_overlap``: data-parallel gradient reduction behind the backward pass;
   FSDP gathers and scatters prefetched behind compute.
 * ``param_sync_overlap``: with a sharded optimizer, the all-gather of the updated weights (half
@@ -51,12 +58,15 @@ from dataclasses import dataclass, field
 
 from accelkit import _validate
 
-__all__ = ["ATTENTION", "CHOICES", "Framework", "get", "names"]
+__all__ = ["ATTENTION", "CHOICES", "Framework", "TP_OVERLAP_SCOPES", "get", "names"]
 
 #: Attention implementations.
 ATTENTION = ("fused", "materialized")
+#: How much of the tensor-parallel traffic ``tp_overlap`` hides (module doc).
+TP_OVERLAP_SCOPES = ("all", "all-gathers")
 #: The choices a framework makes, in :class:`Framework` order.
-CHOICES = ("attention", "sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
+CHOICES = ("attention", "sequence_parallel", "tp_overlap", "tp_overlap_scope", "dp_overlap",
+           "fsdp_overlap",
            "param_sync_overlap", "grad_bytes", "param_bytes", "distributed_optimizer", "dropout",
            "balanced_end_stages")
 
@@ -69,6 +79,7 @@ class Framework:
     attention: str = "fused"
     sequence_parallel: bool = True
     tp_overlap: bool = False
+    tp_overlap_scope: str = "all"
     dp_overlap: bool = True
     fsdp_overlap: bool = True
     param_sync_overlap: bool = False
@@ -82,6 +93,7 @@ class Framework:
 
     def __post_init__(self) -> None:
         _validate.choice("attention", self.attention, ATTENTION)
+        _validate.choice("tp_overlap_scope", self.tp_overlap_scope, TP_OVERLAP_SCOPES)
         for name in ("sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
                      "param_sync_overlap", "distributed_optimizer", "dropout",
                      "balanced_end_stages"):
@@ -104,6 +116,8 @@ _NEMO = "mlcommons/training_results_v4.0:NVIDIA/benchmarks/gpt3/implementations/
 _ADAM = f"{_NEMO} conf/optim/distributed_fused_adam.yaml"
 _MAXTEXT = ("mlcommons/training_results_v4.0:Google/benchmarks/gpt3/implementations/maxtext@6fe95437"
             " and AI-Hypercomputer/maxtext MaxText/configs/base.yml")
+_MAXTEXT_V5P = ("AI-Hypercomputer/maxtext MaxText/configs/v5p/32b.sh@0d9779a5 and "
+                "128b.sh@07775101")
 _SC21 = ("NVIDIA/Megatron-LM@de7dc40f (2021-08-10, 'scripts for sc21') examples/sc21/"
          "run_table_1.sh and CONFIG.sh")
 _MEGATRON_2021 = (
@@ -163,9 +177,10 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
             ("distributed_optimizer", f"{_ADAM}: distributed_fused_adam"),
             ("dropout", "ASSUMPTION: the MLPerf GPT-3 reference trains without dropout"))),
     Framework(
-        "maxtext", attention="fused", sequence_parallel=True, tp_overlap=True, dp_overlap=True,
+        "maxtext", attention="fused", sequence_parallel=True, tp_overlap=True,
+        tp_overlap_scope="all-gathers", dp_overlap=True,
         param_sync_overlap=True, grad_bytes=2.0, distributed_optimizer=True, dropout=False,
-        description="MaxText on TPU (JAX/XLA), as Google ran MLPerf v4.0 and its README runs",
+        description="MaxText on TPU (JAX/XLA), as Google ran MLPerf Training v4.0",
         sources=(
             ("attention", f"{_MAXTEXT}: v5p-1024.sh and v5p-12288.sh pass attention=flash"),
             ("sequence_parallel", "XLA shards the activations outside the matmuls over the "
@@ -174,6 +189,12 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
                            "--xla_tpu_enable_async_collective_fusion=true "
                            "--xla_tpu_decompose_all_gather_einsum=true "
                            "--xla_tpu_overlap_compute_collective_tc=true"),
+            ("tp_overlap_scope", f"{_MAXTEXT}: v5p-*.sh set --xla_tpu_decompose_all_gather_einsum"
+                                 "=true and nothing for --xla_tpu_decompose_einsum_reduce_scatter, "
+                                 "which collective-matmul set-ups pass explicitly beside it (e.g. "
+                                 "torch_xla's ENABLE_COLLECTIVE_MATMUL_IN_MP sets both); "
+                                 "ASSUMPTION: off by default, so only the all-gather+einsum pairs "
+                                 "are decomposed"),
             ("param_sync_overlap", "as dp_overlap: async all-gathers "
                                    "(--xla_enable_async_all_gather=true)"),
             ("dp_overlap", "XLA's async collectives run the gradient reduction behind the "
@@ -183,6 +204,29 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
                            "would make them 4; not read per run)"),
             ("distributed_optimizer", "FSDP shards the optimizer state"),
             ("dropout", f"{_MAXTEXT}: dropout_rate 0"))),
+    Framework(
+        "maxtext-readme", attention="fused", sequence_parallel=True, tp_overlap=False,
+        dp_overlap=True, param_sync_overlap=True, grad_bytes=2.0, distributed_optimizer=True,
+        dropout=False,
+        description="MaxText on TPU v5p as its README's performance table ran (configs/v5p/*.sh)",
+        sources=(
+            ("attention", f"{_MAXTEXT_V5P}: attention='flash'"),
+            ("sequence_parallel", "XLA shards the activations outside the matmuls over the "
+                                  "tensor axis (GSPMD); ASSUMPTION that it does so fully"),
+            ("tp_overlap", f"{_MAXTEXT_V5P}: LIBTPU_INIT_ARGS turn on async collectives and "
+                           "collective fusion but neither --xla_tpu_decompose_all_gather_einsum "
+                           "nor --xla_tpu_decompose_einsum_reduce_scatter; ASSUMPTION: without "
+                           "the decomposition a tensor-parallel collective waits for the matmul "
+                           "it feeds or follows (async collectives overlap independent work, and "
+                           "one micro-batch's layer has none)"),
+            ("param_sync_overlap", "as dp_overlap: async all-gathers "
+                                   "(--xla_enable_async_all_gather=true)"),
+            ("dp_overlap", "XLA's async collectives run the gradient reduction behind the "
+                           "backward pass (the scaling book's training chapter)"),
+            ("fsdp_overlap", "as dp_overlap: FSDP gathers are async collectives"),
+            ("grad_bytes", "ASSUMPTION: bf16 gradients (not read per run)"),
+            ("distributed_optimizer", "FSDP shards the optimizer state"),
+            ("dropout", "AI-Hypercomputer/maxtext MaxText/configs/base.yml: dropout_rate 0"))),
     Framework(
         "meta-llama3", attention="fused", sequence_parallel=True, tp_overlap=False,
         dp_overlap=True, grad_bytes=4.0, distributed_optimizer=True, dropout=False,

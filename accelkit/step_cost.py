@@ -366,8 +366,14 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # userbuffers, XLA collective matmul), else on the critical path; EP and pipeline
     # transfers wait for the layers and the layers for them: not overlapped (the context-parallel
     # ring's exposed part, cp_mb, likewise)
-    with_tp = roofline.times(compute_seconds=prefetched.seconds, communication_seconds=tp_mb,
-                             overlap=fw.tp_overlap)
+    # with overlap scoped to the all-gathers (frameworks.TP_OVERLAP_SCOPES, XLA decomposing
+    # all-gather+einsum but not einsum+reduce-scatter), the forward passes' reduce-scatters
+    # (half of each forward all-reduce-equivalent; the recomputed forward's too) wait for
+    # their matmul and hold up the next one: on the critical path
+    tp_fixed = (stage_layers * (1.0 + (rc == 2)) * tp_each
+                if fw.tp_overlap and fw.tp_overlap_scope == "all-gathers" else 0.0 * tp_mb)
+    with_tp = roofline.times(compute_seconds=prefetched.seconds,
+                             communication_seconds=tp_mb - tp_fixed, overlap=fw.tp_overlap)
     # an overlapped collective takes a share of the GPU's compute while it runs (its SMs copy
     # and reduce: calibration.processor_usage, Calculon's figure), paid on its hidden part
     usage = {net: calibration.processor_usage(chip, net) for net in ("NVLink", "scale-out")}
@@ -376,10 +382,11 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
         inside = (per[axis] >= size[axis]) & (domain > 1)
         return np.where(inside, usage["NVLink"], usage["scale-out"]) * np.maximum(hidden, 0.0)
 
-    steal_mb = (stolen("tp", tp_mb - with_tp.exposed_communication_seconds)
+    steal_mb = (stolen("tp", tp_mb - tp_fixed - with_tp.exposed_communication_seconds)
                 + stolen("fsdp", fsdp_mb - fsdp_exposed_mb))
     t_mb = roofline.times(compute_seconds=with_tp.seconds + steal_mb,
-                          communication_seconds=ep_mb + pp_mb + cp_mb, overlap=False).seconds
+                          communication_seconds=ep_mb + pp_mb + cp_mb + tp_fixed,
+                          overlap=False).seconds
     fill = (pp - 1.0) / v
     dp_steal = stolen("dp", dp_time - dp_exposed)
     seconds = (m + fill) * t_mb + dp_exposed + dp_steal + optimizer_s
@@ -414,7 +421,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
         "fsdp_exposed": m * fsdp_exposed_mb, "dp_time": dp_time, "dp_exposed": dp_exposed,
         "act_mb": act_mb, "ep_bytes": ep_bytes, "stage_params": stage_params,
         "dense_grad": dense_grad, "expert_grad": expert_grad,
-        "tp_exposed": m * with_tp.exposed_communication_seconds, "ep_exposed": m * ep_calls * ep_each,
+        "tp_exposed": m * (with_tp.exposed_communication_seconds + tp_fixed), "ep_exposed": m * ep_calls * ep_each,
         "pp_exposed": m * pp_calls * pp_each, "optimizer": optimizer_s,
         "cp_calls": m * cp_calls, "cp_each": cp_each, "cp_bytes": cp_bytes,
         "cp_exposed": m * cp_mb,

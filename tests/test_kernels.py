@@ -79,6 +79,44 @@ def test_tp_overlap_hides_the_tensor_parallel_collectives() -> None:
                                                              rel=1e-6)
 
 
+@pytest.mark.parametrize("recompute, share", [("full", 1 / 3), ("selective", 1 / 4)])
+def test_overlap_scoped_to_the_all_gathers_leaves_the_forward_reduce_scatters_exposed(
+        recompute: str, share: float) -> None:
+    """XLA told to decompose all-gather+einsum but not einsum+reduce-scatter: each forward
+    reduce-scatter (half of a forward all-reduce-equivalent, again under full recomputation)
+    is on the critical path; the rest hides. 2 forward + 2 backward (+ 2 recomputed) all-reduce-
+    equivalents a layer, so a quarter of the TP traffic (a third under full recomputation)."""
+    layout = Layout(fsdp=8, tp=8, microbatch_tokens=8 * 2048, recompute=recompute)
+    all_hidden = frameworks.Framework("all", tp_overlap=True)
+    gathers = frameworks.Framework("gathers", tp_overlap=True, tp_overlap_scope="all-gathers")
+    none = frameworks.Framework("none", tp_overlap=False)
+    steps = {fw.name: train_step("gpt-3-175b", "TPU v5p", layout, 64 * 2048,
+                                 compute_efficiency="predicted", framework=fw)
+             for fw in (all_hidden, gathers, none)}
+    tp = {name: next(c for c in st.collectives if c.name == "tp") for name, st in steps.items()}
+    assert tp["all"].seconds == tp["gathers"].seconds == tp["none"].seconds > 0
+    assert tp["all"].exposed_seconds == 0.0
+    assert tp["gathers"].exposed_seconds == pytest.approx(share * tp["gathers"].seconds, rel=1e-9)
+    assert tp["none"].exposed_seconds == pytest.approx(tp["none"].seconds)
+    assert steps["all"].seconds < steps["gathers"].seconds < steps["none"].seconds
+    # a TPU's collectives take no compute share (no processor_usage figure for ICI), so the
+    # scoped step costs exactly the exposed reduce-scatters more than the fully hidden one
+    assert steps["gathers"].seconds - steps["all"].seconds == pytest.approx(
+        tp["gathers"].exposed_seconds, rel=1e-6)
+    with pytest.raises(ValueError, match="tp_overlap_scope"):
+        frameworks.Framework("bad", tp_overlap=True, tp_overlap_scope="reduce-scatters")
+
+
+def test_maxtext_presets_read_their_scripts_xla_flags() -> None:
+    """Google's MLPerf v4.0 scripts decompose the all-gathers only; the README's v5p configs set
+    neither decomposition flag, so their TP collectives wait on the critical path."""
+    mlperf, readme = frameworks.get("maxtext"), frameworks.get("maxtext-readme")
+    assert (mlperf.tp_overlap, mlperf.tp_overlap_scope) == (True, "all-gathers")
+    assert "decompose_einsum_reduce_scatter" in mlperf.source("tp_overlap_scope")
+    assert "ASSUMPTION" in mlperf.source("tp_overlap_scope")
+    assert readme.tp_overlap is False and "configs/v5p/32b.sh" in readme.source("tp_overlap")
+
+
 def test_dp_without_overlap_and_fp32_gradients_cost_what_they_say() -> None:
     layout = Layout(dp=64, microbatch_tokens=8192)
     base = train_step("llama-3-8b", "H100", layout, 64 * 8 * 8192, compute_efficiency="predicted")

@@ -566,8 +566,11 @@ def test_lab_reading_each_step():
     chip's bf16 peak (so the MFUs are printed at the training precision's peak: against bf16 they
     would read twice as high). Recomputation is the largest modelled step after the peaks:
     MaxText recomputes whole layers, NeMo only attention scores. Only the GPU pipelines, so the
-    bubble costs it alone. Exposed communication favours the TPU: both frameworks overlap their
-    tensor-parallel all-reduces ... The kernels favour the TPU too."."""
+    bubble costs it alone. Exposed communication favours the GPU: NeMo hides every
+    tensor-parallel collective behind a matmul, but Google's scripts ask XLA to decompose only the
+    all-gather+einsum pairs ... each forward reduce-scatter (twice, under full recomputation)
+    waits for its matmul on the critical path ... what is exposed takes 8.4% of the GPU's step
+    ... and 19.2% of the TPU's. The kernels favour the TPU."."""
     gap = _gap()
     step = {s.name: s for s in gap.steps}
     assert (gap.gpu.precision, gap.tpu.precision) == ("fp8", "int8")
@@ -586,35 +589,46 @@ def test_lab_reading_each_step():
     assert (gap.gpu.layout.recompute, gap.tpu.layout.recompute) == ("selective", "full")
     assert gap.tpu.layout.pp == 1 and step["pipeline_bubble"].tpu_factor == 1.0
     assert gap.gpu.layout.pp > 1 and step["pipeline_bubble"].gpu_factor < 1
-    # "Exposed communication favours the TPU: both frameworks overlap their tensor-parallel
-    # all-reduces ... the GPU's pipeline sends stay exposed (its gradient reduction hides behind the
-    # backward passes, chunk by chunk)"
+    # "Exposed communication favours the GPU: NeMo hides every tensor-parallel collective behind
+    # a matmul, but Google's scripts ask XLA to decompose only the all-gather+einsum pairs ... so
+    # each forward reduce-scatter (twice, under full recomputation) waits ... (its pipeline sends;
+    # its gradient reduction hides behind the backward passes, chunk by chunk)"
     from accelkit import frameworks
 
-    assert frameworks.get("nemo-2024").tp_overlap and frameworks.get("maxtext").tp_overlap
-    for s in (gap.gpu_step, gap.tpu_step):
-        assert all(c.exposed_seconds == 0 for c in s.collectives if c.name == "tp")
-    assert gap.tpu_step.exposed_communication_seconds < 1e-9
+    nemo, maxtext = frameworks.get("nemo-2024"), frameworks.get("maxtext")
+    assert nemo.tp_overlap and nemo.tp_overlap_scope == "all"
+    assert maxtext.tp_overlap and maxtext.tp_overlap_scope == "all-gathers"
+    assert "decompose_einsum_reduce_scatter" in maxtext.source("tp_overlap_scope")
+    gpu_tp = next(c for c in gap.gpu_step.collectives if c.name == "tp")
+    tpu_tp = next(c for c in gap.tpu_step.collectives if c.name == "tp")
+    assert gpu_tp.exposed_seconds == 0
+    # the TPU's exposed part is the forward reduce-scatters: half of the forward and the
+    # recomputed forward's all-reduce-equivalents, a third of all its TP traffic (full remat)
+    assert gap.tpu.layout.recompute == "full"
+    assert tpu_tp.exposed_seconds == pytest.approx(tpu_tp.seconds / 3, rel=1e-6)
     exposed = {c.name: c.exposed_seconds for c in gap.gpu_step.collectives}
     assert exposed["pp"] > 0 and exposed["dp_grads"] == 0 < next(
         c.seconds for c in gap.gpu_step.collectives if c.name == "dp_grads")
     assert gap.gpu.layout.interleave > 1
-    assert step["exposed_communication"].ratio < 1
-    assert step["exposed_communication"].tpu_factor == pytest.approx(1, abs=0.01)  # the optimizer step only
+    assert step["exposed_communication"].ratio > 1  # favours the GPU
+    prose.check("07", "what is exposed takes {}% of the GPU's step",
+                100 * (1 - step["exposed_communication"].gpu_factor))
+    prose.check("07", "and {}% of the TPU's. The kernels favour the TPU",
+                100 * (1 - step["exposed_communication"].tpu_factor))
     assert step["kernel_efficiency"].ratio < 1  # "The kernels favour the TPU too"
-    # "they take 8.4% of the GPU's clock and 5.9% of the TPU's"
+    # "they take 8.2% of the GPU's clock and 4.9% of the TPU's"
     prose.check("07", "they take {}% of the GPU's clock and {}% of the TPU's",
                 100 * (1 - step["evaluation"].gpu_factor), 100 * (1 - step["evaluation"].tpu_factor))
     assert 0 < step["evaluation"].gpu_factor < 1 and 0 < step["evaluation"].tpu_factor < 1
 
 
 def test_lab_residual_is_reported_as_measured_over_predicted():
-    """"The chain lands within 7% of the measured ratio: the residual is 1.07. Do not read that as
-    either side being right. Each side alone reached only four fifths to nine tenths of its own
-    prediction (GPU 0.88, TPU 0.82): the ratio agrees because the two sides' errors are alike."."""
+    """"The chain lands within 10% of the measured ratio: the residual is 0.90. Do not read that as
+    either side being right. Each side alone reached nine tenths or more of its own prediction
+    (GPU 0.88, TPU 0.98): the GPU side is the one predicted too fast."."""
     gap = _gap()
     assert gap.residual_ratio == pytest.approx(gap.measured_ratio / gap.predicted_ratio)
-    assert abs(gap.residual_ratio - 1) < 0.1  # within the issue's 0.87-1.15
+    assert 0.87 <= gap.residual_ratio <= 1.15  # within the issue's band
     prose.check("07", "lands within {}% of the measured ratio", 100 * abs(gap.residual_ratio - 1))
     prose.check("07", "the residual is {}.", gap.residual_ratio)
     # each side's measured throughput over its prediction on the run clock (training step times
@@ -627,9 +641,9 @@ def test_lab_residual_is_reported_as_measured_over_predicted():
                                              / (gap.tpu_step.tokens_per_second_per_chip
                                                 * evaluation.tpu_factor))
     assert gap.residual_ratio == pytest.approx(gap.gpu_residual / gap.tpu_residual)
-    prose.check("07", "prediction (GPU {}, TPU {}): the ratio agrees", gap.gpu_residual, gap.tpu_residual)
-    assert prose.says("07", "four fifths to nine tenths of its own")
-    assert 0.78 < gap.tpu_residual < gap.gpu_residual < 0.92  # "four fifths to nine tenths"
+    prose.check("07", "prediction (GPU {}, TPU {}): the GPU side", gap.gpu_residual, gap.tpu_residual)
+    assert prose.says("07", "nine tenths or more of its own")
+    assert 0.85 < gap.gpu_residual < gap.tpu_residual <= 1.0  # "nine tenths or more"; GPU too fast
     # not tuned: the residual moves with the model's kernels, it is not fitted to one
     assert _gap(kernel_efficiency="peak").residual_ratio != pytest.approx(gap.residual_ratio)
 
@@ -639,7 +653,8 @@ def test_lab_measured_matmul_gap_on_each_side():
     share than bf16's 80.3% ... No TPU v5p int8 measurement is published: the catalog's 73.7% is the
     90% measured for large bf16 matmuls on TPU v6e and TPU7x, times the int8-to-bf16 throughput
     ratio measured on the v6e ... With every kernel at the datasheet peak instead, each side reaches
-    only about half of its prediction (GPU 0.50, TPU 0.56) ... The ratio moves less (residual 0.90)"
+    only half to two thirds of its prediction (GPU 0.52, TPU 0.69) ... The ratio moves less
+    (residual 0.75)"
     (issue 21 item 6: the lab names the measured matmul gap on each side)."""
     gap = _gap()
     g, t = ak.chips.get(gap.gpu.chip), ak.chips.get(gap.tpu.chip)
@@ -655,8 +670,9 @@ def test_lab_measured_matmul_gap_on_each_side():
         assert not ak.chips.get(name).achievable_is_assumption("achievable_flops:bf16")
     assert "int8/bf16 throughput ratio measured on TPU v6e" in t.source(tk)
     peak = _gap(kernel_efficiency="peak")
-    prose.check("07", "about half of its prediction (GPU {}, TPU {})", peak.gpu_residual, peak.tpu_residual)
-    assert 0.4 < peak.gpu_residual < 0.6 and 0.4 < peak.tpu_residual < 0.6
+    prose.check("07", "half to two thirds of its prediction (GPU {}, TPU {})", peak.gpu_residual,
+                peak.tpu_residual)
+    assert 0.45 < peak.gpu_residual < 0.55 and 0.6 < peak.tpu_residual < 0.72
     prose.check("07", "The ratio moves less (residual {})", peak.residual_ratio)
     assert abs(peak.residual_ratio - gap.residual_ratio) < gap.gpu_residual - peak.gpu_residual
     assert peak.measured_ratio == gap.measured_ratio

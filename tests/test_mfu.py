@@ -191,7 +191,7 @@ RUNS = {label: (step, published, ratio) for label, step, published, ratio in run
 # validation table, docs/validation.md): kernels as they run under the measured ceilings, each
 # run's framework (issue 21); a regression guard, not a fit
 BANDS = {"Megatron": (0.85, 1.10), "PaLM": (0.90, 1.12), "Llama": (0.95, 1.25),
-         "MaxText": (0.74, 0.88)}
+         "MaxText": (0.90, 1.10)}
 
 
 @pytest.mark.parametrize("label", sorted(RUNS))
@@ -199,11 +199,10 @@ def test_published_mfu_lands_in_its_band(label: str) -> None:
     """Kernels under the measured ceilings with each run's framework (docs/validation.md says
     why each row is off). Megatron's A100 runs land at 0.88-1.04 (kernels at the rates vidur
     measured, accelkit.calibration); PaLM (recomputation fixed by its published HFU)
-    lands within a few percent; MaxText's v5p rows are predicted fast (0.79-0.82, as Google's
-    512-chip MLPerf int8 run: the v5p matmul ceiling is an assumption carried from v6e/TPU7x),
-    now that their 16-way FSDP axis sits on the 4x4 plane JAX gives it (a 16-chip ring, which
-    those slices do not have, had exposed the gathers and hidden the gap); Llama 3's 8K rows
-    are predicted slow (1.12-1.18):
+    lands within a few percent; MaxText's v5p rows land within 5% (0.95-0.97) with their
+    16-way FSDP axis on the 4x4 plane JAX gives it and their tensor-parallel collectives on
+    the critical path, as their scripts leave XLA's collective-matmul decomposition off
+    (frameworks "maxtext-readme"); Llama 3's 8K rows are predicted slow (1.12-1.18):
     our activation accounting rejects the run's published "no activation checkpointing", so
     the fastest fitting layout recomputes everything; its long-context row lands within 2%."""
     step, published, flops_ratio = RUNS[label]

@@ -160,7 +160,7 @@ class PublishedStep:
 
 #: The framework each run family ran (accelkit.frameworks; a property of the published run).
 FRAMEWORKS = {"Megatron": "megatron-2021", "PaLM": "pax-2022", "Llama 3": "meta-llama3",
-              "MaxText": "maxtext"}
+              "MaxText": "maxtext-readme"}
 
 
 def megatron_step(row: MegatronRun, compute_efficiency: float | str = 1.0) -> PublishedStep:
