@@ -10,6 +10,11 @@ here runs at the catalog's achievable ceilings unchanged (factor 1.0: no measure
     >>> a100 = chips.get("A100")
     >>> calibration.matmul_sustained(a100), calibration.vector_efficiency(a100, "normalization")
     (0.894, 0.4)
+    >>> from accelkit import models
+    >>> ops = models.get("llama-2-7b").operations(batch=1, phase="decode", context_tokens=0)
+    >>> {op.name: calibration.bandwidth_share(a100, op) for op in ops
+    ...  if calibration.vector_kind(op)}
+    {'attn_norm': 0.4, 'mlp_norm': 0.4, 'mlp_silu_gate': 0.52, 'final_norm': 0.4}
     >>> round(float(calibration.all_reduce_busbw(a100, 8, 2**26)) / 1e9)  # 64 MiB, 8 A100
     174
     >>> calibration.processor_usage(a100, "NVLink"), calibration.processor_usage(a100, "scale-out")
@@ -30,6 +35,10 @@ The figures:
   (a large copy). The residual adds measure at or above the achievable bandwidth (the L2 holds
   their inputs), so other elementwise kernels stay at 1.0. vLLM's kernels, carried to the
   training frameworks' fused norm and activation kernels (not measured).
+  :func:`vector_kind` says which kind a model's operation is (:data:`ACTIVATION_WORDS` in its
+  name, else its ``normalization`` kind) and :func:`bandwidth_share` its share: the one rule
+  training's kernels (:mod:`accelkit.kernels`) and serving's ``"kernels"`` step
+  (:mod:`accelkit.serving_kernels`) weight such an operation's bytes by.
 * :func:`all_reduce_busbw`: an NCCL all-reduce's bus bandwidth inside one NVLink node by
   message size: vidur's measured points from 1 to 64 MiB (2, 4 and 8 GPUs), then a
   log-size interpolation up to the catalog's achievable scale-up figure at 16 GiB (the
@@ -45,11 +54,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from accelkit import chips
+from accelkit import chips, models
 
-__all__ = ["ALL_REDUCE_CURVES", "MATMUL_SUSTAINED", "PROCESSOR_USAGE", "SOURCES",
-           "VECTOR_EFFICIENCY", "VECTOR_KINDS", "all_reduce_busbw", "matmul_sustained",
-           "processor_usage", "vector_efficiency"]
+__all__ = ["ACTIVATION_WORDS", "ALL_REDUCE_CURVES", "MATMUL_SUSTAINED", "PROCESSOR_USAGE",
+           "SOURCES", "VECTOR_EFFICIENCY", "VECTOR_KINDS", "all_reduce_busbw", "bandwidth_share",
+           "matmul_sustained", "processor_usage", "vector_efficiency", "vector_kind"]
 
 _VIDUR = "microsoft/vidur@7d47513 data/profiling/"
 _A100, _H100, _H200 = "NVIDIA A100 (SXM 80GB)", "NVIDIA H100 (SXM)", "NVIDIA H200 (SXM)"
@@ -59,6 +68,10 @@ MATMUL_SUSTAINED: dict[str, float] = {_A100: 0.894, _H100: 0.949, _H200: 0.949}
 
 #: The memory-bound kernel kinds :func:`vector_efficiency` knows.
 VECTOR_KINDS = ("normalization", "activation")
+#: Words that mark a non-matmul operation of :meth:`accelkit.models.Model.operations` an
+#: activation (``mlp_silu_gate``, ``experts_silu_gate``, ``mlp_gelu``...): the kernel vidur's
+#: ``mlp_act`` measures, acting on the tensor-parallel-split MLP width.
+ACTIVATION_WORDS = ("gelu", "silu", "swiglu", "geglu", "relu", "act")
 #: Measured bytes/s of the norm and activation kernels over the achievable HBM bandwidth (doc):
 #: vidur's medians (0.359 and 0.472 of A100's 2,039 GB/s datasheet; 0.371 and 0.526 of
 #: H100's 3,350) over the catalog's 0.90 (Calculon's large-transfer efficiency), rounded.
@@ -152,6 +165,26 @@ def vector_efficiency(chip: chips.Chip, kind: str) -> float:
     if kind not in VECTOR_KINDS:
         raise ValueError(f"kind must be one of {VECTOR_KINDS}, got {kind!r}")
     return VECTOR_EFFICIENCY.get(chip.name, {}).get(kind, 1.0)
+
+
+def vector_kind(op: models.Operation) -> str | None:
+    """Which of :data:`VECTOR_KINDS` a model's operation is: ``"activation"`` for a non-matmul
+    operation with one of :data:`ACTIVATION_WORDS` in its name, ``"normalization"`` for the
+    rest of that kind, None for every other (matmuls, attention, residual adds, rotary...)."""
+    if op.kind in models.MATRIX_KINDS:
+        return None
+    if any(word in op.name for word in ACTIVATION_WORDS):
+        return "activation"
+    return "normalization" if op.kind == "normalization" else None
+
+
+def bandwidth_share(chip: chips.Chip, op: models.Operation) -> float:
+    """The share of ``chip``'s achievable HBM bandwidth ``op``'s kernel measurably reaches:
+    :func:`vector_efficiency` of its :func:`vector_kind`, 1.0 where it has none. A priced
+    operation's bytes are weighted by its inverse, so that at the achievable bandwidth it takes
+    its measured time."""
+    kind = vector_kind(op)
+    return 1.0 if kind is None else vector_efficiency(chip, kind)
 
 
 def all_reduce_busbw(chip: chips.Chip, n: int, nbytes: float | np.ndarray

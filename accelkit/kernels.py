@@ -78,7 +78,6 @@ CEILINGS = ("achievable", "datasheet")
 #: HBM bytes per logit of the cross-entropy, forward and backward (module doc).
 CROSS_ENTROPY_BYTES_PER_LOGIT = 10.0
 _OUT_BYTES = 2.0  # matmul outputs and activations in bf16
-_SPLIT_WORDS = ("gelu", "silu", "swiglu", "geglu", "relu", "act")
 
 
 @dataclass(frozen=True)
@@ -135,18 +134,15 @@ def _vector_bytes(model: models.Transformer, s: int, chip: chips.Chip, ceilings:
     forward pass, each weighted by 1 / its kind's measured bandwidth share
     (:func:`accelkit.calibration.vector_efficiency`: norms, activations) under achievable
     ceilings, so that at the achievable HBM bandwidth they take their measured time."""
-    norm = act = 1.0
-    if ceilings == "achievable":
-        norm = calibration.vector_efficiency(chip, "normalization")
-        act = calibration.vector_efficiency(chip, "activation")
     split = rep = 0.0
     for op in model.operations(batch=1, seq_len=s, phase="forward"):
         if op.kind in models.MATRIX_KINDS:
             continue
-        if any(w in op.name for w in _SPLIT_WORDS):
-            split += op.bytes / act
+        share = calibration.bandwidth_share(chip, op) if ceilings == "achievable" else 1.0
+        if calibration.vector_kind(op) == "activation":   # on the TP-split MLP width
+            split += op.bytes / share
         else:
-            rep += op.bytes / (norm if op.kind == "normalization" else 1.0)
+            rep += op.bytes / share
     return split, rep
 
 
