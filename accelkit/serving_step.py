@@ -99,8 +99,10 @@ def affine(model: models.Transformer) -> bool:
 #: achievable ceilings with the layers' matmuls at the tile/wave efficiency of their shape
 #: per tensor-parallel shard (:func:`accelkit.mfu.matmul_efficiency`, the model training is
 #: priced by), which falls for the skinny matmuls of small iterations, and what Vidur's
-#: measured H100 profiles add (:mod:`accelkit.serving_kernels`: a sustained matmul cap, a
-#: kernel floor, norms and residuals on every rank, the all-reduce's measured latency). The
+#: measured H100 profiles add (:mod:`accelkit.serving_kernels`: the sustained matmul share and
+#: the norms' and activations' measured bandwidths training's kernels are priced by
+#: (:mod:`accelkit.calibration`), a kernel floor, norms and residuals on every rank, the
+#: all-reduce's measured latency). The
 #: language-model head and attention stay at the flat achievable ceiling. The tile is one
 #: (CUTLASS's 128×256 on NVIDIA, the MXU on TPU): cuBLAS picks smaller tiles or splits K for a
 #: few tokens, so for iterations of tens of tokens this prices the matmuls high (measured:
@@ -334,6 +336,8 @@ class IterationGroup:
     shaped: tuple[serving_kernels.Shaped, ...] = ()
     iteration_seconds: float = 0.0         # the runtime's fixed cost per iteration
     replicated: np.ndarray | None = field(default=None, compare=False)  # "kernels": copies
+    # "kernels": each operation's bytes weight (copies over its measured bandwidth share)
+    byte_weights: np.ndarray | None = field(default=None, compare=False)
     _parts: dict = field(default_factory=dict, compare=False, repr=False)
 
     def peaks(self, tokens: float | np.ndarray) -> float | np.ndarray:
@@ -361,7 +365,8 @@ class IterationGroup:
         flops, moved, _, _ = operation_arrays(self.m, int(tokens), 1, 0, "decode", weight, kv,
                                               *self.conventions, copies)
         rep = 1.0 if self.replicated is None else self.replicated
-        return flops * rep, moved * rep
+        weights = rep if self.byte_weights is None else self.byte_weights
+        return flops * rep, moved * weights
 
     def arrays(self, tokens: int, logits: float, pairs: float, reads: float
                ) -> tuple[np.ndarray, np.ndarray]:
@@ -691,11 +696,14 @@ def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
     if ceilings != "kernels":
         return group
     r = serving_kernels.replication(m, n_chips, weight, kv)   # norms, residuals on every rank
+    # bytes also over the norms' and activations' measured bandwidth shares (calibration)
+    w = serving_kernels.byte_weights(m, chip, n_chips, weight, kv)
     return dataclasses.replace(group, shaped=serving_kernels.shaped_matmuls(
         m, n_chips, weight, kv, np.any([*per_logit, *per_pair, *per_read], axis=0) != 0),
-        line=None if line is None else tuple(a * r for a in line), replicated=r,
-        per_logit=(per_logit[0] * r, per_logit[1] * r), per_pair=(per_pair[0] * r,
-        per_pair[1] * r), per_read=(per_read[0] * r, per_read[1] * r))
+        line=None if line is None else (line[0] * r, line[1] * r, line[2] * w, line[3] * w),
+        replicated=r, byte_weights=w,
+        per_logit=(per_logit[0] * r, per_logit[1] * w), per_pair=(per_pair[0] * r,
+        per_pair[1] * w), per_read=(per_read[0] * r, per_read[1] * w))
 
 
 __all__ = ["CEILINGS", "TP_OVERLAP", "check_tp_overlap", "DecodeGroup", "IterationGroup", "Timing",

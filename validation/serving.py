@@ -29,8 +29,9 @@ correlation in the extraction is -0.17). Every step is priced at the catalog's a
 ceilings with the dense matmuls at the tile/wave efficiency of their shape (:data:`CEILINGS`,
 ``"kernels"``: measured matmul, HBM and NVLink figures, issue 21, and the kernel model
 training is priced by; with what Vidur's measured H100 kernel and all-reduce profiles add,
-:mod:`accelkit.serving_kernels`: a sustained matmul cap, a kernel floor, the all-reduce's
-measured latency), the tensor-parallel all-reduces on the critical path (``tp_overlap``
+:mod:`accelkit.serving_kernels`: the sustained matmul share and the norms' and activations'
+measured bandwidths training's kernels are priced by, :mod:`accelkit.calibration`; a kernel
+floor; the all-reduce's measured latency), the tensor-parallel all-reduces on the critical path (``tp_overlap``
 False: TensorRT-LLM's decode waits for each layer's all-reduce), and vLLM's measured 1.2 ms of
 host time an iteration (:data:`ITERATION_SECONDS`, an assumption for TensorRT-LLM), each a
 named choice; what
@@ -49,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from accelkit import chips, serving, serving_kernels
+from accelkit import calibration, chips, serving, serving_kernels
 
 DATA = Path(__file__).resolve().with_name("mlperf_inference.json")
 #: Requests per simulation: enough replicas' worth of queue to reach steady state (the runs
@@ -232,12 +233,16 @@ def _calibration(run: dict[str, Any]) -> str:
             f"{c.require('hbm_bytes') / 2**30:.0f} GiB; every kernel at the roofline of those "
             "ceilings, the layers' matmuls (QKV, attention output, MLP or routed experts) at "
             "the tile/wave efficiency of their shape at the iteration's tokens "
-            "(accelkit.serving_kernels: CUTLASS's 128x256 tile on the SMs), none above "
-            f"{serving_kernels.SUSTAINED_MATMUL_FRACTION:.2f} of the ceiling "
-            f"({serving_kernels.SUSTAINED_MATMUL_SOURCE}), routed experts none above "
+            "(accelkit.serving_kernels: CUTLASS's 128x256 tile on the SMs) times the "
+            f"{calibration.matmul_sustained(c):.3f} of it library kernels sustain at a "
+            "model's linear-layer shapes, the share training's kernels are priced by "
+            f"({calibration.SOURCES['matmul_sustained'][c.name]}), routed experts none above "
             "CUTLASS's measured grouped GEMMs at their tokens per expert "
-            f"({serving_kernels.EXPERT_GEMM_SOURCE}); the norms and residual adds whole on "
-            "every tensor-parallel rank; every kernel at least "
+            f"({serving_kernels.EXPERT_GEMM_SOURCE}); the norms at "
+            f"{calibration.vector_efficiency(c, 'normalization'):.2f} and the activations at "
+            f"{calibration.vector_efficiency(c, 'activation'):.2f} of the achievable HBM "
+            f"bandwidth, as measured ({calibration.SOURCES['vector_efficiency'][c.name]}); the "
+            "norms and residual adds whole on every tensor-parallel rank; every kernel at least "
             f"{serving_kernels.KERNEL_FLOOR_SECONDS * 1e6:.0f} us "
             f"({serving_kernels.KERNEL_FLOOR_SOURCE}); each all-reduce at its measured latency "
             f"({serving_kernels.ALL_REDUCE_LATENCY_SOURCE}) plus the bandwidth term, all exposed "
