@@ -42,13 +42,15 @@ are priced by where one measurement serves both (:mod:`accelkit.calibration`):
   the roofline puts them at nanoseconds);
 * :data:`REPLICATED`: the norms and residual adds run whole on every tensor-parallel rank
   (:func:`replication`; the model's operation counts spread them over the group);
-* :data:`ALL_REDUCE_LATENCY_SECONDS`: the tensor-parallel all-reduce's fixed cost on an
-  NVSwitch node as measured at decode's message sizes (the alpha-beta model's NCCL latency
-  puts it at 5-10 us, against 28-36 us measured) (:func:`links`).
+* :func:`accelkit.calibration.all_reduce_seconds`: the tensor-parallel all-reduces inside an
+  NVLink node of A100s, H100s or H200s at NCCL's measured time for their size, the curve
+  training's all-reduces are priced by, with its measured fixed cost at decode's small
+  messages (the alpha-beta model's NCCL latency puts it at 5-10 us, against 29-40 us
+  measured) (:func:`all_reduce_seconds`, :func:`communication`).
 
     >>> chip, fixed = links(ak.chips.get("H100"), 2, 0.0)
     >>> round(all_reduce_seconds(ak.chips.get("H100"), 2**20, 2) * 1e6), fixed
-    (39, 5e-06)
+    (43, 5e-06)
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from accelkit import calibration, chips, collectives, mfu, models
+from accelkit import calibration, chips, collectives, dtypes, mfu, models, tensor_parallel
 from accelkit.dtypes import DType
 
 _VIDUR = "microsoft/vidur@7d47513 (profiles last changed e26eb8f7, 2024-05-14)"
@@ -84,20 +86,6 @@ KERNEL_FLOOR_SOURCE = (
     "input_layernorm, attn_rope, post_attention_layernorm, mlp_act, add at num_tokens 1, TP "
     "1-8: median 5 us; ASSUMPTION: TensorRT-LLM's kernels (which fuse some of these, the "
     "residual add into the norm) have the same floor as vLLM's PyTorch ones")
-#: The fixed cost of one all-reduce on an NVSwitch node of H100-class GPUs, by group size:
-#: the median over the profiled sizes from 64 KiB to 64 MiB of the measured time less the
-#: catalog's bandwidth term (:func:`accelkit.collectives.all_reduce` at the achievable bus
-#: bandwidth), so that latency plus bandwidth follows the measured curve.
-ALL_REDUCE_LATENCY_SECONDS = {2: 36e-6, 4: 28e-6, 8: 31e-6}
-ALL_REDUCE_LATENCY_SOURCE = (
-    f"{_VIDUR}:data/profiling/network/h100_dgx/all_reduce.csv: NCCL all-reduce on one DGX "
-    "H100, the NCCL kernel's time (kineto, median of 11), 64 KiB-64 MiB less the catalog's "
-    "bandwidth term: medians 36, 28, 31 us on 2, 4, 8 GPUs; ASSUMPTION: the same on H200 "
-    "(the same NVLink 4 and NVSwitch) and for TensorRT-LLM's all-reduce (which has its own "
-    "kernels for small messages)")
-#: The GPUs :data:`ALL_REDUCE_LATENCY_SECONDS` is taken for (one NVSwitch node).
-MEASURED_SWITCH_CHIPS = ("NVIDIA H100 (SXM)", "NVIDIA H200 (SXM)")
-
 #: The matmuls the ``"kernels"`` ceiling prices by their shape: the operation's name
 #: (:meth:`accelkit.models.Model.operations`) and its shape's in :func:`accelkit.mfu.layer_matmuls`.
 #: A mixture of experts's routed experts are spread over the group (expert parallelism, as
@@ -210,28 +198,58 @@ def expert_fraction(tokens: np.ndarray) -> np.ndarray:
 
 
 def links(chip: chips.Chip, n_chips: int, per_op_overhead: float) -> tuple[chips.Chip, float]:
-    """The chip a ``"kernels"`` step prices its collectives on (its achievable bus bandwidth,
-    :func:`accelkit.collectives.at_bandwidth`, and on an H100 or H200 node of 2, 4 or 8 the
-    measured all-reduce latency, :data:`ALL_REDUCE_LATENCY_SECONDS`, in place of the alpha-beta
-    model's), and each kernel's fixed cost: at least :data:`KERNEL_FLOOR_SECONDS` on a GPU."""
+    """The chip a ``"kernels"`` step prices the collectives :func:`communication` leaves to the
+    alpha-beta model on (its achievable bus bandwidth, :func:`accelkit.collectives.at_bandwidth`),
+    and each kernel's fixed cost: at least :data:`KERNEL_FLOOR_SECONDS` on a GPU."""
     at = collectives.at_bandwidth(chip, "achievable")
-    measured = ALL_REDUCE_LATENCY_SECONDS.get(n_chips)
-    if chip.name in MEASURED_SWITCH_CHIPS and measured is not None:
-        modelled = collectives.all_reduce(at, array_bytes=1.0, over=n_chips).latency_seconds
-        base = (at.collective_latency_seconds or 0.0) + measured - modelled
-        at = dataclasses.replace(at, collective_latency_seconds=base)
     floor = KERNEL_FLOOR_SECONDS if chip.kind == "gpu" else 0.0
     return at, max(per_op_overhead, floor)
 
 
-def all_reduce_seconds(chip: chips.Chip, array_bytes: float, n_chips: int) -> float:
-    """One all-reduce of ``array_bytes`` over ``n_chips`` as a ``"kernels"`` step prices it."""
+def all_reduce_seconds(chip: chips.Chip, array_bytes: float | np.ndarray, n_chips: int
+                       ) -> float | np.ndarray:
+    """All-reduces of ``array_bytes`` (a number or an array) over ``n_chips`` as a
+    ``"kernels"`` step prices them: NCCL's measured time inside one node where it is measured
+    (:func:`accelkit.calibration.all_reduce_seconds`: 2, 4 or 8 A100s, H100s or H200s), else
+    the alpha-beta model at the achievable bus bandwidth."""
+    measured = calibration.all_reduce_seconds(chip, n_chips, array_bytes)
+    if measured is None:
+        at, _ = links(chip, n_chips, 0.0)
+        over = collectives.slice_shape(chip, n_chips)
+        seconds = [float(collectives.all_reduce(at, array_bytes=float(b), over=over).seconds)
+                   for b in np.atleast_1d(np.asarray(array_bytes, dtype=float))]
+        measured = np.array(seconds) if np.ndim(array_bytes) else np.array(seconds[0])
+    return float(measured) if np.ndim(array_bytes) == 0 else measured
+
+
+def communication(m: models.Transformer, chip: chips.Chip, n_chips: int, weight: DType
+                  ) -> tuple[float, float, str, tuple[int, float] | None]:
+    """A ``"kernels"`` iteration's tensor-parallel collectives
+    (:func:`accelkit.tensor_parallel.communication_plan`), split in two: the part the
+    alpha-beta model prices, a line in the new tokens (seconds for one token and for each
+    further one, on :func:`links`' chip), and where NCCL's all-reduce is measured for the group
+    (:func:`accelkit.calibration.all_reduce_seconds`) the all-reduces apart, as (how many,
+    bytes per new token): that curve is not a line in the message size. Also the networks."""
     at, _ = links(chip, n_chips, 0.0)
-    return float(collectives.all_reduce(at, array_bytes=array_bytes, over=n_chips).seconds)
+    one, network = tensor_parallel.communication_seconds(m, at, n_chips, 1.0, weight)
+    two, _ = tensor_parallel.communication_seconds(m, at, n_chips, 2.0, weight)
+    if n_chips == 1 or calibration.all_reduce_seconds(chip, n_chips, 1.0) is None:
+        return one, two - one, network, None
+    act = dtypes.nbytes(dtypes.activation_dtype(weight))
+    over = collectives.slice_shape(chip, n_chips)
+    line = [0.0, 0.0]
+    measured = None
+    for kind, count, per_token in tensor_parallel.communication_plan(m, act):
+        if kind == "all_reduce":
+            measured = (count, per_token)
+            continue
+        for j, tokens in enumerate((1.0, 2.0)):
+            line[j] += count * collectives.collective(kind, at, array_bytes=tokens * per_token,
+                                                      over=over).seconds
+    return line[0], line[1] - line[0], network, measured
 
 
-__all__ = ["ALL_REDUCE_LATENCY_SECONDS", "ALL_REDUCE_LATENCY_SOURCE", "EXPERT_GEMM_FRACTIONS",
-           "EXPERT_GEMM_SOURCE", "KERNEL_FLOOR_SECONDS", "KERNEL_FLOOR_SOURCE",
-           "MEASURED_SWITCH_CHIPS", "REPLICATED", "SHAPED_MATMULS", "Shaped",
-           "all_reduce_seconds", "byte_weights", "efficiencies", "expert_fraction", "links",
+__all__ = ["EXPERT_GEMM_FRACTIONS", "EXPERT_GEMM_SOURCE", "KERNEL_FLOOR_SECONDS",
+           "KERNEL_FLOOR_SOURCE", "REPLICATED", "SHAPED_MATMULS", "Shaped", "all_reduce_seconds",
+           "byte_weights", "communication", "efficiencies", "expert_fraction", "links",
            "replication", "shaped_matmuls"]

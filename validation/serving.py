@@ -30,8 +30,8 @@ ceilings with the dense matmuls at the tile/wave efficiency of their shape (:dat
 ``"kernels"``: measured matmul, HBM and NVLink figures, issue 21, and the kernel model
 training is priced by; with what Vidur's measured H100 kernel and all-reduce profiles add,
 :mod:`accelkit.serving_kernels`: the sustained matmul share and the norms' and activations'
-measured bandwidths training's kernels are priced by, :mod:`accelkit.calibration`; a kernel
-floor; the all-reduce's measured latency), the tensor-parallel all-reduces on the critical path (``tp_overlap``
+measured bandwidths and NCCL's measured all-reduce curve training's kernels and collectives
+are priced by, :mod:`accelkit.calibration`; a kernel floor), the tensor-parallel all-reduces on the critical path (``tp_overlap``
 False: TensorRT-LLM's decode waits for each layer's all-reduce), and vLLM's measured 1.2 ms of
 host time an iteration (:data:`ITERATION_SECONDS`, an assumption for TensorRT-LLM), each a
 named choice; what
@@ -244,8 +244,9 @@ def _calibration(run: dict[str, Any]) -> str:
             f"bandwidth, as measured ({calibration.SOURCES['vector_efficiency'][c.name]}); the "
             "norms and residual adds whole on every tensor-parallel rank; every kernel at least "
             f"{serving_kernels.KERNEL_FLOOR_SECONDS * 1e6:.0f} us "
-            f"({serving_kernels.KERNEL_FLOOR_SOURCE}); each all-reduce at its measured latency "
-            f"({serving_kernels.ALL_REDUCE_LATENCY_SOURCE}) plus the bandwidth term, all exposed "
+            f"({serving_kernels.KERNEL_FLOOR_SOURCE}); each all-reduce at NCCL's measured time "
+            "for its size, the curve training's tensor-parallel all-reduces are priced by "
+            f"({calibration.SOURCES['all_reduce_busbw'][c.name]}), all exposed "
             "(on the critical path, none hidden behind compute: tp_overlap False); "
             f"{ITERATION_SECONDS * 1e3:.1f} ms of runtime host time an iteration "
             f"({serving.simulation.VLLM_ITERATION_SOURCE})")
