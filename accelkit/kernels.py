@@ -134,15 +134,19 @@ def _vector_bytes(model: models.Transformer, s: int, chip: chips.Chip, ceilings:
     forward pass, each weighted by 1 / its kind's measured bandwidth share
     (:func:`accelkit.calibration.vector_efficiency`: norms, activations) under achievable
     ceilings, so that at the achievable HBM bandwidth they take their measured time."""
+    shares: dict[str | None, float] = {None: 1.0}
+    for kind in calibration.VECTOR_KINDS:
+        shares[kind] = (calibration.vector_efficiency(chip, kind) if ceilings == "achievable"
+                        else 1.0)
     split = rep = 0.0
     for op in model.operations(batch=1, seq_len=s, phase="forward"):
         if op.kind in models.MATRIX_KINDS:
             continue
-        share = calibration.bandwidth_share(chip, op) if ceilings == "achievable" else 1.0
-        if calibration.vector_kind(op) == "activation":   # on the TP-split MLP width
-            split += op.bytes / share
+        kind = calibration.vector_kind(op)   # the rule serving's "kernels" step uses too
+        if kind == "activation":             # on the TP-split MLP width
+            split += op.bytes / shares[kind]
         else:
-            rep += op.bytes / share
+            rep += op.bytes / shares[kind]
     return split, rep
 
 
