@@ -135,8 +135,8 @@ def _vector_bytes(model: models.Transformer, s: int, chip: chips.Chip, ceilings:
     (:func:`accelkit.calibration.vector_efficiency`: norms, activations) under achievable
     ceilings, so that at the achievable HBM bandwidth they take their measured time."""
     shares: dict[str | None, float] = {None: 1.0}
-    for kind in calibration.VECTOR_KINDS:
-        shares[kind] = (calibration.vector_efficiency(chip, kind) if ceilings == "achievable"
+    for name in calibration.VECTOR_KINDS:
+        shares[name] = (calibration.vector_efficiency(chip, name) if ceilings == "achievable"
                         else 1.0)
     split = rep = 0.0
     for op in model.operations(batch=1, seq_len=s, phase="forward"):
