@@ -10,8 +10,16 @@ here runs at the catalog's achievable ceilings unchanged (factor 1.0: no measure
     >>> a100 = chips.get("A100")
     >>> calibration.matmul_sustained(a100), calibration.vector_efficiency(a100, "normalization")
     (0.894, 0.4)
+    >>> from accelkit import models
+    >>> ops = models.get("llama-2-7b").operations(batch=1, phase="decode", context_tokens=0)
+    >>> {op.name: calibration.bandwidth_share(a100, op) for op in ops
+    ...  if calibration.vector_kind(op)}
+    {'attn_norm': 0.4, 'mlp_norm': 0.4, 'mlp_silu_gate': 0.52, 'final_norm': 0.4}
     >>> round(float(calibration.all_reduce_busbw(a100, 8, 2**26)) / 1e9)  # 64 MiB, 8 A100
     174
+    >>> h100 = chips.get("H100")
+    >>> [round(float(calibration.all_reduce_seconds(h100, 2, b)) * 1e6) for b in (2**16, 2**26)]
+    [40, 245]
     >>> calibration.processor_usage(a100, "NVLink"), calibration.processor_usage(a100, "scale-out")
     (0.15, 0.02)
 
@@ -30,10 +38,20 @@ The figures:
   (a large copy). The residual adds measure at or above the achievable bandwidth (the L2 holds
   their inputs), so other elementwise kernels stay at 1.0. vLLM's kernels, carried to the
   training frameworks' fused norm and activation kernels (not measured).
-* :func:`all_reduce_busbw`: an NCCL all-reduce's bus bandwidth inside one NVLink node by
-  message size: vidur's measured points from 1 to 64 MiB (2, 4 and 8 GPUs), then a
-  log-size interpolation up to the catalog's achievable scale-up figure at 16 GiB (the
-  nccl-tests plateau, stas00/ml-engineering), held there beyond.
+  :func:`vector_kind` says which kind a model's operation is (:data:`ACTIVATION_WORDS` in its
+  name, else its ``normalization`` kind) and :func:`bandwidth_share` its share: the one rule
+  training's kernels (:mod:`accelkit.kernels`) and serving's ``"kernels"`` step
+  (:mod:`accelkit.serving_kernels`) weight such an operation's bytes by.
+* :func:`all_reduce_seconds` (and :func:`all_reduce_busbw`, the same curve as a bus
+  bandwidth): an NCCL all-reduce's time inside one NVLink node by message size, for every
+  size, training's tensor-parallel all-reduces (:mod:`accelkit.step_cost`) and serving's
+  (:mod:`accelkit.serving_kernels`) alike: vidur's measured points from 1 to 64 MiB (2, 4 and 8
+  GPUs), then a log-size interpolation of the bus bandwidth up to the catalog's achievable
+  scale-up figure at 16 GiB (the nccl-tests plateau, stas00/ml-engineering), held there
+  beyond; below 1 MiB a fixed latency plus each byte at that achievable figure, the latency
+  set so the time meets the measured 1 MiB point (40, 37 and 29 us on 2, 4 and 8 H100: vidur's
+  H100 points at 64 and 256 KiB measure 40-41, 40-41 and 24-37 us, validation/vidur_h100.json;
+  A100's below 1 MiB are not held here, so there the same rule is an assumption).
 * :func:`processor_usage`: the share of a GPU's compute an overlapped collective takes while it
   runs (its SMs copy and reduce): Calculon's system files (calculon-ai/calculon@caa4b11
   systems/a100_80g.json and h100_80g_nvl8.json, networks[].processor_usage: 0.15 on NVLink,
@@ -45,11 +63,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from accelkit import chips
+from accelkit import chips, models
 
-__all__ = ["ALL_REDUCE_CURVES", "MATMUL_SUSTAINED", "PROCESSOR_USAGE", "SOURCES",
-           "VECTOR_EFFICIENCY", "VECTOR_KINDS", "all_reduce_busbw", "matmul_sustained",
-           "processor_usage", "vector_efficiency"]
+__all__ = ["ACTIVATION_WORDS", "ALL_REDUCE_CURVES", "MATMUL_SUSTAINED", "PROCESSOR_USAGE",
+           "SOURCES", "VECTOR_EFFICIENCY", "VECTOR_KINDS", "all_reduce_busbw",
+           "all_reduce_seconds", "bandwidth_share", "matmul_sustained", "processor_usage",
+           "vector_efficiency", "vector_kind"]
 
 _VIDUR = "microsoft/vidur@7d47513 data/profiling/"
 _A100, _H100, _H200 = "NVIDIA A100 (SXM 80GB)", "NVIDIA H100 (SXM)", "NVIDIA H200 (SXM)"
@@ -59,6 +78,10 @@ MATMUL_SUSTAINED: dict[str, float] = {_A100: 0.894, _H100: 0.949, _H200: 0.949}
 
 #: The memory-bound kernel kinds :func:`vector_efficiency` knows.
 VECTOR_KINDS = ("normalization", "activation")
+#: Words that mark a non-matmul operation of :meth:`accelkit.models.Model.operations` an
+#: activation (``mlp_silu_gate``, ``experts_silu_gate``, ``mlp_gelu``...): the kernel vidur's
+#: ``mlp_act`` measures, acting on the tensor-parallel-split MLP width.
+ACTIVATION_WORDS = ("gelu", "silu", "swiglu", "geglu", "relu", "act")
 #: Measured bytes/s of the norm and activation kernels over the achievable HBM bandwidth (doc):
 #: vidur's medians (0.359 and 0.472 of A100's 2,039 GB/s datasheet; 0.371 and 0.526 of
 #: H100's 3,350) over the catalog's 0.90 (Calculon's large-transfer efficiency), rounded.
@@ -123,9 +146,13 @@ SOURCES: dict[str, dict[str, str]] = {
     },
     "all_reduce_busbw": {
         _A100: f"{_VIDUR}network/a100_dgx/all_reduce.csv (NCCL, 1-64 MiB), then to the "
-               "catalog's achievable NVLink figure at 16 GiB (stas00/ml-engineering)",
+               "catalog's achievable NVLink figure at 16 GiB (stas00/ml-engineering); below "
+               "1 MiB the 1 MiB time less the unsent bytes at that figure (ASSUMPTION: A100's "
+               "smaller sizes not read)",
         _H100: f"{_VIDUR}network/h100_dgx/all_reduce.csv (NCCL, 1-64 MiB), then to the "
-               "catalog's achievable NVLink figure at 16 GiB (stas00/ml-engineering)",
+               "catalog's achievable NVLink figure at 16 GiB (stas00/ml-engineering); below "
+               "1 MiB the 1 MiB time less the unsent bytes at that figure (the 64 and 256 KiB "
+               "points agree)",
         _H200: "ASSUMPTION: H100's measured curve carried (the same NVLink 4 and NVSwitch)",
     },
     "processor_usage": {
@@ -154,19 +181,69 @@ def vector_efficiency(chip: chips.Chip, kind: str) -> float:
     return VECTOR_EFFICIENCY.get(chip.name, {}).get(kind, 1.0)
 
 
+def vector_kind(op: models.Operation) -> str | None:
+    """Which of :data:`VECTOR_KINDS` a model's operation is: ``"activation"`` for a non-matmul
+    operation with one of :data:`ACTIVATION_WORDS` in its name, ``"normalization"`` for the
+    rest of that kind, None for every other (matmuls, attention, residual adds, rotary...)."""
+    if op.kind in models.MATRIX_KINDS:
+        return None
+    if any(word in op.name for word in ACTIVATION_WORDS):
+        return "activation"
+    return "normalization" if op.kind == "normalization" else None
+
+
+def bandwidth_share(chip: chips.Chip, op: models.Operation) -> float:
+    """The share of ``chip``'s achievable HBM bandwidth ``op``'s kernel measurably reaches:
+    :func:`vector_efficiency` of its :func:`vector_kind`, 1.0 where it has none. A priced
+    operation's bytes are weighted by its inverse, so that at the achievable bandwidth it takes
+    its measured time."""
+    kind = vector_kind(op)
+    return 1.0 if kind is None else vector_efficiency(chip, kind)
+
+
+def _curve_busbw(chip: chips.Chip, curve: tuple[tuple[int, float], ...],
+                 nbytes: np.ndarray) -> np.ndarray:
+    """The measured curve's bus bandwidth at ``nbytes`` (1 MiB and up; below, the 1 MiB one)."""
+    sizes = [float(s) for s, _ in curve] + [float(_PLATEAU_BYTES)]
+    bws = [b for _, b in curve] + [chip.achievable_scaleup_bytes_per_second]
+    return np.asarray(np.interp(np.log2(np.maximum(nbytes, 1.0)), np.log2(sizes), bws))
+
+
+def all_reduce_seconds(chip: chips.Chip, n: int, nbytes: float | np.ndarray
+                       ) -> np.ndarray | None:
+    """Measured NCCL all-reduce time (seconds) of ``n`` GPUs of one NVLink node for messages
+    of ``nbytes`` (any size, an array or a number), or None where no curve is measured (other
+    chips, other group sizes): from 1 MiB ``2 (n - 1) / n x nbytes`` over the measured bus
+    bandwidth (:func:`all_reduce_busbw`); below 1 MiB the measured 1 MiB time less the bytes
+    not sent at the catalog's achievable bus bandwidth (a fixed latency plus a bandwidth term,
+    meeting the curve at 1 MiB: module doc). The one all-reduce model for training's and
+    serving's tensor-parallel groups inside a node."""
+    curve = ALL_REDUCE_CURVES.get(chip.name, {}).get(int(n))
+    if curve is None:
+        return None
+    size = np.asarray(nbytes, dtype=float)
+    factor = 2.0 * (n - 1.0) / n
+    first = float(curve[0][0])
+    at_first = factor * first / curve[0][1]
+    bw = chip.achievable_scaleup_bytes_per_second
+    small = at_first - factor * (first - np.maximum(size, 0.0)) / bw
+    large = factor * size / _curve_busbw(chip, curve, size)
+    return np.asarray(np.where(size < first, small, large))
+
+
 def all_reduce_busbw(chip: chips.Chip, n: int, nbytes: float | np.ndarray
                      ) -> np.ndarray | None:
     """Measured NCCL all-reduce bus bandwidth (bytes/s) of ``n`` GPUs of one NVLink node for
     messages of ``nbytes``, or None where no curve is measured (other chips, other group
-    sizes). Below 1 MiB the 1 MiB figure; from 64 MiB to 16 GiB interpolated in log size up to
-    the catalog's achievable scale-up figure, held there beyond."""
-    curve = ALL_REDUCE_CURVES.get(chip.name, {}).get(int(n))
-    if curve is None:
+    sizes): :func:`all_reduce_seconds` as a bus bandwidth, ``2 (n - 1) / n x nbytes`` over the
+    time (for an empty message, a byte's). From 64 MiB to 16 GiB interpolated in log size up
+    to the catalog's achievable scale-up figure, held there beyond; below 1 MiB it falls with
+    the size (the fixed latency dominates)."""
+    seconds = all_reduce_seconds(chip, n, nbytes)
+    if seconds is None:
         return None
-    sizes = [float(s) for s, _ in curve] + [float(_PLATEAU_BYTES)]
-    bws = [b for _, b in curve] + [chip.achievable_scaleup_bytes_per_second]
-    x = np.log2(np.maximum(np.asarray(nbytes, dtype=float), 1.0))
-    return np.asarray(np.interp(x, np.log2(sizes), bws))
+    size = np.maximum(np.asarray(nbytes, dtype=float), 1.0)
+    return np.asarray(2.0 * (n - 1.0) / n * size / seconds)
 
 
 def processor_usage(chip: chips.Chip, network: str) -> float:

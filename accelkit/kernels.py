@@ -78,7 +78,6 @@ CEILINGS = ("achievable", "datasheet")
 #: HBM bytes per logit of the cross-entropy, forward and backward (module doc).
 CROSS_ENTROPY_BYTES_PER_LOGIT = 10.0
 _OUT_BYTES = 2.0  # matmul outputs and activations in bf16
-_SPLIT_WORDS = ("gelu", "silu", "swiglu", "geglu", "relu", "act")
 
 
 @dataclass(frozen=True)
@@ -135,18 +134,19 @@ def _vector_bytes(model: models.Transformer, s: int, chip: chips.Chip, ceilings:
     forward pass, each weighted by 1 / its kind's measured bandwidth share
     (:func:`accelkit.calibration.vector_efficiency`: norms, activations) under achievable
     ceilings, so that at the achievable HBM bandwidth they take their measured time."""
-    norm = act = 1.0
-    if ceilings == "achievable":
-        norm = calibration.vector_efficiency(chip, "normalization")
-        act = calibration.vector_efficiency(chip, "activation")
+    shares: dict[str | None, float] = {None: 1.0}
+    for name in calibration.VECTOR_KINDS:
+        shares[name] = (calibration.vector_efficiency(chip, name) if ceilings == "achievable"
+                        else 1.0)
     split = rep = 0.0
     for op in model.operations(batch=1, seq_len=s, phase="forward"):
         if op.kind in models.MATRIX_KINDS:
             continue
-        if any(w in op.name for w in _SPLIT_WORDS):
-            split += op.bytes / act
+        kind = calibration.vector_kind(op)   # the rule serving's "kernels" step uses too
+        if kind == "activation":             # on the TP-split MLP width
+            split += op.bytes / shares[kind]
         else:
-            rep += op.bytes / (norm if op.kind == "normalization" else 1.0)
+            rep += op.bytes / shares[kind]
     return split, rep
 
 

@@ -4,8 +4,10 @@
 An iteration of ``tokens`` new tokens multiplies a ``tokens × K`` activation by each dense
 layer's ``K × N`` weight shard (:func:`accelkit.mfu.layer_matmuls`, Megatron column and row
 parallel over the tensor-parallel group); its arithmetic runs at the chip's achievable ceiling
-times the tile/wave efficiency of that shape (:func:`accelkit.mfu.matmul_efficiency`: the
-model :mod:`accelkit.kernels` prices training's kernels by, falling for few tokens). Only the
+times the tile/wave efficiency of that shape (:func:`accelkit.mfu.matmul_efficiency`, falling
+for few tokens) times the share library kernels sustain beyond it
+(:func:`accelkit.calibration.matmul_sustained`): the rule :mod:`accelkit.kernels` prices
+training's matmuls by. Only the
 matmuls whose FLOPs depend on the token count alone are shaped (:data:`SHAPED_MATMULS`, routed
 experts each at its share of the tokens); the language-model head (its rows are the sequences
 sampling a token) and attention stay at the flat achievable ceiling.
@@ -16,32 +18,39 @@ sampling a token) and attention stay at the flat achievable ceiling.
     >>> shaped = serving_kernels.shaped_matmuls(m, 2, "fp8", "fp8", np.zeros(14, dtype=bool))
     >>> shaped[0], round(float(serving_kernels.efficiencies(ak.chips.get("H100"), "fp8",
     ...                                                    shaped, 14, 150)[2]), 2)
-    ((2, 5120, 8192, 1.0, 1), 0.18)
+    ((2, 5120, 8192, 1.0, 1), 0.17)
 
 Llama-2-70B's QKV projection on one of two H100s, at 150 tokens: its 150 × 5,120 output is 2 ×
-20 tiles of 128 × 256 for 132 SMs (a third of one wave), each tile 150/256 full.
+20 tiles of 128 × 256 for 132 SMs (a third of one wave), each tile 150/256 full; times 0.949.
 
-Beside the shapes, ``"kernels"`` prices five things that kernel measurements of a serving
-step show and the ceilings alone miss (``benchmarks/serving_ops_vs_vidur.py`` prints each
-against Vidur's measured H100 profiles, ``validation/vidur_h100.json``):
+Beside the shapes, ``"kernels"`` prices what kernel measurements of a serving step show and
+the ceilings alone miss (``benchmarks/serving_ops_vs_vidur.py`` prints each against Vidur's
+measured H100 profiles, ``validation/vidur_h100.json``), with the figures training's kernels
+are priced by where one measurement serves both (:mod:`accelkit.calibration`):
 
-* :data:`SUSTAINED_MATMUL_FRACTION`: on a GPU no shaped matmul runs faster than the fraction of the
-  achievable ceiling that cuBLAS sustains at a model's own large shapes (the tile model alone
-  puts Llama-2-70B's shards at 1,024 to 4,096 tokens 10-15% faster than measured);
+* :func:`accelkit.calibration.matmul_sustained`: every shaped matmul at its tile/wave
+  efficiency times the share of the achievable ceiling cuBLAS sustains at a model's linear-layer
+  shapes beyond the tile model's losses (0.949 on H100 and H200, 0.894 on A100, 1.0 on a TPU:
+  no measurement), the figure :mod:`accelkit.kernels` prices training's matmuls by;
 * :data:`EXPERT_GEMM_FRACTIONS`: on a GPU a mixture's routed experts, a grouped GEMM, no
   faster than CUTLASS's measured grouped GEMMs at their tokens per expert;
+* :func:`accelkit.calibration.bandwidth_share`: the norms and activations at the share of the
+  achievable HBM bandwidth their measured kernels reach (:func:`byte_weights`: their bytes
+  weighted by its inverse, as :mod:`accelkit.kernels` weights training's);
 * :data:`KERNEL_FLOOR_SECONDS`: on a GPU no kernel of the step takes less than the measured
   shortest kernels (the norms, rotary embedding, activation and residual adds of one token:
   the roofline puts them at nanoseconds);
 * :data:`REPLICATED`: the norms and residual adds run whole on every tensor-parallel rank
   (:func:`replication`; the model's operation counts spread them over the group);
-* :data:`ALL_REDUCE_LATENCY_SECONDS`: the tensor-parallel all-reduce's fixed cost on an
-  NVSwitch node as measured at decode's message sizes (the alpha-beta model's NCCL latency
-  puts it at 5-10 us, against 28-36 us measured) (:func:`links`).
+* :func:`accelkit.calibration.all_reduce_seconds`: the tensor-parallel all-reduces inside an
+  NVLink node of A100s, H100s or H200s at NCCL's measured time for their size, the curve
+  training's all-reduces are priced by, with its measured fixed cost at decode's small
+  messages (the alpha-beta model's NCCL latency puts it at 5-10 us, against 29-40 us
+  measured) (:func:`all_reduce_seconds`, :func:`communication`).
 
     >>> chip, fixed = links(ak.chips.get("H100"), 2, 0.0)
     >>> round(all_reduce_seconds(ak.chips.get("H100"), 2**20, 2) * 1e6), fixed
-    (39, 5e-06)
+    (43, 5e-06)
 """
 
 from __future__ import annotations
@@ -51,22 +60,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from accelkit import chips, collectives, mfu, models
+from accelkit import calibration, chips, collectives, dtypes, mfu, models, tensor_parallel
 from accelkit.dtypes import DType
 
 _VIDUR = "microsoft/vidur@7d47513 (profiles last changed e26eb8f7, 2024-05-14)"
-#: The highest fraction of the achievable matmul ceiling (:meth:`accelkit.chips.Chip.
-#: achievable_flops`, mamf-finder's best shape) that a shaped matmul reaches: the median of
-#: cuBLAS's measured throughput over Llama-2-70B's QKV, attention-output, gate/up and down
-#: shards at 1,024 to 4,096 tokens and tensor parallelism 1, 2, 4 and 8 on H100 (48 kernels,
-#: fp16: 682 TFLOP/s, 0.86 of mamf-finder's 794.5 bf16), which the tile model alone puts at
-#: about 0.97.
-SUSTAINED_MATMUL_FRACTION = 0.86
-SUSTAINED_MATMUL_SOURCE = (
-    f"{_VIDUR}:data/profiling/compute/h100/meta-llama/Llama-2-70b-hf/mlp.csv, medians of "
-    "attn_pre_proj, attn_post_proj, mlp_up_proj, mlp_down_proj at num_tokens 1,024-4,096, TP "
-    "1-8: median 682 TFLOP/s, 0.86 of the 794.5 achievable bf16; ASSUMPTION: the same fraction "
-    "of the achievable fp8 ceiling for fp8 matmuls (no fp8 profile at model shapes found)")
 #: The highest fraction of the achievable matmul ceiling a mixture's routed experts reach, by
 #: the tokens each expert multiplies (a grouped GEMM): CUTLASS 3.6's measured fp8 grouped
 #: GEMMs on H800 (the H100's SMs, clocks and HBM) at N 4,096, K 7,168, as DeepGEMM's table
@@ -89,20 +86,6 @@ KERNEL_FLOOR_SOURCE = (
     "input_layernorm, attn_rope, post_attention_layernorm, mlp_act, add at num_tokens 1, TP "
     "1-8: median 5 us; ASSUMPTION: TensorRT-LLM's kernels (which fuse some of these, the "
     "residual add into the norm) have the same floor as vLLM's PyTorch ones")
-#: The fixed cost of one all-reduce on an NVSwitch node of H100-class GPUs, by group size:
-#: the median over the profiled sizes from 64 KiB to 64 MiB of the measured time less the
-#: catalog's bandwidth term (:func:`accelkit.collectives.all_reduce` at the achievable bus
-#: bandwidth), so that latency plus bandwidth follows the measured curve.
-ALL_REDUCE_LATENCY_SECONDS = {2: 36e-6, 4: 28e-6, 8: 31e-6}
-ALL_REDUCE_LATENCY_SOURCE = (
-    f"{_VIDUR}:data/profiling/network/h100_dgx/all_reduce.csv: NCCL all-reduce on one DGX "
-    "H100, the NCCL kernel's time (kineto, median of 11), 64 KiB-64 MiB less the catalog's "
-    "bandwidth term: medians 36, 28, 31 us on 2, 4, 8 GPUs; ASSUMPTION: the same on H200 "
-    "(the same NVLink 4 and NVSwitch) and for TensorRT-LLM's all-reduce (which has its own "
-    "kernels for small messages)")
-#: The GPUs :data:`ALL_REDUCE_LATENCY_SECONDS` is taken for (one NVSwitch node).
-MEASURED_SWITCH_CHIPS = ("NVIDIA H100 (SXM)", "NVIDIA H200 (SXM)")
-
 #: The matmuls the ``"kernels"`` ceiling prices by their shape: the operation's name
 #: (:meth:`accelkit.models.Model.operations`) and its shape's in :func:`accelkit.mfu.layer_matmuls`.
 #: A mixture of experts's routed experts are spread over the group (expert parallelism, as
@@ -160,6 +143,22 @@ def replication(m: models.Transformer, n_chips: int, weight: DType, kv: DType) -
     return factor
 
 
+@lru_cache(maxsize=64)
+def byte_weights(m: models.Transformer, chip: chips.Chip, n_chips: int, weight: DType,
+                 kv: DType) -> np.ndarray:
+    """Per operation, the factor a ``"kernels"`` step weights its bytes by: its
+    :func:`replication` over its kernel's measured share of the achievable HBM bandwidth
+    (:func:`accelkit.calibration.bandwidth_share`: the norms and activations; 1 for the rest),
+    so that at the group's achievable bandwidth it takes its measured time, as
+    :mod:`accelkit.kernels` prices training's. Its FLOPs are weighted by :func:`replication`
+    alone. Read-only."""
+    ops = m.operations(batch=1, phase="decode", context_tokens=0, dtype=weight, kv_dtype=kv)
+    factor = replication(m, n_chips, weight, kv) / np.array(
+        [calibration.bandwidth_share(chip, op) for op in ops])
+    factor.flags.writeable = False
+    return factor
+
+
 def shaped_matmuls(m: models.Transformer, n_chips: int, weight: DType, kv: DType,
                    varies: np.ndarray) -> tuple[Shaped, ...]:
     """Each of :data:`SHAPED_MATMULS` the model has (:data:`Shaped`, per tensor-parallel
@@ -171,29 +170,25 @@ def shaped_matmuls(m: models.Transformer, n_chips: int, weight: DType, kv: DType
 def efficiencies(chip: chips.Chip, dtype: DType, shaped: tuple[Shaped, ...],
                  n_operations: int, tokens: float | np.ndarray) -> np.ndarray:
     """Each of ``n_operations`` operations' fraction of the ceiling at ``tokens`` new tokens
-    (an array of counts: one column each): the tile/wave efficiency of its shape for the
-    ``shaped`` matmuls (:func:`shaped_matmuls`; M the tokens' share, rounded up), 1 for every
-    other operation; never above :func:`sustained`, nor for routed experts on a GPU
-    :func:`expert_fraction`."""
+    (an array of counts: one column each): for the ``shaped`` matmuls (:func:`shaped_matmuls`;
+    M the tokens' share, rounded up) the tile/wave efficiency of their shape times the share
+    library kernels sustain (:func:`accelkit.calibration.matmul_sustained`, as training's
+    kernels are priced), 1 for every other operation. A GPU's routed experts run at no more
+    than :func:`expert_fraction`: that is a measured fraction of the achievable ceiling itself
+    (CUTLASS's grouped GEMMs, their own shape losses included), so it caps the tile-times-
+    sustained figure (their minimum) rather than multiplying it."""
     counts = np.maximum(np.atleast_1d(np.asarray(tokens, dtype=float)), 1.0)
     index, n, k, share, batch = (np.array(col) for col in zip(*shaped))
     rows = np.maximum(np.ceil(counts[None, :] * share[:, None]), 1).astype(np.int64)
     eff = np.ones((n_operations, counts.size))
-    cap = np.full(rows.shape, sustained(chip))
+    shaped_eff = mfu.matmul_efficiencies(
+        chip, dtype, rows, n.astype(np.int64)[:, None], k.astype(np.int64)[:, None],
+        batch.astype(np.int64)[:, None]) * calibration.matmul_sustained(chip)
     if chip.kind == "gpu":   # routed experts: at most a grouped GEMM's measured fraction
         experts = share < 1.0
-        cap[experts] = np.minimum(cap[experts], expert_fraction(rows[experts]))
-    eff[index.astype(np.int64)] = np.minimum(mfu.matmul_efficiencies(
-        chip, dtype, rows, n.astype(np.int64)[:, None], k.astype(np.int64)[:, None],
-        batch.astype(np.int64)[:, None]), cap)
+        shaped_eff[experts] = np.minimum(shaped_eff[experts], expert_fraction(rows[experts]))
+    eff[index.astype(np.int64)] = shaped_eff
     return eff[:, 0] if np.ndim(tokens) == 0 else eff
-
-
-def sustained(chip: chips.Chip) -> float:
-    """The highest fraction of the achievable ceiling a shaped matmul reaches on ``chip``:
-    :data:`SUSTAINED_MATMUL_FRACTION` on a GPU (measured with cuBLAS on H100), 1 on a TPU (no
-    such measurement: the MXU model's efficiency stands alone)."""
-    return SUSTAINED_MATMUL_FRACTION if chip.kind == "gpu" else 1.0
 
 
 def expert_fraction(tokens: np.ndarray) -> np.ndarray:
@@ -203,28 +198,58 @@ def expert_fraction(tokens: np.ndarray) -> np.ndarray:
 
 
 def links(chip: chips.Chip, n_chips: int, per_op_overhead: float) -> tuple[chips.Chip, float]:
-    """The chip a ``"kernels"`` step prices its collectives on (its achievable bus bandwidth,
-    :func:`accelkit.collectives.at_bandwidth`, and on an H100 or H200 node of 2, 4 or 8 the
-    measured all-reduce latency, :data:`ALL_REDUCE_LATENCY_SECONDS`, in place of the alpha-beta
-    model's), and each kernel's fixed cost: at least :data:`KERNEL_FLOOR_SECONDS` on a GPU."""
+    """The chip a ``"kernels"`` step prices the collectives :func:`communication` leaves to the
+    alpha-beta model on (its achievable bus bandwidth, :func:`accelkit.collectives.at_bandwidth`),
+    and each kernel's fixed cost: at least :data:`KERNEL_FLOOR_SECONDS` on a GPU."""
     at = collectives.at_bandwidth(chip, "achievable")
-    measured = ALL_REDUCE_LATENCY_SECONDS.get(n_chips)
-    if chip.name in MEASURED_SWITCH_CHIPS and measured is not None:
-        modelled = collectives.all_reduce(at, array_bytes=1.0, over=n_chips).latency_seconds
-        base = (at.collective_latency_seconds or 0.0) + measured - modelled
-        at = dataclasses.replace(at, collective_latency_seconds=base)
     floor = KERNEL_FLOOR_SECONDS if chip.kind == "gpu" else 0.0
     return at, max(per_op_overhead, floor)
 
 
-def all_reduce_seconds(chip: chips.Chip, array_bytes: float, n_chips: int) -> float:
-    """One all-reduce of ``array_bytes`` over ``n_chips`` as a ``"kernels"`` step prices it."""
+def all_reduce_seconds(chip: chips.Chip, array_bytes: float | np.ndarray, n_chips: int
+                       ) -> float | np.ndarray:
+    """All-reduces of ``array_bytes`` (a number or an array) over ``n_chips`` as a
+    ``"kernels"`` step prices them: NCCL's measured time inside one node where it is measured
+    (:func:`accelkit.calibration.all_reduce_seconds`: 2, 4 or 8 A100s, H100s or H200s), else
+    the alpha-beta model at the achievable bus bandwidth."""
+    measured = calibration.all_reduce_seconds(chip, n_chips, array_bytes)
+    if measured is None:
+        at, _ = links(chip, n_chips, 0.0)
+        over = collectives.slice_shape(chip, n_chips)
+        seconds = [float(collectives.all_reduce(at, array_bytes=float(b), over=over).seconds)
+                   for b in np.atleast_1d(np.asarray(array_bytes, dtype=float))]
+        measured = np.array(seconds) if np.ndim(array_bytes) else np.array(seconds[0])
+    return float(measured) if np.ndim(array_bytes) == 0 else measured
+
+
+def communication(m: models.Transformer, chip: chips.Chip, n_chips: int, weight: DType
+                  ) -> tuple[float, float, str, tuple[int, float] | None]:
+    """A ``"kernels"`` iteration's tensor-parallel collectives
+    (:func:`accelkit.tensor_parallel.communication_plan`), split in two: the part the
+    alpha-beta model prices, a line in the new tokens (seconds for one token and for each
+    further one, on :func:`links`' chip), and where NCCL's all-reduce is measured for the group
+    (:func:`accelkit.calibration.all_reduce_seconds`) the all-reduces apart, as (how many,
+    bytes per new token): that curve is not a line in the message size. Also the networks."""
     at, _ = links(chip, n_chips, 0.0)
-    return float(collectives.all_reduce(at, array_bytes=array_bytes, over=n_chips).seconds)
+    one, network = tensor_parallel.communication_seconds(m, at, n_chips, 1.0, weight)
+    two, _ = tensor_parallel.communication_seconds(m, at, n_chips, 2.0, weight)
+    if n_chips == 1 or calibration.all_reduce_seconds(chip, n_chips, 1.0) is None:
+        return one, two - one, network, None
+    act = dtypes.nbytes(dtypes.activation_dtype(weight))
+    over = collectives.slice_shape(chip, n_chips)
+    line = [0.0, 0.0]
+    measured = None
+    for kind, count, per_token in tensor_parallel.communication_plan(m, act):
+        if kind == "all_reduce":
+            measured = (count, per_token)
+            continue
+        for j, tokens in enumerate((1.0, 2.0)):
+            line[j] += count * collectives.collective(kind, at, array_bytes=tokens * per_token,
+                                                      over=over).seconds
+    return line[0], line[1] - line[0], network, measured
 
 
-__all__ = ["ALL_REDUCE_LATENCY_SECONDS", "ALL_REDUCE_LATENCY_SOURCE", "EXPERT_GEMM_FRACTIONS",
-           "EXPERT_GEMM_SOURCE", "KERNEL_FLOOR_SECONDS",
-           "KERNEL_FLOOR_SOURCE", "MEASURED_SWITCH_CHIPS", "REPLICATED", "SHAPED_MATMULS",
-           "SUSTAINED_MATMUL_FRACTION", "SUSTAINED_MATMUL_SOURCE", "Shaped", "all_reduce_seconds",
-           "efficiencies", "expert_fraction", "links", "replication", "shaped_matmuls", "sustained"]
+__all__ = ["EXPERT_GEMM_FRACTIONS", "EXPERT_GEMM_SOURCE", "KERNEL_FLOOR_SECONDS",
+           "KERNEL_FLOOR_SOURCE", "REPLICATED", "SHAPED_MATMULS", "Shaped", "all_reduce_seconds",
+           "byte_weights", "communication", "efficiencies", "expert_fraction", "links",
+           "replication", "shaped_matmuls"]

@@ -99,8 +99,11 @@ def affine(model: models.Transformer) -> bool:
 #: achievable ceilings with the layers' matmuls at the tile/wave efficiency of their shape
 #: per tensor-parallel shard (:func:`accelkit.mfu.matmul_efficiency`, the model training is
 #: priced by), which falls for the skinny matmuls of small iterations, and what Vidur's
-#: measured H100 profiles add (:mod:`accelkit.serving_kernels`: a sustained matmul cap, a
-#: kernel floor, norms and residuals on every rank, the all-reduce's measured latency). The
+#: measured H100 profiles add (:mod:`accelkit.serving_kernels`: the sustained matmul share and
+#: the norms' and activations' measured bandwidths training's kernels are priced by
+#: (:mod:`accelkit.calibration`), a kernel floor, norms and residuals on every rank, the
+#: all-reduces at NCCL's measured time for their size, the curve training's are priced by).
+#: The
 #: language-model head and attention stay at the flat achievable ceiling. The tile is one
 #: (CUTLASS's 128×256 on NVIDIA, the MXU on TPU): cuBLAS picks smaller tiles or splits K for a
 #: few tokens, so for iterations of tens of tokens this prices the matmuls high (measured:
@@ -326,7 +329,7 @@ class IterationGroup:
     per_read: tuple[np.ndarray, np.ndarray]
     counts: np.ndarray
     is_attention: np.ndarray
-    communication: tuple[float, float]     # seconds for one new token, and for each further one
+    communication: tuple[float, float]     # line: one new token, each further (measured_reduces apart)
     network: str
     rates: tuple[float, float, float]      # the group's peak FLOP/s, HBM bytes/s and HBM bytes
     tp_overlap: bool = False               # the collectives behind the kernels (TP_OVERLAP)
@@ -334,6 +337,11 @@ class IterationGroup:
     shaped: tuple[serving_kernels.Shaped, ...] = ()
     iteration_seconds: float = 0.0         # the runtime's fixed cost per iteration
     replicated: np.ndarray | None = field(default=None, compare=False)  # "kernels": copies
+    # "kernels": each operation's bytes weight (copies over its measured bandwidth share)
+    byte_weights: np.ndarray | None = field(default=None, compare=False)
+    # "kernels": the all-reduces at NCCL's measured curve, (how many, bytes per new token),
+    # apart from ``communication``'s line (serving_kernels.communication)
+    measured_reduces: tuple[int, float] | None = None
     _parts: dict = field(default_factory=dict, compare=False, repr=False)
 
     def peaks(self, tokens: float | np.ndarray) -> float | np.ndarray:
@@ -345,6 +353,18 @@ class IterationGroup:
             return peak
         return peak * serving_kernels.efficiencies(self.chip, self.formats[2], self.shaped,
                                                    len(self.counts), tokens)
+
+    def collectives_seconds(self, tokens: float | np.ndarray) -> float | np.ndarray:
+        """The iteration's collectives at ``tokens`` new tokens (an array of counts: one each):
+        the line :attr:`communication`, plus under ``ceilings="kernels"`` the all-reduces at
+        NCCL's measured time for their size (:func:`accelkit.serving_kernels.communication`)."""
+        one, further = self.communication
+        line = one + further * (tokens - 1.0)
+        if self.measured_reduces is None:
+            return line
+        count, per_token = self.measured_reduces
+        return line + count * serving_kernels.all_reduce_seconds(
+            self.chip, tokens * per_token, self.n_chips)
 
     def pairs(self, tokens: float, context: float) -> float:
         """Attention's (query, key) pairs of one sequence adding ``tokens`` after ``context``
@@ -361,7 +381,8 @@ class IterationGroup:
         flops, moved, _, _ = operation_arrays(self.m, int(tokens), 1, 0, "decode", weight, kv,
                                               *self.conventions, copies)
         rep = 1.0 if self.replicated is None else self.replicated
-        return flops * rep, moved * rep
+        weights = rep if self.byte_weights is None else self.byte_weights
+        return flops * rep, moved * weights
 
     def arrays(self, tokens: int, logits: float, pairs: float, reads: float
                ) -> tuple[np.ndarray, np.ndarray]:
@@ -377,10 +398,9 @@ class IterationGroup:
         """The iteration's :class:`Timing` by :func:`timing`, the rule every step is priced by."""
         flops, moved = self.arrays(tokens, logits, pairs, reads)
         _, bandwidth, _ = self.rates
-        one, further = self.communication
         return timing(flops, moved, self.counts, self.peaks(tokens), bandwidth,
-                      self.per_op_overhead, one + further * (tokens - 1.0), self.tp_overlap,
-                      self.iteration_seconds)
+                      self.per_op_overhead, self.collectives_seconds(float(tokens)),
+                      self.tp_overlap, self.iteration_seconds)
 
     def seconds_many(self, tokens: np.ndarray, logits: np.ndarray, pairs: np.ndarray,
                      reads: np.ndarray) -> np.ndarray:
@@ -401,9 +421,8 @@ class IterationGroup:
             flops = flops + f[:, None] * amount
             moved = moved + b[:, None] * amount
         _, bandwidth, _ = self.rates
-        one, further = self.communication
         return np.asarray(timing(flops, moved, self.counts, self.peaks(tokens), bandwidth,
-                                 self.per_op_overhead, one + further * (tokens - 1.0),
+                                 self.per_op_overhead, self.collectives_seconds(tokens),
                                  self.tp_overlap, self.iteration_seconds).seconds)
 
     # -- the same rule, fast: what a simulator calls per iteration ---------------------------
@@ -443,8 +462,7 @@ class IterationGroup:
                                   shaped[~varies] if isinstance(shaped, np.ndarray) else peak),
                               memory_seconds=moved[~varies] / bandwidth,
                               overhead_seconds=fixed[~varies][:, None], overlap=True)
-        one, further = self.communication
-        comm = one + further * (tokens - 1.0)
+        comm = np.asarray(self.collectives_seconds(tokens))
         base = np.asarray(rest.seconds).sum(axis=0) + self.iteration_seconds
         if not self.tp_overlap:   # on the critical path: a part of every iteration's sum
             base = base + comm
@@ -678,24 +696,32 @@ def iteration_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
     line, per_logit, per_pair, per_read, is_attention, counts = iteration_shape(
         m, weight, kv, conventions, copies)
     rates = chip_rates(chip, n_chips, formats[2], ceilings)
-    if ceilings == "kernels":   # measured all-reduce latency and kernel floor (serving_kernels)
-        links, per_op_overhead = serving_kernels.links(chip, n_chips, per_op_overhead)
+    measured = None
+    if ceilings == "kernels":   # measured all-reduces and kernel floor (serving_kernels)
+        _, per_op_overhead = serving_kernels.links(chip, n_chips, per_op_overhead)
+        comm_one, further, network, measured = serving_kernels.communication(m, chip, n_chips,
+                                                                             weight)
     else:
         links = collectives.at_bandwidth(chip, ceilings)
-    comm_one, network = tensor_parallel.communication_seconds(m, links, n_chips, 1.0, weight)
-    comm_two, _ = tensor_parallel.communication_seconds(m, links, n_chips, 2.0, weight)
+        comm_one, network = tensor_parallel.communication_seconds(m, links, n_chips, 1.0, weight)
+        comm_two, _ = tensor_parallel.communication_seconds(m, links, n_chips, 2.0, weight)
+        further = comm_two - comm_one
     group = IterationGroup(m, chip, n_chips, formats, conventions, split, per_op_overhead, line,
                            per_logit, per_pair, per_read, counts, is_attention,
-                           (comm_one, comm_two - comm_one), network, rates,
-                           check_tp_overlap(tp_overlap), iteration_seconds=iteration_seconds)
+                           (comm_one, further), network, rates,
+                           check_tp_overlap(tp_overlap), iteration_seconds=iteration_seconds,
+                           measured_reduces=measured)
     if ceilings != "kernels":
         return group
     r = serving_kernels.replication(m, n_chips, weight, kv)   # norms, residuals on every rank
+    # bytes also over the norms' and activations' measured bandwidth shares (calibration)
+    w = serving_kernels.byte_weights(m, chip, n_chips, weight, kv)
     return dataclasses.replace(group, shaped=serving_kernels.shaped_matmuls(
         m, n_chips, weight, kv, np.any([*per_logit, *per_pair, *per_read], axis=0) != 0),
-        line=None if line is None else tuple(a * r for a in line), replicated=r,
-        per_logit=(per_logit[0] * r, per_logit[1] * r), per_pair=(per_pair[0] * r,
-        per_pair[1] * r), per_read=(per_read[0] * r, per_read[1] * r))
+        line=None if line is None else (line[0] * r, line[1] * r, line[2] * w, line[3] * w),
+        replicated=r, byte_weights=w,
+        per_logit=(per_logit[0] * r, per_logit[1] * w), per_pair=(per_pair[0] * r,
+        per_pair[1] * w), per_read=(per_read[0] * r, per_read[1] * w))
 
 
 __all__ = ["CEILINGS", "TP_OVERLAP", "check_tp_overlap", "DecodeGroup", "IterationGroup", "Timing",

@@ -143,7 +143,7 @@ def check_group(m: models.Transformer, chip: chips.Chip, n_chips: int,
         raise problem
 
 
-def _communication_plan(m: models.Transformer, act_bytes: float
+def communication_plan(m: models.Transformer, act_bytes: float
                         ) -> tuple[tuple[str, int, float], ...]:
     """The collectives of one step across the group: ``(kind, how many, bytes per new token)``.
 
@@ -170,7 +170,7 @@ def communication_seconds(m: models.Transformer, chip: chips.Chip, n_chips: int,
     act = dtypes.nbytes(dtypes.activation_dtype(weight_dtype))
     seconds = 0.0
     networks: list[str] = []
-    for kind, count, per_token in _communication_plan(m, act):
+    for kind, count, per_token in communication_plan(m, act):
         # a TPU serving replica is a bought slice: its collectives run on every axis it has
         c = collectives.collective(kind, chip, array_bytes=tokens * per_token,
                                    over=collectives.slice_shape(chip, n_chips))
@@ -196,6 +196,7 @@ def tensor_parallel_sizes(model: str | models.Model, chip: str | chips.Chip,
     return tuple(sizes)
 
 
-__all__ = ["KV_CACHE_SPLITS", "check_group", "check_split", "communication_seconds", "copies",
+__all__ = ["KV_CACHE_SPLITS", "check_group", "check_split", "communication_plan",
+           "communication_seconds", "copies",
            "group_problem", "kv_cache_copies", "kv_cache_heads", "kv_problem",
            "tensor_parallel_sizes", "transformer"]

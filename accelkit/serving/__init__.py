@@ -87,11 +87,13 @@ percentiles over requests; goodput the requests per second meeting every limit.
   bandwidth (:func:`accelkit.collectives.at_bandwidth`), each sourced in the catalog; the
   validation rows run at these (``validation/serving.py``); or ``"kernels"``: those ceilings
   with each layer's matmuls at the tile/wave efficiency of their shape, which falls for the
-  few-token iterations of a lightly loaded replica, and on a GPU what Vidur's measured H100
-  profiles add: no matmul above the fraction of the ceiling cuBLAS sustains at model shapes,
-  no kernel under the measured 5 us floor, and on an H100 or H200 node the all-reduce's
-  measured latency (:data:`accelkit.serving_step.CEILINGS`, :mod:`accelkit.serving_kernels`;
-  the validation rows run at these).
+  few-token iterations of a lightly loaded replica, times the share of the ceiling library
+  kernels sustain at model shapes, the norms and activations at their measured bandwidths, and
+  on an A100, H100 or H200 node the all-reduces at NCCL's measured time for their size (the
+  figures training's kernels and collectives are priced by, :mod:`accelkit.calibration`), and
+  on a GPU what Vidur's measured H100 profiles add: no kernel under the measured 5 us floor
+  (:data:`accelkit.serving_step.CEILINGS`, :mod:`accelkit.serving_kernels`; the validation
+  rows run at these).
 * ``tp_overlap``: ``False`` (default) puts every tensor-parallel all-reduce on the critical
   path of its iteration; ``True`` runs them behind the iteration's kernels, as XLA's collective
   matmul does and the scaling book's serving derivations assume
