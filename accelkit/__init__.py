@@ -14,8 +14,8 @@ Cost models, reached as submodules (``import accelkit as ak; ak.chips.get("v5e")
     quality (what lower precision is known to cost in accuracy);
     and the rules those are built from:
     operations and transformer (a model's operations), activations, layout and step_cost (a
-    training layout), serving_step and tensor_parallel (a serving step), topology (where a TPU
-    group sits)
+    training layout), serving_step, serving_decode and tensor_parallel (a serving step),
+    topology (where a TPU group sits), calibration (what library kernels measurably sustain)
 Decisions: scenarios (five deployments priced per chip), outcomes (one result type per kind
     of job), decisions (a learner's choices and their file)
 Lesson labs: accelkit.labs (what the lessons' labs compute: lesson 04's shape sweeps, lesson 09's
@@ -61,6 +61,8 @@ _SUBMODULES = (
     "layout",
     "step_cost",
     "serving_step",
+    "serving_decode",
+    "calibration",
     "serving",
     "tensor_parallel",
     "topology",
@@ -122,6 +124,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         operations,
         serving,
         serving_step,
+        serving_decode,
+        calibration,
         step_cost,
         tensor_parallel,
         topology,

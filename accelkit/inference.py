@@ -90,8 +90,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accelkit import (_html, _validate, chips, dtypes, models, price, roofline, serving_step,
-                      tensor_parallel)
+from accelkit import (_html, _validate, chips, dtypes, models, price, roofline, serving_decode,
+                      serving_step, tensor_parallel)
 from accelkit.dtypes import DType
 from accelkit.tensor_parallel import KV_CACHE_SPLITS, kv_cache_copies, tensor_parallel_sizes
 
@@ -380,7 +380,7 @@ def decode_step(model: str | models.Model, chip: str | chips.Chip, n_chips: int 
     mask, softmax, write = _conventions(attention_mask, softmax_flops, kv_write)
     per_op = overhead_per_operation(overhead, overhead_seconds)
     formats, conventions = (weight_dtype, kv_dtype, compute_dtype), (mask, softmax, write)
-    group = serving_step.decode_group(m, the_chip, n_chips, context, formats, conventions,
+    group = serving_decode.decode_group(m, the_chip, n_chips, context, formats, conventions,
                                       tensor_parallel.check_split(kv_cache_split), per_op,
                                       tp_overlap)
     flops, moved, t = group.timing(batch)
@@ -409,7 +409,7 @@ def decode_seconds(model: str | models.Model, chip: str | chips.Chip, n_chips: i
     n_chips = _validate.positive_int("n_chips", n_chips, maximum=10**6)
     context = _validate.nonnegative_int("context_tokens", context_tokens, maximum=MAX_CONTEXT)
     formats = check_formats(weight_dtype, kv_dtype, compute_dtype)
-    group = serving_step.decode_group(m, the_chip, n_chips, context, formats,
+    group = serving_decode.decode_group(m, the_chip, n_chips, context, formats,
                                       ("causal", True, True),
                                       tensor_parallel.check_split(kv_cache_split),
                                       overhead_per_operation(overhead, overhead_seconds),
@@ -590,7 +590,7 @@ def decode_sweep(model: str | models.Model, chips_: Sequence[str | chips.Chip],
     if not serving_step.affine(m) and b.size > 10_000:
         raise ValueError("a mixture-of-experts sweep takes at most 10,000 batches")
     formats = (weight_dtype, kv_dtype, compute_dtype)
-    groups = [serving_step.decode_group(m, c, n_chips, context, formats, ("causal", True, True),
+    groups = [serving_decode.decode_group(m, c, n_chips, context, formats, ("causal", True, True),
                                         split, 0.0) for c in chip_list]
     batch = b.astype(float)
     arrays = groups[0].arrays(b)                   # (ops, batches): the same on every chip
