@@ -141,21 +141,26 @@ def activation_bytes_per_token_per_layer(model: str | models.Model, recompute: s
 
 def stage_bytes(layer: LayerActivations, *, recompute: int | np.ndarray, seq_len: int,
                 microbatch_tokens: _Numbers, microbatches: _Numbers, stage_layers: _Numbers,
-                tp: _Numbers, pp: _Numbers, interleave: _Numbers) -> _Numbers:
+                tp: _Numbers, pp: _Numbers, interleave: _Numbers,
+                end_stage_layers: _Numbers | None = None) -> _Numbers:
     """Activation bytes on the busiest pipeline stage's chip (arrays broadcast over layouts).
 
     The first stage holds its layers' activations for min(m, pp) micro-batches in flight under
     1F1B (× 1 + (pp-1)/(pp·v) interleaved); the last holds one micro-batch's and its fp32
     logits; both add the working set of the layer being recomputed. The larger of the two.
+    ``end_stage_layers``: the layers the first and last stages hold where a framework gives
+    them fewer than the others (Llama 3's balanced end stages, one layer fewer each); by
+    default ``stage_layers``.
     """
     mb = microbatch_tokens
     kept = layer.kept_bytes(recompute, seq_len, tp)
     working = layer.working_bytes(recompute, seq_len, tp) * mb
     in_flight = np.minimum(microbatches, pp) * np.where(interleave > 1,
                                                         1.0 + (pp - 1.0) / (pp * interleave), 1.0)
-    first = stage_layers * kept * mb * in_flight + working
+    ends = stage_layers if end_stage_layers is None else end_stage_layers
+    first = ends * kept * mb * in_flight + working
     logits = LOGIT_BYTES * layer.vocab * mb / tp
-    last = stage_layers * kept * mb + working + logits
+    last = ends * kept * mb + working + logits
     return np.maximum(first, last)
 
 

@@ -405,7 +405,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     state = weights_b + grads_b + optimizer_b
     held = activations.stage_bytes(spec.activations, recompute=rc, seq_len=spec.seq_len,
                                    microbatch_tokens=mb / cp, microbatches=m,
-                                   stage_layers=stage_layers, tp=tp, pp=pp, interleave=v)
+                                   stage_layers=stage_layers, tp=tp, pp=pp, interleave=v,
+                                   end_stage_layers=stage_layers - trim)
     memory = state + held
     return {
         "seconds": seconds, "compute": compute, "comm": comm_total, "exposed": exposed,

@@ -107,6 +107,26 @@ def test_overlap_scoped_to_the_all_gathers_leaves_the_forward_reduce_scatters_ex
         frameworks.Framework("bad", tp_overlap=True, tp_overlap_scope="reduce-scatters")
 
 
+def test_balanced_end_stages_hold_one_layer_fewer_in_memory_too() -> None:
+    """Llama 3's first and last pipeline stages hold one layer fewer (its memory balancing): the
+    first stage's activations, which 1F1B keeps for every micro-batch in flight, are those of
+    its 7 layers, not the 8 of a 126-layer model's middle stages."""
+    layout = Layout(dp=64, tp=8, pp=16, microbatch_tokens=8192, recompute="none")
+    balanced = frameworks.get("meta-llama3")
+    even = frameworks.Framework("even", **{k: getattr(balanced, k) for k in frameworks.CHOICES
+                                           if k != "balanced_end_stages"})
+    steps = {fw.name: train_step("llama-3.1-405b", "H100", layout, 16 * 2**20,
+                                 compute_efficiency="predicted", framework=fw)
+             for fw in (balanced, even)}
+    b, e = steps["meta-llama3"], steps["even"]
+    assert b.state_bytes_per_chip == e.state_bytes_per_chip
+    assert b.activation_bytes_per_chip < e.activation_bytes_per_chip
+    # no recomputation, so no working set: only the layers held per micro-batch move
+    assert b.activation_bytes_per_chip / e.activation_bytes_per_chip == pytest.approx(7 / 8,
+                                                                                     rel=0.01)
+    assert b.fits and not e.fits  # the balancing is what lets the paper's policy fit
+
+
 def test_maxtext_presets_read_their_scripts_xla_flags() -> None:
     """Google's MLPerf v4.0 scripts decompose the all-gathers only; the README's v5p configs set
     neither decomposition flag, so their TP collectives wait on the critical path."""
