@@ -136,6 +136,15 @@ _MEGATRON_2021 = (
                               "in 2021 each DP rank keeps the whole fp32 optimizer state"),
     ("dropout", f"{_MEGATRON}: GPT models with hidden and attention dropout 0.1 "
                 "(Megatron-LM's GPT defaults)"))
+#: What XLA does for every MaxText run (both MaxText presets): GSPMD's sharding of the
+#: non-matmul work and its async collectives.
+_XLA_SP = (("sequence_parallel", "XLA shards the activations outside the matmuls over the "
+                                 "tensor axis (GSPMD); ASSUMPTION that it does so fully"),)
+_XLA_ASYNC = (
+    ("param_sync_overlap", "as dp_overlap: async all-gathers (--xla_enable_async_all_gather=true)"),
+    ("dp_overlap", "XLA's async collectives run the gradient reduction behind the backward pass "
+                   "(the scaling book's training chapter)"),
+    ("fsdp_overlap", "as dp_overlap: FSDP gathers are async collectives"))
 _LLAMA3 = "Llama Team 2024, 'The Llama 3 Herd of Models' (arXiv:2407.21783) section 3.3"
 
 _PRESETS: dict[str, Framework] = {f.name: f for f in (
@@ -183,8 +192,7 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
         description="MaxText on TPU (JAX/XLA), as Google ran MLPerf Training v4.0",
         sources=(
             ("attention", f"{_MAXTEXT}: v5p-1024.sh and v5p-12288.sh pass attention=flash"),
-            ("sequence_parallel", "XLA shards the activations outside the matmuls over the "
-                                  "tensor axis (GSPMD); ASSUMPTION that it does so fully"),
+            *_XLA_SP,
             ("tp_overlap", f"{_MAXTEXT}: v5p-*.sh LIBTPU_INIT_ARGS "
                            "--xla_tpu_enable_async_collective_fusion=true "
                            "--xla_tpu_decompose_all_gather_einsum=true "
@@ -195,11 +203,7 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
                                  "torch_xla's ENABLE_COLLECTIVE_MATMUL_IN_MP sets both); "
                                  "ASSUMPTION: off by default, so only the all-gather+einsum pairs "
                                  "are decomposed"),
-            ("param_sync_overlap", "as dp_overlap: async all-gathers "
-                                   "(--xla_enable_async_all_gather=true)"),
-            ("dp_overlap", "XLA's async collectives run the gradient reduction behind the "
-                           "backward pass (the scaling book's training chapter)"),
-            ("fsdp_overlap", "as dp_overlap: FSDP gathers are async collectives"),
+            *_XLA_ASYNC,
             ("grad_bytes", "ASSUMPTION: bf16 gradients (MaxText's default weight dtype float32 "
                            "would make them 4; not read per run)"),
             ("distributed_optimizer", "FSDP shards the optimizer state"),
@@ -211,19 +215,14 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
         description="MaxText on TPU v5p as its README's performance table ran (configs/v5p/*.sh)",
         sources=(
             ("attention", f"{_MAXTEXT_V5P}: attention='flash'"),
-            ("sequence_parallel", "XLA shards the activations outside the matmuls over the "
-                                  "tensor axis (GSPMD); ASSUMPTION that it does so fully"),
+            *_XLA_SP,
             ("tp_overlap", f"{_MAXTEXT_V5P}: LIBTPU_INIT_ARGS turn on async collectives and "
                            "collective fusion but neither --xla_tpu_decompose_all_gather_einsum "
                            "nor --xla_tpu_decompose_einsum_reduce_scatter; ASSUMPTION: without "
                            "the decomposition a tensor-parallel collective waits for the matmul "
                            "it feeds or follows (async collectives overlap independent work, and "
                            "one micro-batch's layer has none)"),
-            ("param_sync_overlap", "as dp_overlap: async all-gathers "
-                                   "(--xla_enable_async_all_gather=true)"),
-            ("dp_overlap", "XLA's async collectives run the gradient reduction behind the "
-                           "backward pass (the scaling book's training chapter)"),
-            ("fsdp_overlap", "as dp_overlap: FSDP gathers are async collectives"),
+            *_XLA_ASYNC,
             ("grad_bytes", "ASSUMPTION: bf16 gradients (not read per run)"),
             ("distributed_optimizer", "FSDP shards the optimizer state"),
             ("dropout", "AI-Hypercomputer/maxtext MaxText/configs/base.yml: dropout_rate 0"))),
