@@ -41,8 +41,9 @@ percentiles over requests; goodput the requests per second meeting every limit.
   tokens first, then prompts; with ``chunked_prefill`` a long prompt is split across
   iterations in chunks of what the budget leaves (Sarathi-Serve, Agrawal et al., OSDI 2024,
   evaluated budgets of 512 and 2,048; Vidur's default chunk is 512, LLMServingSim's budget
-  2,048; NVIDIA's MLPerf TensorRT-LLM engines allow 16,384 tokens a step). Without chunking a
-  prompt joins only whole, and one longer than the budget is refused.
+  2,048; NVIDIA's MLPerf v4.1 TensorRT-LLM engines allow 4,096 tokens a step for Llama-2-70B,
+  8,192 or 16,384 for Mixtral-8x7B, without chunked context). Without chunking a prompt joins
+  only whole, and one longer than the budget is refused.
 * **The KV cache in pages** at its real occupancy: ``block_tokens`` per block (16, vLLM's and
   Vidur's default); the cache holds what the pooled HBM leaves beside the weights, times
   ``kv_memory_fraction`` (1.0 is :func:`accelkit.inference.max_batch`'s rule; vLLM's
