@@ -515,7 +515,8 @@ def render(table: list[dict[str, Any]], sens: dict[str, Any]) -> list[str]:
     return out
 
 
-__all__ = ["CEILINGS", "DATA", "DISPATCH", "OFFLINE_REQUESTS", "SERVER_REQUESTS", "TARGETS", "at_same_load",
+__all__ = ["CEILINGS", "DATA", "DISPATCH", "OFFLINE_REQUESTS", "SERVER_REQUESTS", "TARGETS",
+           "at_same_load",
            "data", "load_fraction", "offline", "options", "render", "rows", "runs",
            "sensitivity", "server", "server_capacity",
            "summary", "tokens_per_sample", "workload"]
