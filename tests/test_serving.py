@@ -94,15 +94,16 @@ def test_arrivals_are_poisson_and_not_clipped():
        prompt=st.integers(1, 3000), output=st.integers(1, 400),
        scheduler=st.sampled_from(["continuous", "static"]), replicas=st.integers(1, 3),
        budget=st.sampled_from([None, 256, 4096]), policy=st.sampled_from([None, "reserve"]),
-       spread=st.booleans())
+       spread=st.booleans(), dispatch=st.sampled_from(["round_robin", "least_loaded"]))
 def test_littles_law_holds_in_every_simulation(rate, requests, seed, prompt, output, scheduler,
-                                               replicas, budget, policy, spread):
+                                               replicas, budget, policy, spread, dispatch):
     """mean in flight (integrated on the simulation's own clock) = completed/s x mean latency."""
     rng = np.random.default_rng(seed)
     prompts = rng.integers(1, prompt + 1, requests) if spread else prompt
     outputs = rng.integers(1, output + 1, requests) if spread else output
     kw = dict(arrival_rate=rate, requests=requests, prompt_tokens=prompts,
-              output_tokens=outputs, scheduler=scheduler, replicas=replicas, seed=seed)
+              output_tokens=outputs, scheduler=scheduler, replicas=replicas, seed=seed,
+              dispatch=dispatch)
     if scheduler == "continuous":
         kw.update(token_budget=budget, chunked_prefill=budget is not None, kv_policy=policy)
     r = serving.simulate(M8, H100, **kw)
@@ -130,6 +131,37 @@ def test_littles_law_with_preemption_disaggregation_beams_and_speculation():
         assert r.mean_in_flight == pytest.approx(
             r.completed_per_second * r.mean_latency_seconds, rel=1e-9), kw
     assert _sim(**cases[0]).preemptions > 0
+
+
+def test_least_loaded_dispatch_gives_each_request_to_the_replica_with_fewest_in_flight():
+    """NVIDIA's MLPerf harness's loadBalancing: at each arrival, the replica with the fewest
+    requests given and not finished (the lowest on a tie), recounted here from the result's own
+    arrays; an idle fleet sends everything to the first replica, a burst deals it round."""
+    rng = np.random.default_rng(3)
+    n = 400
+    kw = dict(arrival_rate=60.0, requests=n, prompt_tokens=rng.integers(20, 900, n),
+              output_tokens=rng.integers(1, 300, n), replicas=3, seed=5)
+    r = _sim(dispatch="least_loaded", token_budget=2048, **kw)
+    arrive, finish, which = r.arrival_seconds, r.finish_seconds, r.replica
+    for i in range(n):
+        earlier = np.arange(i)
+        busy = finish[earlier] > arrive[i]
+        counts = np.bincount(which[earlier][busy], minlength=3)
+        assert which[i] == int(np.argmin(counts)), i
+    assert r.mean_in_flight == pytest.approx(r.completed_per_second * r.mean_latency_seconds,
+                                             rel=1e-9)
+    assert len(set(which.tolist())) == 3
+    # not the round robin's deal, nor the same run
+    rr = _sim(dispatch="round_robin", token_budget=2048, **kw)
+    assert not np.array_equal(rr.replica, which)
+    idle = _sim(dispatch="least_loaded", arrival_rate=0.01, requests=20, replicas=4)
+    alone = [i for i in range(20) if (idle.finish_seconds[:i] <= idle.arrival_seconds[i]).all()]
+    assert len(alone) >= 15 and (idle.replica[alone] == 0).all()
+    burst = _sim(dispatch="least_loaded", arrival_rate=math.inf, requests=20, replicas=4)
+    assert (burst.replica == np.arange(20) % 4).all()
+    one = [_sim(dispatch=d, arrival_rate=30.0, requests=200) for d in ("round_robin",
+                                                                      "least_loaded")]
+    assert np.array_equal(one[0].finish_seconds, one[1].finish_seconds)
 
 
 def test_latency_rises_with_load_and_explodes_past_saturation():
@@ -358,6 +390,9 @@ def test_fleet_price_is_chips_times_the_hourly_rate():
     (dict(prefill_pool=3), TypeError, "prefill_pool"),
     (dict(kv_link="carrier pigeon", prefill_pool=(1, 1)), ValueError, "kv_link"),
     (dict(chip="L4", n_chips=2), ValueError, "NVLink"),
+    (dict(dispatch="shortest"), ValueError, "dispatch"),
+    (dict(dispatch="least_loaded", replicas=2, model="llama-3-70b", n_chips=8, draft_model=M8,
+          acceptance_rate=0.7), ValueError, "least_loaded"),
 ])
 def test_bad_input_and_impossible_configurations_are_refused(kw, error, match):
     with pytest.raises(error, match=match):

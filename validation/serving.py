@@ -8,8 +8,10 @@
 
 Evidence, not model: ``validation/mlperf_inference.json`` holds NVIDIA's published figures (the
 result logs' ``mlperf_log_summary.txt``) and configuration (tensor parallelism, batch caps, the
-KV cache's share of free memory, TensorRT-LLM's 16,384 tokens a step, fp8 weights and cache),
-each with its file, and the benchmarks' prompt-length distributions.
+KV cache's share of free memory, the engine's tokens a step, fp8 weights and cache) and what
+its harness sets for TensorRT-LLM's scheduler (MAX_UTILIZATION: no KV reservation; no chunked
+context; each query to the replica with the fewest in flight), each with its file, and the
+benchmarks' prompt-length distributions.
 
 Each run gives three kinds of row, all on the library as it is (no figure fitted to a run):
 
@@ -68,6 +70,9 @@ CEILINGS = "kernels"
 #: (:data:`accelkit.serving.simulation.VLLM_ITERATION_SECONDS`); that TensorRT-LLM's C++ runtime
 #: pays as much is an ASSUMPTION (it publishes no such figure).
 ITERATION_SECONDS = serving.VLLM_ITERATION_SECONDS
+#: How the runs' harness spreads queries over the replicas: to the one with the fewest in flight
+#: (:data:`accelkit.serving.simulation.LEAST_LOADED_SOURCE`; the configs set no other policy).
+DISPATCH = "least_loaded"
 #: The issue's bar: throughput within 20%, the p99 latencies within 30%.
 TARGETS = {"throughput": 0.20, "latency": 0.30}
 
@@ -113,10 +118,12 @@ def options(run: dict[str, Any], scenario: str) -> dict[str, Any]:
     """The run's configuration as :func:`accelkit.serving.simulate` options."""
     cap = run["max_batch_offline" if scenario == "Offline" else "max_batch_server"]
     fraction = run["kv_memory_fraction"]
+    # NVIDIA's harness gives each query to the inference group with the fewest in flight
+    # (its default traffic distribution, which no config overrides): DISPATCH
     return dict(n_chips=run["tensor_parallel"], weight_dtype="fp8", kv_dtype="fp8",
-                compute_dtype="fp8", max_batch=cap, token_budget=run["max_num_tokens"],
+                compute_dtype="fp8", max_batch=cap, token_budget=run["max_num_tokens"][scenario],
                 kv_memory_fraction=1.0 if fraction is None else fraction, ceilings=CEILINGS,
-                iteration_overhead_seconds=ITERATION_SECONDS)
+                iteration_overhead_seconds=ITERATION_SECONDS, dispatch=DISPATCH)
 
 
 @lru_cache(maxsize=64)
@@ -208,17 +215,21 @@ def _label(run: dict[str, Any]) -> str:
 def _assumptions(run: dict[str, Any]) -> str:
     w = data()["workloads"][run["model"]]
     lengths, p = _distribution(w["input_length_counts"])
-    cap = ("batch caps " + f"{run['max_batch_server']} (Server), {run['max_batch_offline']} "
-           "(Offline)" if run["max_batch_server"] else
-           "no batch cap and the whole free memory for the cache (NVIDIA's Mixtral settings "
-           "are not in the stored results)")
+    cap = (f"batch caps {run['max_batch_server']} (Server), {run['max_batch_offline']} "
+           f"(Offline); {run['kv_memory_fraction']:.0%} of the free memory for the cache")
+    budget = run["max_num_tokens"]
+    tokens = (f"{budget['Server']:,}" if budget["Server"] == budget["Offline"] else
+              f"{budget['Server']:,} (Server), {budget['Offline']:,} (Offline)")
     return (f"prompts drawn from the benchmark's lengths (mean {(lengths * p).sum():.0f} tokens; "
             f"{w['lengths_source'].split(' (')[0]}); outputs of mean "
             f"{tokens_per_sample(run):.1f} (the run's own); fp8 weights, arithmetic at the fp8 "
             f"peak, {run['kv_dtype'] or 'fp8 (assumed)'} KV cache; {cap}; "
-            f"{run['max_num_tokens']:,} tokens an iteration; continuous batching, KV pages of "
-            f"16 tokens with preemption; {SERVER_REQUESTS:,} Server and {OFFLINE_REQUESTS:,} "
-            "Offline requests simulated (seed 0)")
+            f"{tokens} tokens an iteration, decodes counted, prompts whole (no chunked "
+            "context: the harness sets none); continuous batching, KV pages of 16 tokens, no "
+            "reservation, with preemption (the harness's MAX_UTILIZATION policy); Server "
+            "queries to the replica with the fewest in flight (the harness's loadBalancing); "
+            f"{SERVER_REQUESTS:,} Server and {OFFLINE_REQUESTS:,} Offline requests simulated "
+            "(seed 0)")
 
 
 def _calibration(run: dict[str, Any]) -> str:
@@ -310,12 +321,25 @@ WHY_LOW = {
                "little of "
                "it (the p99s were 55-88% short before them, 50-86% after; 40-74% with the "
                "norms and activations at their measured bandwidths and the all-reduces at "
-               "NCCL's measured curve; the requests held, 165-305 before them); named "
-               "candidates left: "
-               "TensorRT-LLM's host time per iteration and per sequence (unpublished), "
-               "TensorRT-LLM's scheduling of prompts into decode iterations (a prompt of up to "
-               "1,024 tokens joins whole here), and the fp8 matmuls' efficiency between 128 and "
-               "1,024 rows (no measurement at those shapes found)",
+               "NCCL's measured curve; the requests held, 165-305 before them). Nor is it the "
+               "scheduler as NVIDIA's harness configured it, now read from its code and "
+               "modelled: TensorRT-LLM's MAX_UTILIZATION policy (the harness's default, which "
+               "no config overrides: no KV reservation for the 1,024 new tokens every query "
+               "asks for, pausing and recomputing when the cache runs short, as here; the "
+               "reserving policy, GUARANTEED_NO_EVICT, was not used, and could not have been: "
+               "reserving prompt plus 1,024 tokens, a replica's cache holds 363-453 "
+               "Llama-2-70B requests, fewer than the runs held), no chunked context "
+               "(prompts join an iteration whole, as here), the engine's tokens an iteration "
+               "with the decodes counted (4,096 in v4.1's configs, not the 16,384 assumed "
+               "before: no row moves), and each query to the replica with the fewest in "
+               "flight (the harness's loadBalancing, modelled now: it sends bursts to the "
+               "replica that just finished most, so p99 TTFT rises 10-29% and the p99s are "
+               "32-73% short instead of 40-74%); named candidates left: TensorRT-LLM's host "
+               "time per iteration and per sequence (unpublished; in Server only the harness "
+               "streams every token of every query back through a callback, a per-sequence "
+               "cost each iteration that Offline does not pay, unmeasured), and the fp8 "
+               "matmuls' efficiency between 128 and 1,024 rows (no measurement at those "
+               "shapes found)",
 }
 
 
@@ -491,7 +515,8 @@ def render(table: list[dict[str, Any]], sens: dict[str, Any]) -> list[str]:
     return out
 
 
-__all__ = ["CEILINGS", "DATA", "OFFLINE_REQUESTS", "SERVER_REQUESTS", "TARGETS", "at_same_load",
+__all__ = ["CEILINGS", "DATA", "DISPATCH", "OFFLINE_REQUESTS", "SERVER_REQUESTS", "TARGETS",
+           "at_same_load",
            "data", "load_fraction", "offline", "options", "render", "rows", "runs",
            "sensitivity", "server", "server_capacity",
            "summary", "tokens_per_sample", "workload"]

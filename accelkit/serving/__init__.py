@@ -41,8 +41,9 @@ percentiles over requests; goodput the requests per second meeting every limit.
   tokens first, then prompts; with ``chunked_prefill`` a long prompt is split across
   iterations in chunks of what the budget leaves (Sarathi-Serve, Agrawal et al., OSDI 2024,
   evaluated budgets of 512 and 2,048; Vidur's default chunk is 512, LLMServingSim's budget
-  2,048; NVIDIA's MLPerf TensorRT-LLM engines allow 16,384 tokens a step). Without chunking a
-  prompt joins only whole, and one longer than the budget is refused.
+  2,048; NVIDIA's MLPerf v4.1 TensorRT-LLM engines allow 4,096 tokens a step for Llama-2-70B,
+  8,192 or 16,384 for Mixtral-8x7B, without chunked context). Without chunking a prompt joins
+  only whole, and one longer than the budget is refused.
 * **The KV cache in pages** at its real occupancy: ``block_tokens`` per block (16, vLLM's and
   Vidur's default); the cache holds what the pooled HBM leaves beside the weights, times
   ``kv_memory_fraction`` (1.0 is :func:`accelkit.inference.max_batch`'s rule; vLLM's
@@ -103,7 +104,10 @@ percentiles over requests; goodput the requests per second meeting every limit.
   side of ``tp_overlap``; a draft model's passes pay it too). Default 0; vLLM's measured figure
   is :data:`accelkit.serving.simulation.VLLM_ITERATION_SECONDS` (1.2 ms, Vidur's profile),
   which the validation rows charge, a named assumption for TensorRT-LLM.
-* ``dispatch``: ``"round_robin"`` (default) or ``"random"`` over the replicas;
+* ``dispatch``: ``"round_robin"`` (default), ``"random"``, or ``"least_loaded"`` over the
+  replicas: each request, at its arrival, to the replica with the fewest requests given and not
+  finished (ties to the lowest), NVIDIA's MLPerf LLM harness's default (``loadBalancing``,
+  :data:`accelkit.serving.simulation.LEAST_LOADED_SOURCE`), the replicas then run side by side;
   ``max_batch``: sequences per replica (beams count one each; NVIDIA's MLPerf configs call it
   ``gpu_batch_size``); ``weight_dtype``, ``kv_dtype``, ``compute_dtype``, ``kv_cache_split``,
   ``overhead``, ``overhead_seconds``: as :func:`accelkit.inference.decode_step`.
@@ -112,7 +116,7 @@ Simplifications, said here once: the attention mask is causal and the softmax's 
 cache writes are counted (the library's defaults); an iteration's time is the library's, with
 no CPU scheduling, sampling or detokenising time unless ``iteration_overhead_seconds`` charges
 it; arrivals are Poisson; replicas never share
-work after dispatch.
+work after dispatch (``least_loaded`` only counts each one's requests in flight).
 """
 
 from accelkit.serving.curve import (FRACTIONS, SCHEDULE_LOADS, SCHEDULES, CurvePlan, LoadCurve,

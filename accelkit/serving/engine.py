@@ -24,6 +24,7 @@ every sequence's context and steps one iteration at a time (:class:`_Speculative
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from collections import deque
@@ -108,6 +109,22 @@ class _Replica:
         self.busy = 0.0
         self.iterations = 0
         self.peak = 0
+        # a fleet dispatching by load (:func:`fleet`) runs the replicas side by side: each
+        # stops at the first iteration boundary at or past ``horizon`` (the next dispatch) and
+        # records its completion times in order, so its requests in flight at any earlier
+        # time can be counted
+        self.horizon = math.inf
+        self.finished: list[float] = []
+
+    def add(self, arrival: float, prompt: int, output: int) -> None:
+        """One more request, arriving at ``arrival`` (no earlier than any before it)."""
+        self.arrivals.append(arrival)
+        self.prompts.append(prompt)
+        self.outputs.append(output)
+        self.first.append(math.nan)
+        self.done.append(math.nan)
+        self.preempted.append(0)
+        self.n += 1
 
     # -- the cache -------------------------------------------------------------------------
 
@@ -199,6 +216,7 @@ class _Replica:
                 continue   # preempted: a stale entry
             self.leave(key)
             self.done[entry[0]] = self.t
+            self.finished.append(self.t)
             self.held_requests -= 1
 
     def preempt_if_short(self) -> None:
@@ -352,6 +370,7 @@ class _Replica:
         remaining -= 1
         if remaining <= 0 or self.e.stage == "prefill":
             self.done[rid] = self.t
+            self.finished.append(self.t)
             self.held_requests -= 1
             return
         self.join(rid, prompt, remaining, width, prompt, blocks)
@@ -379,10 +398,12 @@ class _Replica:
             limit = min(limit, e.block_tokens * (free // max(1, self.tokens)) + 1)
         tokens, pairs, reads = self.decode_totals()
         steps = max(1, limit)
-        admissible = (not self.waiting and self.next_arrival < self.n
-                      and e.scheduler == "continuous")
+        admissible = (not self.waiting and e.scheduler == "continuous"
+                      and (self.next_arrival < self.n or self.horizon < math.inf))
         if admissible:
-            wait = self.arrivals[self.next_arrival] - self.t
+            # until the next arrival, or the next dispatch when the fleet dispatches by load
+            wait = min(self.arrivals[self.next_arrival] if self.next_arrival < self.n
+                       else math.inf, self.horizon) - self.t
             steps, seconds = g.decode_run_steps(tokens, pairs, reads, wait, steps)
         else:
             seconds = g.decode_run_seconds(tokens, pairs, reads, 0, steps)
@@ -392,11 +413,20 @@ class _Replica:
     # -- the loop --------------------------------------------------------------------------
 
     def run(self) -> Trace:
+        self.resume()
+        return self.trace()
+
+    def resume(self) -> None:
+        """Play the loop until every request known is done, or (a fleet dispatching by load)
+        until the clock reaches :attr:`horizon`."""
         static = self.e.scheduler == "static"
         preempting = self.e.kv_policy == "preempt"
-        arrivals, n = self.arrivals, self.n
+        arrivals = self.arrivals
         chunking = self.e.chunked_prefill
         while True:
+            if self.t >= self.horizon:
+                return
+            n = self.n
             if self.next_arrival < n and arrivals[self.next_arrival] <= self.t:
                 self.arrive()
             held = self.sequences()
@@ -423,9 +453,15 @@ class _Replica:
             elif self.waiting:
                 raise RuntimeError("a waiting request can never be admitted")  # refused earlier
             else:
-                break
+                return   # idle: nothing known is left (a fleet may add more)
+
+    def trace(self) -> Trace:
         return Trace(np.array(self.first), np.array(self.done), np.array(self.preempted),
                      self.queued, self.held, self.busy, self.iterations, self.peak)
+
+    def in_flight(self, at: float) -> int:
+        """Requests given to this replica by ``at`` and not finished by then."""
+        return self.n - bisect.bisect_right(self.finished, at)
 
     def _prefill_tokens_pending(self) -> int:
         """Prompt tokens already queued for this iteration by sequences mid-prefill."""
@@ -549,4 +585,38 @@ def run(group: IterationGroup, engine: Engine, arrivals: np.ndarray, prompts: np
     return cls(group, engine, arrivals, prompts, outputs, has_kv, rng).run()
 
 
-__all__ = ["Engine", "Trace", "run"]
+def fleet(group: IterationGroup, engine: Engine, replicas: int, arrivals: np.ndarray,
+          prompts: np.ndarray, outputs: np.ndarray, *, has_kv: bool = False
+          ) -> tuple[np.ndarray, list[Trace]]:
+    """Serve requests (sorted by arrival) on ``replicas`` replicas, each request given at its
+    arrival to the replica with the fewest requests in flight (given and not finished; the
+    lowest index on a tie): NVIDIA's MLPerf harness's default traffic distribution,
+    ``loadBalancing`` (:data:`accelkit.serving.simulation.LEAST_LOADED_SOURCE`). The replicas
+    run side by side, each to the first iteration boundary at or past the arrival, before the
+    count. Returns which replica took each request, and each replica's trace over the requests
+    it took, in their order."""
+    if engine.speculative is not None:
+        raise ValueError("dispatch='least_loaded' is modelled without speculative decoding")
+    rng = np.random.default_rng(0)
+    empty = np.zeros(0)
+    pool = [_Replica(group, engine, empty, empty.astype(np.int64), empty.astype(np.int64),
+                     has_kv, rng) for _ in range(replicas)]
+    which = np.empty(arrivals.size, dtype=np.int64)
+    for i, (at, p, o) in enumerate(zip(arrivals.tolist(), prompts.tolist(),
+                                       outputs.tolist())):
+        best, fewest = 0, -1
+        for k, r in enumerate(pool):
+            r.horizon = at
+            r.resume()
+            count = r.in_flight(at)
+            if fewest < 0 or count < fewest:
+                best, fewest = k, count
+        pool[best].add(at, p, o)
+        which[i] = best
+    for r in pool:
+        r.horizon = math.inf
+        r.resume()
+    return which, [r.trace() for r in pool]
+
+
+__all__ = ["Engine", "Trace", "fleet", "run"]

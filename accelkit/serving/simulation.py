@@ -26,7 +26,18 @@ from accelkit.serving.result import ServingResult, frozen, percentile
 
 SCHEDULERS = ("continuous", "static")
 KV_POLICIES = ("preempt", "reserve")
-DISPATCH = ("round_robin", "random")
+DISPATCH = ("round_robin", "random", "least_loaded")
+#: Where ``dispatch="least_loaded"`` comes from: NVIDIA's MLPerf Inference LLM harness (the one
+#: its Llama-2-70B and Mixtral-8x7B submissions ran) gives each query to the inference group
+#: with the fewest transactions in flight, counted up when a query is sent and down when its
+#: last token comes back; ties go to the lowest group.
+LEAST_LOADED_SOURCE = (
+    "mlcommons/inference_results_v4.1@a2f5d66:closed/NVIDIA/code/harness/harness_llm/"
+    "main_llm.cc (traffic_distribution_policy default 2), llm_server.hpp "
+    "(trafficDistributionPolicy: roundRobin 0, staticChop 1, loadBalancing 2), llm_server.cc "
+    "(LLMServerLoadGen::getLeastBusyIdx: std::min_element over mNumInFlightTransactions, "
+    "incremented in IssueQuery, decremented in responseCompleteThread); the v4.0 main_llm.cc "
+    "has the same default")
 KV_LINKS = ("scale-up", "scale-out")
 #: Requests one simulation takes: far beyond a benchmark's run (MLPerf's Llama-2-70B Server
 #: runs complete about 200,000), small enough to stay in memory.
@@ -200,6 +211,9 @@ def simulate(model: str | models.Model, chip: str | chips.Chip, *, n_chips: int 
         raise ValueError("scheduler='static' batches whole requests: token_budget, "
                          "chunked_prefill, prefill_pool and draft_model need "
                          "scheduler='continuous'")
+    if draft_model is not None and dispatch == "least_loaded" and replicas > 1:
+        raise ValueError("dispatch='least_loaded' is modelled without speculative decoding "
+                         "(draft_model): use 'round_robin' or 'random'")
     if draft_model is not None and (beams > 1 or prefill_pool is not None or budget is not None):
         raise ValueError("speculative decoding (draft_model) is modelled without beam search, "
                          "a prefill pool or a token budget")
@@ -324,6 +338,17 @@ def _serve(pool: _Pool, arrive: np.ndarray, prompts: np.ndarray, outputs: np.nda
            ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], list[_engine.Trace]]:
     """Dispatch requests (sorted by arrival) over the pool's replicas and run each."""
     n = arrive.size
+    if dispatch == "least_loaded" and pool.replicas > 1:
+        assigned, traces = _engine.fleet(pool.group, pool.engine, pool.replicas, arrive, prompts,
+                                         outputs, has_kv=has_kv)
+        if which is not None:
+            which[:] = assigned
+        first, done, preempted = np.empty(n), np.empty(n), np.zeros(n, dtype=np.int64)
+        for r, trace in enumerate(traces):
+            rows = np.flatnonzero(assigned == r)
+            first[rows], done[rows] = trace.first_token, trace.done
+            preempted[rows] = trace.preemptions
+        return (first, done, preempted), [t for t in traces if t.first_token.size]
     if dispatch == "round_robin" or pool.replicas == 1:
         assigned = np.arange(n) % pool.replicas
     else:
@@ -403,5 +428,6 @@ def _check_fits(m: models.Transformer, chip: chips.Chip, n_chips: int, prompts: 
                          "can take it: raise the budget or set chunked_prefill=True")
 
 
-__all__ = ["BLOCK_TOKENS", "VLLM_ITERATION_SECONDS", "VLLM_ITERATION_SOURCE", "DISPATCH", "KV_LINKS", "KV_POLICIES", "MAX_REQUESTS", "SCHEDULERS",
+__all__ = ["BLOCK_TOKENS", "VLLM_ITERATION_SECONDS", "VLLM_ITERATION_SOURCE", "DISPATCH",
+           "LEAST_LOADED_SOURCE", "KV_LINKS", "KV_POLICIES", "MAX_REQUESTS", "SCHEDULERS",
            "arrivals", "lengths", "replica_group", "simulate"]
