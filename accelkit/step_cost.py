@@ -32,9 +32,10 @@ with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
   NVLink, 0.02 on InfiniBand; 0 where none is held, TPUs included), added to the step for the
   hidden part of the TP, FSDP and data-parallel traffic.
 * Where the framework names Transformer Engine's overlap per GEMM
-  (:attr:`accelkit.frameworks.Framework.te_overlap`, NeMo's MLPerf runs) and the kernels are
-  priced as they run, its own figures replace Calculon's share for the TP traffic: the GEMMs
-  run in pieces on the SMs the collectives leave (:mod:`accelkit.kernels`); a ``bulk``
+  (:attr:`accelkit.frameworks.Framework.te_overlap`, NeMo's MLPerf runs), its own figures
+  replace Calculon's share for the TP traffic: the GEMMs run in pieces on the SMs the
+  collectives leave (:mod:`accelkit.kernels`, where the kernels are priced as they run; at a
+  fraction of peak they have no pieces); a ``bulk``
   collective's ``num_sm`` SMs run beside a GEMM on all of them, so it takes ``num_sm`` / SMs of
   the chip while it runs (the share of the TP traffic's hidden part is the mean over the named
   collectives, each a layer's activations: 4 of 10 bulk at 4 of 132 SMs, 0.012); ring-exchange
@@ -392,9 +393,9 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # a forward GEMM's reduce-scatter (half an all-reduce-equivalent) is sent piece by piece
     # behind the GEMM's next piece, so its last piece's share waits after the GEMM (exposed,
     # again under full recomputation); the SMs the pieces leave are in the kernels' time
-    # (where it applies at all, tp > 1: no TP traffic else; with the kernels as they run,
-    # which carry the pieces and the margins, else the generic overlap below)
-    te = kernels.te_gemms(fw, chip, 2) if kernel_seconds is not None else {}
+    # (where it applies at all, tp > 1: no TP traffic else). The pieces and margins are the
+    # kernels' (kernel_seconds, as they run); kernels at a fraction of peak have none
+    te = kernels.te_gemms(fw, chip, 2)
     if te:
         tail_share = np.zeros_like(tp)  # of a TP all-reduce-equivalent, per layer forward
         for g in te.values():
