@@ -8,6 +8,8 @@ never a knob turned to match a measurement.
     ('materialized', False, False, 2.0)
     >>> frameworks.get("nemo-2024").tp_overlap, frameworks.get("maxtext").tp_overlap
     (True, True)
+    >>> frameworks.get("nemo-2024").gemm_overlap("proj_fprop")
+    proj_fprop: pipeline x4 (24 SM, margin 24)
 
 Each preset names, per choice:
 
@@ -45,6 +47,18 @@ Each preset names, per choice:
 * ``balanced_end_stages``: the first and last pipeline stages hold one layer fewer, to make room
   for the embedding and the LM head (Llama 3); otherwise the last stage runs the LM head and
   the cross-entropy on top of its share of the layers.
+* ``te_overlap`` (with ``tp_overlap``, GPUs only): how Transformer Engine's userbuffers overlap
+  each tensor-parallel GEMM with its collective, as the run's configuration sets it, one
+  :class:`GemmOverlap` per GEMM (:data:`TE_GEMMS`; empty: the library's generic overlap, the
+  collectives behind the layer's compute at Calculon's processor share). Transformer Engine
+  v1.6 (``transformer_engine/pytorch/csrc/comm_gemm_overlap.h`` and ``module/base.py``
+  ``initialize_ub``) runs a ``ring_exchange`` GEMM as ``tp`` pieces along the tokens, the
+  point-to-point sends on the copy engine (``use_ce = 1``: no SMs); a ``pipeline`` GEMM as
+  ``num_splits`` pieces along its output features, each piece's reduce-scatter launched on
+  ``num_sm`` SMs behind the next piece and the last piece's reduce-scatter after it (exposed);
+  a ``bulk`` GEMM whole, its collective beside it on ``num_sm`` SMs. With ``set_sm_margin``
+  the GEMM is launched on the SMs the collective leaves (``_math_sms = multiProcessorCount -
+  num_comm_sm``); without it, on all of them, beside the collective's kernels.
 
 ``"default"`` is the library's step model before frameworks were named (fused attention,
 sequence parallelism, TP collectives exposed, DP and FSDP overlapped, bf16 gradients, sharded
@@ -58,7 +72,9 @@ from dataclasses import dataclass, field
 
 from accelkit import _validate
 
-__all__ = ["ATTENTION", "CHOICES", "Framework", "TP_OVERLAP_SCOPES", "get", "names"]
+__all__ = ["ATTENTION", "CHOICES", "Framework", "GemmOverlap", "TE_GEMMS", "TE_METHODS",
+           "TE_GEMM_STREAMS", "TE_REDUCE_SCATTERS",
+           "TP_OVERLAP_SCOPES", "get", "names"]
 
 #: Attention implementations.
 ATTENTION = ("fused", "materialized")
@@ -68,7 +84,60 @@ TP_OVERLAP_SCOPES = ("all", "all-gathers")
 CHOICES = ("attention", "sequence_parallel", "tp_overlap", "tp_overlap_scope", "dp_overlap",
            "fsdp_overlap",
            "param_sync_overlap", "grad_bytes", "param_bytes", "distributed_optimizer", "dropout",
-           "balanced_end_stages")
+           "balanced_end_stages", "te_overlap")
+#: Transformer Engine's overlap methods (TE v1.6 module/base.py initialize_ub).
+TE_METHODS = ("ring_exchange", "pipeline", "bulk")
+#: The tensor-parallel GEMMs Transformer Engine overlaps, by its names: the QKV projection
+#: (``qkv``), the attention output projection (``proj``), the MLP's first (``fc1``) and second
+#: (``fc2``) matmuls; ``fprop`` the forward GEMM, ``dgrad`` the input gradient's, ``wgrad`` the
+#: weight gradient's (TE v1.6 module/base.py initialize_ub).
+TE_GEMMS = ("qkv_fprop", "proj_fprop", "fc1_fprop", "fc2_fprop", "qkv_dgrad", "proj_dgrad",
+            "fc1_dgrad", "fc2_dgrad", "qkv_wgrad", "fc1_wgrad")
+#: Compute streams Transformer Engine runs a split GEMM's pieces on (``_NUM_MAX_UB_STREAMS``,
+#: "Max concurrent GEMM streams", TE v1.6 module/base.py): up to this many pieces run at once.
+TE_GEMM_STREAMS = 3
+#: The GEMMs whose collective is a reduce-scatter (the rest all-gather), TE v1.6's
+#: layers_reduce_scatter_overlap.
+TE_REDUCE_SCATTERS = ("proj_fprop", "fc2_fprop", "qkv_wgrad", "fc1_wgrad")
+
+
+@dataclass(frozen=True, repr=False)
+class GemmOverlap:
+    """How Transformer Engine overlaps one TP GEMM with its collective (module doc,
+    ``te_overlap``): ``method`` (:data:`TE_METHODS`), ``num_splits`` (the pieces of a
+    ``pipeline`` GEMM; a ``ring_exchange`` GEMM runs as ``tp`` pieces, a ``bulk`` one whole),
+    ``num_sm`` (SMs the collective's kernels take: ring exchange sends on the copy engine, so
+    its ``num_sm`` only narrows the GEMM where ``set_sm_margin``) and ``set_sm_margin``."""
+
+    gemm: str
+    method: str
+    num_sm: int
+    set_sm_margin: bool
+    num_splits: int = 1
+
+    def __post_init__(self) -> None:
+        _validate.choice("gemm", self.gemm, TE_GEMMS)
+        _validate.choice("method", self.method, TE_METHODS)
+        _validate.positive_int("num_sm", self.num_sm, maximum=1024)
+        _validate.positive_int("num_splits", self.num_splits, maximum=1024)
+        if not isinstance(self.set_sm_margin, bool):
+            raise TypeError(f"set_sm_margin must be True or False, got {self.set_sm_margin!r}")
+        if self.method == "pipeline" and self.gemm not in TE_REDUCE_SCATTERS:
+            raise ValueError(f"method 'pipeline' overlaps a reduce-scatter {TE_REDUCE_SCATTERS}"
+                             f"; {self.gemm} overlaps an all-gather (TE refuses it too)")
+
+    def pieces(self, tp: int) -> int:
+        """How many pieces the GEMM runs as on a ``tp``-way group."""
+        return {"ring_exchange": tp, "pipeline": self.num_splits}.get(self.method, 1)
+
+    def gemm_sms(self, sms: int) -> int:
+        """SMs the GEMM is launched on, of a chip's ``sms``."""
+        return sms - self.num_sm if self.set_sm_margin else sms
+
+    def __repr__(self) -> str:
+        margin = f", margin {self.num_sm}" if self.set_sm_margin else ""
+        splits = f" x{self.num_splits}" if self.method == "pipeline" else ""
+        return f"{self.gemm}: {self.method}{splits} ({self.num_sm} SM{margin})"
 
 
 @dataclass(frozen=True)
@@ -88,6 +157,7 @@ class Framework:
     distributed_optimizer: bool = True
     dropout: bool = False
     balanced_end_stages: bool = False
+    te_overlap: tuple[GemmOverlap, ...] = ()
     description: str = ""
     sources: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
@@ -103,6 +173,18 @@ class Framework:
             raise ValueError(f"grad_bytes must be 2 (bf16) or 4 (fp32), got {self.grad_bytes!r}")
         if self.param_bytes not in (1.0, 2.0):
             raise ValueError(f"param_bytes must be 1 (fp8) or 2 (bf16), got {self.param_bytes!r}")
+        if not isinstance(self.te_overlap, tuple) or not all(
+                isinstance(g, GemmOverlap) for g in self.te_overlap):
+            raise TypeError("te_overlap must be a tuple of GemmOverlap")
+        if self.te_overlap and not self.tp_overlap:
+            raise ValueError("te_overlap needs tp_overlap=True (it says how the TP collectives "
+                             "are overlapped)")
+        if len({g.gemm for g in self.te_overlap}) != len(self.te_overlap):
+            raise ValueError("te_overlap names a GEMM twice")
+
+    def gemm_overlap(self, gemm: str) -> GemmOverlap | None:
+        """The :class:`GemmOverlap` of ``gemm`` (one of :data:`TE_GEMMS`), None if not named."""
+        return next((g for g in self.te_overlap if g.gemm == gemm), None)
 
     def source(self, choice: str) -> str:
         """Where this preset's ``choice`` (one of :data:`CHOICES`) comes from."""
@@ -114,6 +196,21 @@ class Framework:
 _MEGATRON = "Narayanan et al., SC'21 (arXiv:2104.04473)"
 _NEMO = "mlcommons/training_results_v4.0:NVIDIA/benchmarks/gpt3/implementations/nemo@6fe95437"
 _ADAM = f"{_NEMO} conf/optim/distributed_fused_adam.yaml"
+_TE = "NVIDIA/TransformerEngine@9e4091e7 (v1.6rc1, the submission's Dockerfile TE_REVISION)"
+#: The submission's conf/tp_overlap/h100tp4mbs{1,2}.yaml (the same figures in both; custom.yaml
+#: picks h100tp<TP>mbs<MICRO_BATCH_SIZE>: mbs2 for config_DGXH100_64x8x128x4x8_mbs2.sh, mbs1
+#: for config_DGXH100_1344x8x6x4x6_mbs1_cg.sh), its environment defaults taken for fc2_fprop.
+_NEMO_TE = (
+    GemmOverlap("qkv_fprop", "ring_exchange", num_sm=1, set_sm_margin=False),
+    GemmOverlap("fc1_fprop", "ring_exchange", num_sm=1, set_sm_margin=False),
+    GemmOverlap("proj_dgrad", "ring_exchange", num_sm=1, set_sm_margin=False),
+    GemmOverlap("fc2_dgrad", "ring_exchange", num_sm=1, set_sm_margin=False),
+    GemmOverlap("proj_fprop", "pipeline", num_sm=24, set_sm_margin=True, num_splits=4),
+    GemmOverlap("fc2_fprop", "ring_exchange", num_sm=1, set_sm_margin=True),
+    GemmOverlap("qkv_dgrad", "bulk", num_sm=4, set_sm_margin=False),
+    GemmOverlap("qkv_wgrad", "bulk", num_sm=4, set_sm_margin=False),
+    GemmOverlap("fc1_dgrad", "bulk", num_sm=4, set_sm_margin=False),
+    GemmOverlap("fc1_wgrad", "bulk", num_sm=4, set_sm_margin=False))
 _MAXTEXT = ("mlcommons/training_results_v4.0:Google/benchmarks/gpt3/implementations/maxtext@6fe95437"
             " and AI-Hypercomputer/maxtext MaxText/configs/base.yml")
 _MAXTEXT_V5P = ("AI-Hypercomputer/maxtext MaxText/configs/v5p/32b.sh@0d9779a5 and "
@@ -167,7 +264,7 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
     Framework(
         "nemo-2024", attention="fused", sequence_parallel=True, tp_overlap=True,
         dp_overlap=True, param_sync_overlap=True, grad_bytes=2.0, param_bytes=1.0,
-        distributed_optimizer=True, dropout=False,
+        distributed_optimizer=True, dropout=False, te_overlap=_NEMO_TE,
         description="NeMo / Megatron-core with Transformer Engine, as NVIDIA ran MLPerf v4.0",
         sources=(
             ("attention", f"{_NEMO}: fused (flash) attention through Transformer Engine "
@@ -184,7 +281,19 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
                             "fp8_params: the weights are kept, and all-gathered by the "
                             "distributed optimizer, in fp8)"),
             ("distributed_optimizer", f"{_ADAM}: distributed_fused_adam"),
-            ("dropout", "ASSUMPTION: the MLPerf GPT-3 reference trains without dropout"))),
+            ("dropout", "ASSUMPTION: the MLPerf GPT-3 reference trains without dropout"),
+            ("te_overlap", f"{_NEMO} conf/tp_overlap/h100tp4mbs1.yaml and h100tp4mbs2.yaml "
+                           "(identical): ring_exchange for qkv_fprop, fc1_fprop, proj_dgrad, "
+                           "fc2_dgrad (num_sm 1, no margin) and fc2_fprop (num_sm 1, "
+                           "set_sm_margin 1: the FC2_FPROP_METHOD/FC2_FPROP_SM defaults; "
+                           "config_DGXH100_1344x8x6x4x6_mbs1_cg.sh sets pipeline on 4 SMs "
+                           "there instead, not modelled: one preset per framework), pipeline "
+                           "for proj_fprop (num_splits 4, num_sm 24, set_sm_margin 1), bulk for "
+                           "qkv/fc1 dgrad and wgrad (num_sm 4, no margin); what each means: "
+                           f"{_TE} transformer_engine/pytorch/csrc/comm_gemm_overlap.h "
+                           "(UbufCommOverlap, UbufP2PCommOverlap) and module/base.py "
+                           "initialize_ub. Left out: cga_size, atomic_gemm, fp8_buf (no "
+                           "figure to price them with)"))),
     Framework(
         "maxtext", attention="fused", sequence_parallel=True, tp_overlap=True,
         tp_overlap_scope="all-gathers", dp_overlap=True,

@@ -27,6 +27,14 @@ What each kernel costs (per chip, one tensor-parallel shard):
   int8), each bf16 activation entering a linear layer, and each gradient leaving one, is cast
   by a memory-bound kernel (read 2 bytes, write the 8-bit copy and its transpose); the weights'
   casts (once per step where the framework caches them) are not counted.
+* **Transformer Engine's overlapped GEMMs** (where the framework names them,
+  :attr:`accelkit.frameworks.Framework.te_overlap`, on a GPU with TP > 1): a ``ring_exchange``
+  GEMM runs as ``tp`` pieces of the tokens, a ``pipeline`` one as ``num_splits`` pieces of its
+  output features, each piece priced by the same roofline and tile/wave model at its own
+  shape, up to :data:`accelkit.frameworks.TE_GEMM_STREAMS` pieces at once (TE's concurrent
+  streams: their tiles share the waves, as one batched GEMM; ASSUMPTION that they do run
+  concurrently); with ``set_sm_margin`` on the SMs the collective leaves (the waves over those
+  SMs, at most their share of the peak: :func:`accelkit.mfu.matmul_efficiencies` ``sms``).
 * **Attention** (:data:`accelkit.frameworks.ATTENTION`): *fused* (FlashAttention-style): the
   score and value products on the matrix units, the causal mask's diagonal blocks half wasted,
   and the backward pass recomputing the scores (4 score products and 3 value products in all);
@@ -70,11 +78,14 @@ from accelkit import _validate, calibration, chips, dtypes, frameworks, mfu, mod
 from accelkit.activations import RECOMPUTE
 from accelkit.dtypes import DType
 
-__all__ = ["CEILINGS", "CROSS_ENTROPY_BYTES_PER_LOGIT", "KernelTimes", "head_seconds",
-           "microbatch", "microbatch_seconds"]
+__all__ = ["CEILINGS", "CROSS_ENTROPY_BYTES_PER_LOGIT", "KernelTimes", "TE_LAYER_GEMMS",
+           "head_seconds", "microbatch", "microbatch_seconds", "te_gemms"]
 
 #: Which ceilings kernels run at: the measured ones (default) or the datasheet's.
 CEILINGS = ("achievable", "datasheet")
+#: Transformer Engine's layer names (:data:`accelkit.frameworks.TE_GEMMS`) of the catalog
+#: models' tensor-parallel matmuls (:func:`accelkit.mfu.layer_matmuls`).
+TE_LAYER_GEMMS = {"qkv_proj": "qkv", "attn_out": "proj", "mlp_in": "fc1", "mlp_down": "fc2"}
 #: HBM bytes per logit of the cross-entropy, forward and backward (module doc).
 CROSS_ENTROPY_BYTES_PER_LOGIT = 10.0
 _OUT_BYTES = 2.0  # matmul outputs and activations in bf16
@@ -170,21 +181,40 @@ def _times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, e
     shapes = mfu.layer_matmuls(model, mb, tp=tp, ep=ep, seq_len=s)
     fwd_again = 1.0 if rc == 2 else 0.0  # full recomputation reruns every forward kernel
     # -- linear matmuls ------------------------------------------------------------------
-    rows = []  # (M, N, K, batch, count, bytes)
+    te = te_gemms(fw, chip, tp)
+    chip_sms = int(chip.sms_per_chip or 0)
+    rows = []  # (M, N, K, batch, count, bytes, SMs) of each GEMM (or each piece of one)
+    linear_flops = 0.0  # forward + 2 backward, recomputation not counted
     for sh in shapes:
         if sh.name.startswith("attention"):
             continue
         M, N, K, B = sh.M, sh.N, sh.K, sh.batch
+        linear_flops += 3.0 * 2.0 * M * N * K * B * sh.count
         grad_acc = 2.0 * fw.grad_bytes  # read and write the accumulated weight gradient
-        fwd_b = (ib * (M * K + K * N) + _OUT_BYTES * M * N) * B
-        rows += [(M, N, K, B, sh.count * (1.0 + fwd_again), fwd_b),
-                 (M, K, N, B, sh.count, (ib * (M * N + K * N) + _OUT_BYTES * M * K) * B),
-                 (K, N, M, B, sh.count, (ib * (M * K + M * N) + grad_acc * K * N) * B)]
+        prefix = TE_LAYER_GEMMS.get(sh.name)
+        # forward Y = X W, input gradient dX = dY W^T (M x K out), weight gradient dW = X^T dY
+        for m_, n_, k_, out_b, times, kind in (
+                (M, N, K, _OUT_BYTES, sh.count * (1.0 + fwd_again), "fprop"),
+                (M, K, N, _OUT_BYTES, sh.count, "dgrad"),
+                (K, N, M, grad_acc, sh.count, "wgrad")):
+            how = te.get(f"{prefix}_{kind}") if prefix else None
+            pieces, streams, sms = 1, 1, chip_sms
+            if how is not None:  # Transformer Engine runs it in pieces, on the SMs it leaves
+                pieces, sms = how.pieces(tp), how.gemm_sms(chip_sms)
+                streams = min(pieces, frameworks.TE_GEMM_STREAMS)
+                if how.method == "ring_exchange":
+                    m_ = max(1, m_ // pieces)  # the tokens, one gathered chunk at a time
+                else:
+                    n_ = max(1, n_ // pieces)  # the output features (TE's split_overlap_rs)
+            # the pieces on TE's concurrent streams: `streams` at a time, as one batched GEMM
+            # whose tiles share the waves, pieces / streams times
+            rows.append((m_, n_, k_, B * streams, times * pieces / streams,
+                         (ib * (m_ * k_ + k_ * n_) + out_b * m_ * n_) * B * streams, sms))
     arr = np.array([r[:4] for r in rows], dtype=np.int64)
     count = np.array([r[4] for r in rows])
-    eff = mfu.matmul_efficiencies(chip, dtype, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+    eff = mfu.matmul_efficiencies(chip, dtype, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3],
+                                  sms=np.array([r[6] for r in rows]) if te else None)
     flops = 2.0 * arr[:, 0] * arr[:, 1] * arr[:, 2] * arr[:, 3] * count
-    linear_flops = 3.0 * float(np.sum(flops[::3])) / (1.0 + fwd_again)  # forward + 2 backward
     matmul = _roof(flops, np.array([r[5] for r in rows]) * count, flops_ceiling * eff, hbm)
     if ib < _OUT_BYTES:
         # 8-bit matmuls take 8-bit operands: each bf16 activation entering a linear layer is
@@ -197,6 +227,17 @@ def _times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, e
     vector = _vector(model, chip, ceilings, tp, mb, s, rc, fw, hbm)
     model_flops = model.flops_per_token("train", seq_len=s) * mb / tp
     return matmul, attention, vector, model_flops, linear_flops
+
+
+def te_gemms(fw: frameworks.Framework, chip: chips.Chip, tp: int
+             ) -> dict[str, frameworks.GemmOverlap]:
+    """The framework's Transformer Engine overlaps (:attr:`accelkit.frameworks.Framework.
+    te_overlap`) by GEMM name where they apply: a GPU with an SM count in the catalog, tensor
+    parallelism (``tp`` > 1) and ``tp_overlap``; else none."""
+    if not (fw.tp_overlap and fw.te_overlap and tp > 1 and chip.kind != "tpu"
+            and chip.sms_per_chip):
+        return {}
+    return {g.gemm: g for g in fw.te_overlap}
 
 
 @lru_cache(maxsize=1024)

@@ -181,7 +181,7 @@ def _tpu_efficiency(R: int, C: int, mxus: int, M: np.ndarray, N: np.ndarray, K: 
     return (M * N * K * batch).astype(float) / (mxus * R * C * cycles.astype(float))
 
 
-def _gpu_efficiency(sms: int, k_tile: int, M: np.ndarray, N: np.ndarray, K: np.ndarray,
+def _gpu_efficiency(sms: int | np.ndarray, k_tile: int, M: np.ndarray, N: np.ndarray, K: np.ndarray,
                     batch: np.ndarray) -> np.ndarray:
     tm, tn = GPU_TILE[0], GPU_TILE[1]
     k_pad = (_ceil(K, k_tile) * k_tile).astype(float)
@@ -210,19 +210,29 @@ def _engine(chip: chips.Chip, dtype: DType) -> tuple[str, int, int, int]:
 
 
 def _efficiency_array(chip: chips.Chip, dtype: DType, M: np.ndarray, N: np.ndarray,
-                      K: np.ndarray, batch: np.ndarray) -> np.ndarray:
+                      K: np.ndarray, batch: np.ndarray,
+                      sms: np.ndarray | None = None) -> np.ndarray:
     kind, a, b, c = _engine(chip, dtype)
     if kind == "tpu":
         return _tpu_efficiency(a, b, c, M, N, K, batch)
-    return _gpu_efficiency(a, b, M, N, K, batch)
+    if sms is None:
+        return _gpu_efficiency(a, b, M, N, K, batch)
+    # on fewer SMs: the waves over those SMs, as a share of those SMs' peak, times their share
+    # of the chip
+    used = np.asarray(sms, dtype=np.int64)
+    return _gpu_efficiency(used, b, M, N, K, batch) * used / a
 
 
 def matmul_efficiencies(chip: chips.Chip, dtype: DType, M: np.ndarray, N: np.ndarray,
-                        K: np.ndarray, batch: np.ndarray) -> np.ndarray:
+                        K: np.ndarray, batch: np.ndarray, *,
+                        sms: np.ndarray | None = None) -> np.ndarray:
     """:func:`matmul_efficiency` for arrays of shapes at once (no argument checks: for callers
-    that checked the chip with :func:`check_chip` and build the shapes themselves)."""
+    that checked the chip with :func:`check_chip` and build the shapes themselves). ``sms``
+    (GPUs; one per shape): the SMs each GEMM is launched on where fewer than the chip's (a
+    collective holding the rest, :class:`accelkit.frameworks.GemmOverlap`): its tiles run in
+    waves over those SMs and it reaches at most their share of the chip's peak."""
     return _efficiency_array(chip, dtype, np.asarray(M, np.int64), np.asarray(N, np.int64),
-                             np.asarray(K, np.int64), np.asarray(batch, np.int64))
+                             np.asarray(K, np.int64), np.asarray(batch, np.int64), sms)
 
 
 def causal_block(chip: chips.Chip) -> int:

@@ -31,6 +31,22 @@ with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
   compute (:func:`accelkit.calibration.processor_usage`, Calculon's A100/H100 figures: 0.15 on
   NVLink, 0.02 on InfiniBand; 0 where none is held, TPUs included), added to the step for the
   hidden part of the TP, FSDP and data-parallel traffic.
+* Where the framework names Transformer Engine's overlap per GEMM
+  (:attr:`accelkit.frameworks.Framework.te_overlap`, NeMo's MLPerf runs), its own figures
+  replace Calculon's share for the TP traffic: the GEMMs run in pieces on the SMs the
+  collectives leave (:mod:`accelkit.kernels`, where the kernels are priced as they run; at a
+  fraction of peak they have no pieces); a ``bulk``
+  collective's ``num_sm`` SMs run beside a GEMM on all of them, so it takes ``num_sm`` / SMs of
+  the chip while it runs (the share of the TP traffic's hidden part is the mean over the named
+  collectives, each a layer's activations: 4 of 10 bulk at 4 of 132 SMs, 0.012); ring-exchange
+  sends run on the copy engine (no SMs). A forward GEMM's reduce-scatter, sent piece by piece
+  behind the next piece, leaves its last piece's share (1 / pieces of a reduce-scatter, half an
+  all-reduce-equivalent) after the GEMM: exposed. Each collective is hidden behind the layer's
+  compute as a whole, not against its own GEMM (at the measured all-reduce bandwidth each of
+  GPT-3's TP-4 collectives is shorter than its GEMM on H100, so pairing them exposes nothing
+  more); not priced: the ring reduce-scatter's closing sum of the received pieces, the copy
+  engine's HBM traffic beside the GEMMs, a userbuffers collective's own bandwidth on its few
+  SMs (NCCL's measured curve is used), cga_size, atomic GEMMs and fp8 buffers.
 
 **Collectives**: each group's cost is a line in the array size (latency + bytes × a constant,
 :func:`accelkit.layout.cost_line`), read once per distinct group of the candidates, so thousands
@@ -68,7 +84,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accelkit import activations, calibration, chips, dtypes, frameworks, models, roofline
+from accelkit import (activations, calibration, chips, dtypes, frameworks, kernels, models,
+                      roofline)
 from accelkit.layout import AXES, chips_per_domain, cost_line, domain_chips
 
 #: Bytes per parameter: bf16 weights, bf16 gradients, fp32 master weights + Adam m and v.
@@ -372,6 +389,20 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # their matmul and hold up the next one: on the critical path
     tp_fixed = (stage_layers * (1.0 + (rc == 2)) * tp_each
                 if fw.tp_overlap and fw.tp_overlap_scope == "all-gathers" else 0.0 * tp_mb)
+    # Transformer Engine's overlaps as the framework configures them (frameworks.GemmOverlap):
+    # a forward GEMM's reduce-scatter (half an all-reduce-equivalent) is sent piece by piece
+    # behind the GEMM's next piece, so its last piece's share waits after the GEMM (exposed,
+    # again under full recomputation); the SMs the pieces leave are in the kernels' time
+    # (where it applies at all, tp > 1: no TP traffic else). The pieces and margins are the
+    # kernels' (kernel_seconds, as they run); kernels at a fraction of peak have none
+    te = kernels.te_gemms(fw, chip, 2)
+    if te:
+        tail_share = np.zeros_like(tp)  # of a TP all-reduce-equivalent, per layer forward
+        for g in te.values():
+            if g.gemm.endswith("_fprop") and g.gemm in frameworks.TE_REDUCE_SCATTERS:
+                pieces = tp if g.method == "ring_exchange" else float(g.pieces(1))
+                tail_share = tail_share + 0.5 / pieces
+        tp_fixed = tp_fixed + stage_layers * (1.0 + (rc == 2)) * tail_share * tp_each
     with_tp = roofline.times(compute_seconds=prefetched.seconds,
                              communication_seconds=tp_mb - tp_fixed, overlap=fw.tp_overlap)
     # an overlapped collective takes a share of the GPU's compute while it runs (its SMs copy
@@ -382,8 +413,21 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
         inside = (per[axis] >= size[axis]) & (domain > 1)
         return np.where(inside, usage["NVLink"], usage["scale-out"]) * np.maximum(hidden, 0.0)
 
-    steal_mb = (stolen("tp", tp_mb - tp_fixed - with_tp.exposed_communication_seconds)
-                + stolen("fsdp", fsdp_mb - fsdp_exposed_mb))
+    tp_hidden = tp_mb - tp_fixed - with_tp.exposed_communication_seconds
+    if te:
+        # TE's own figures replace Calculon's generic share for the TP traffic: a bulk
+        # overlap's collective runs on num_sm SMs beside a GEMM launched on all of them (no
+        # margin), so it takes num_sm / SMs of the chip while it runs; ring-exchange sends run
+        # on the copy engine (no SMs) and a margin's SMs are already kept from the GEMM
+        # (kernels); the share is the mean over the named collectives, each moving a layer's
+        # activations (the step counts TP traffic in all-reduce-equivalents)
+        sms = float(chip.sms_per_chip or 1)  # te_gemms: the catalog has it
+        te_share = sum(g.num_sm / sms for g in te.values()
+                       if g.method == "bulk") / len(te)
+        tp_steal = te_share * np.maximum(tp_hidden, 0.0)
+    else:
+        tp_steal = stolen("tp", tp_hidden)
+    steal_mb = tp_steal + stolen("fsdp", fsdp_mb - fsdp_exposed_mb)
     t_mb = roofline.times(compute_seconds=with_tp.seconds + steal_mb,
                           communication_seconds=ep_mb + pp_mb + cp_mb + tp_fixed,
                           overlap=False).seconds

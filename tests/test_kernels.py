@@ -243,3 +243,102 @@ def test_forward_only_is_the_forward_pass() -> None:
         assert 0 < fwd.efficiency < 1
     with pytest.raises(TypeError, match="forward_only"):
         kernels.microbatch("gpt-3-175b", "H100", microbatch_tokens=2048, forward_only=1)
+
+
+# -- Transformer Engine's TP overlap as NeMo's MLPerf config sets it --------------------------
+
+def _without_te(name: str) -> frameworks.Framework:
+    import dataclasses
+    return dataclasses.replace(frameworks.get(name), name=f"{name}-generic", te_overlap=())
+
+
+def test_nemo_names_each_gemm_overlap_as_the_submission_configures_it() -> None:
+    fw = frameworks.get("nemo-2024")
+    assert {g.gemm for g in fw.te_overlap} == set(frameworks.TE_GEMMS)
+    proj = fw.gemm_overlap("proj_fprop")
+    assert proj is not None and (proj.method, proj.num_splits, proj.num_sm,
+                                 proj.set_sm_margin) == ("pipeline", 4, 24, True)
+    assert proj.pieces(4) == 4 and proj.gemm_sms(132) == 108
+    ring = fw.gemm_overlap("qkv_fprop")
+    assert ring is not None and ring.pieces(4) == 4 and ring.gemm_sms(132) == 132
+    bulk = fw.gemm_overlap("fc1_wgrad")
+    assert bulk is not None and bulk.pieces(8) == 1 and bulk.gemm_sms(132) == 132
+    assert "h100tp4mbs2.yaml" in fw.source("te_overlap")
+    assert "comm_gemm_overlap.h" in fw.source("te_overlap")
+    assert frameworks.get("maxtext").te_overlap == ()
+    with pytest.raises(ValueError, match="method"):
+        frameworks.GemmOverlap("qkv_fprop", "ring", num_sm=1, set_sm_margin=False)
+    with pytest.raises(ValueError, match="pipeline"):
+        frameworks.GemmOverlap("qkv_fprop", "pipeline", num_sm=1, set_sm_margin=False)
+    with pytest.raises(ValueError, match="gemm"):
+        frameworks.GemmOverlap("fc3_fprop", "bulk", num_sm=1, set_sm_margin=False)
+    with pytest.raises(ValueError, match="tp_overlap"):
+        frameworks.Framework("x", tp_overlap=False, te_overlap=fw.te_overlap)
+    with pytest.raises(ValueError, match="twice"):
+        frameworks.Framework("x", tp_overlap=True, te_overlap=(proj, proj))
+    with pytest.raises(TypeError, match="te_overlap"):
+        frameworks.Framework("x", tp_overlap=True, te_overlap=[proj])  # type: ignore[arg-type]
+
+
+def test_a_gemm_on_fewer_sms_runs_their_waves_at_their_share() -> None:
+    import numpy as np
+    h100 = ak.chips.get("H100")
+    one = [np.array([v]) for v in (4096, 12288, 3072, 1)]
+    whole = ak.mfu.matmul_efficiencies(h100, "fp8", *one)[0]
+    assert ak.mfu.matmul_efficiencies(h100, "fp8", *one, sms=np.array([132]))[0] == \
+        pytest.approx(whole)
+    # 32 x 48 = 1,536 tiles of 128 x 256: 12 waves on 132 SMs, 15 on the 108 that a 24-SM
+    # margin leaves, which reach at most 108 / 132 of the chip
+    fewer = ak.mfu.matmul_efficiencies(h100, "fp8", *one, sms=np.array([108]))[0]
+    assert whole == pytest.approx(1536 / (12 * 132))
+    assert fewer == pytest.approx(1536 / (15 * 108) * 108 / 132)
+
+
+def test_te_pieces_and_margins_lengthen_the_matmuls_only_where_they_apply() -> None:
+    kw = dict(tp=4, microbatch_tokens=2048, dtype="fp8")
+    te = kernels.microbatch("gpt-3-175b", "H100", framework="nemo-2024", **kw)
+    generic = kernels.microbatch("gpt-3-175b", "H100", framework=_without_te("nemo-2024"), **kw)
+    assert te.matmul_seconds > generic.matmul_seconds
+    assert te.attention_seconds == generic.attention_seconds
+    assert te.vector_seconds == generic.vector_seconds
+    assert te.model_flops == generic.model_flops and te.matmul_efficiency < generic.matmul_efficiency
+    # no TP group, or a TPU: no userbuffers, the same kernels
+    for chip, tp in (("H100", 1), ("TPU v5p", 4)):
+        a = kernels.microbatch("gpt-3-175b", chip, tp=tp, microbatch_tokens=2048,
+                               framework="nemo-2024")
+        b = kernels.microbatch("gpt-3-175b", chip, tp=tp, microbatch_tokens=2048,
+                               framework=_without_te("nemo-2024"))
+        assert a.seconds == b.seconds
+
+
+@pytest.mark.parametrize("recompute, share", [("selective", (0.5 / 4 + 0.5 / 4) / 4),
+                                              ("full", 2 * (0.5 / 4 + 0.5 / 4) / 6)])
+def test_te_exposes_each_forward_reduce_scatters_last_piece(recompute: str, share: float) -> None:
+    """proj_fprop (pipeline, 4 pieces) and fc2_fprop (ring exchange, tp = 4 pieces) each leave
+    1/4 of a reduce-scatter (half an all-reduce-equivalent) after their GEMM; the step counts
+    4 all-reduce-equivalents a layer (6 under full recomputation, which reruns the forward)."""
+    layout = Layout(dp=8, tp=4, microbatch_tokens=2048, recompute=recompute)
+    step = train_step("gpt-3-175b", "H100", layout, 64 * 2048, dtype="fp8",
+                      compute_efficiency="predicted", framework="nemo-2024")
+    tp = next(c for c in step.collectives if c.name == "tp")
+    assert tp.seconds > 0
+    assert tp.exposed_seconds == pytest.approx(share * tp.seconds, rel=1e-9)
+
+
+def test_te_replaces_calculons_share_for_the_tp_traffic_with_its_bulk_sms() -> None:
+    """A bulk collective's SMs run beside a GEMM on all of them: each SM more it takes costs
+    the hidden TP traffic 1/132 of the chip, over the mean of the 10 named collectives (4 of
+    them bulk). Calculon's generic 0.15 is not added on top."""
+    import dataclasses
+    layout = Layout(dp=8, tp=4, microbatch_tokens=2048, recompute="selective")
+    te = frameworks.get("nemo-2024")
+    wider = dataclasses.replace(te, name="bulk-8", te_overlap=tuple(
+        dataclasses.replace(g, num_sm=8) if g.method == "bulk" else g for g in te.te_overlap))
+    steps = [train_step("gpt-3-175b", "H100", layout, 64 * 2048, dtype="fp8",
+                        compute_efficiency="predicted", framework=fw) for fw in (te, wider)]
+    tp = next(c for c in steps[0].collectives if c.name == "tp")
+    hidden = tp.seconds - tp.exposed_seconds
+    assert hidden > 0
+    assert steps[1].seconds - steps[0].seconds == pytest.approx(
+        hidden * 4 * (8 - 4) / 132 / 10, rel=1e-6)
+    assert 4 * 4 / 132 / 10 < calibration.processor_usage(ak.chips.get("H100"), "NVLink") / 10
