@@ -65,7 +65,7 @@ import numpy as np
 
 from accelkit import chips, models
 
-__all__ = ["ACTIVATION_WORDS", "ALL_REDUCE_CURVES", "MATMUL_SUSTAINED", "PROCESSOR_USAGE",
+__all__ = ["ACTIVATION_WORDS", "ALL_REDUCE_CURVES", "MATMUL_SUSTAINED", "NETWORKS", "PROCESSOR_USAGE",
            "SOURCES", "VECTOR_EFFICIENCY", "VECTOR_KINDS", "all_reduce_busbw",
            "all_reduce_seconds", "bandwidth_share", "matmul_sustained", "processor_usage",
            "vector_efficiency", "vector_kind"]
@@ -246,7 +246,17 @@ def all_reduce_busbw(chip: chips.Chip, n: int, nbytes: float | np.ndarray
     return np.asarray(2.0 * (n - 1.0) / n * size / seconds)
 
 
+#: The networks :func:`processor_usage` knows.
+NETWORKS = ("NVLink", "scale-out")
+
+
 def processor_usage(chip: chips.Chip, network: str) -> float:
-    """Share of ``chip``'s compute an overlapped collective on ``network`` ("NVLink" or
-    "scale-out") takes while it runs; 0.0 where no figure is held (TPUs, other GPUs)."""
+    """Share of ``chip``'s compute an overlapped collective on ``network`` (one of
+    :data:`NETWORKS`) takes while it runs; 0.0 where no figure is held (TPUs, other GPUs).
+
+    Raises:
+        ValueError: ``network`` not one of :data:`NETWORKS`.
+    """
+    if network not in NETWORKS:
+        raise ValueError(f"network must be one of {NETWORKS}, got {network!r}")
     return PROCESSOR_USAGE.get(chip.name, {}).get(network, 0.0)

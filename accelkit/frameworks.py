@@ -69,6 +69,7 @@ choice comes from; a choice no source states is marked ASSUMPTION there.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from accelkit import _validate
 
@@ -93,6 +94,8 @@ TE_METHODS = ("ring_exchange", "pipeline", "bulk")
 #: weight gradient's (TE v1.6 module/base.py initialize_ub).
 TE_GEMMS = ("qkv_fprop", "proj_fprop", "fc1_fprop", "fc2_fprop", "qkv_dgrad", "proj_dgrad",
             "fc1_dgrad", "fc2_dgrad", "qkv_wgrad", "fc1_wgrad")
+#: A group size, or an array of them (one per layout of a search).
+_Count = TypeVar("_Count")
 #: Compute streams Transformer Engine runs a split GEMM's pieces on (``_NUM_MAX_UB_STREAMS``,
 #: "Max concurrent GEMM streams", TE v1.6 module/base.py): up to this many pieces run at once.
 TE_GEMM_STREAMS = 3
@@ -126,9 +129,12 @@ class GemmOverlap:
             raise ValueError(f"method 'pipeline' overlaps a reduce-scatter {TE_REDUCE_SCATTERS}"
                              f"; {self.gemm} overlaps an all-gather (TE refuses it too)")
 
-    def pieces(self, tp: int) -> int:
-        """How many pieces the GEMM runs as on a ``tp``-way group."""
-        return {"ring_exchange": tp, "pipeline": self.num_splits}.get(self.method, 1)
+    def pieces(self, tp: _Count) -> _Count | int:
+        """How many pieces the GEMM runs as on a ``tp``-way group (``tp`` a count, or an array
+        of counts, one per layout: the answer likewise where it depends on ``tp``)."""
+        if self.method == "ring_exchange":
+            return tp
+        return self.num_splits if self.method == "pipeline" else 1
 
     def gemm_sms(self, sms: int) -> int:
         """SMs the GEMM is launched on, of a chip's ``sms``."""

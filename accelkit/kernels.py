@@ -229,13 +229,14 @@ def _times(model: models.Transformer, chip: chips.Chip, dtype: DType, tp: int, e
     return matmul, attention, vector, model_flops, linear_flops
 
 
-def te_gemms(fw: frameworks.Framework, chip: chips.Chip, tp: int
+def te_gemms(fw: frameworks.Framework, chip: chips.Chip, tp: int | None = None
              ) -> dict[str, frameworks.GemmOverlap]:
     """The framework's Transformer Engine overlaps (:attr:`accelkit.frameworks.Framework.
-    te_overlap`) by GEMM name where they apply: a GPU with an SM count in the catalog, tensor
-    parallelism (``tp`` > 1) and ``tp_overlap``; else none."""
-    if not (fw.tp_overlap and fw.te_overlap and tp > 1 and chip.kind != "tpu"
-            and chip.sms_per_chip):
+    te_overlap`) by GEMM name where they apply: a GPU with an SM count in the catalog,
+    ``tp_overlap``, and tensor parallelism (``tp`` > 1; None: whatever the group, for a
+    search over layouts whose groups without TP have no TP traffic to price); else none."""
+    if not (fw.tp_overlap and fw.te_overlap and (tp is None or tp > 1)
+            and chip.kind != "tpu" and chip.sms_per_chip):
         return {}
     return {g.gemm: g for g in fw.te_overlap}
 

@@ -395,19 +395,18 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # again under full recomputation); the SMs the pieces leave are in the kernels' time
     # (where it applies at all, tp > 1: no TP traffic else). The pieces and margins are the
     # kernels' (kernel_seconds, as they run); kernels at a fraction of peak have none
-    te = kernels.te_gemms(fw, chip, 2)
+    te = kernels.te_gemms(fw, chip)
     if te:
         tail_share = np.zeros_like(tp)  # of a TP all-reduce-equivalent, per layer forward
         for g in te.values():
             if g.gemm.endswith("_fprop") and g.gemm in frameworks.TE_REDUCE_SCATTERS:
-                pieces = tp if g.method == "ring_exchange" else float(g.pieces(1))
-                tail_share = tail_share + 0.5 / pieces
+                tail_share = tail_share + 0.5 / g.pieces(tp)
         tp_fixed = tp_fixed + stage_layers * (1.0 + (rc == 2)) * tail_share * tp_each
     with_tp = roofline.times(compute_seconds=prefetched.seconds,
                              communication_seconds=tp_mb - tp_fixed, overlap=fw.tp_overlap)
     # an overlapped collective takes a share of the GPU's compute while it runs (its SMs copy
     # and reduce: calibration.processor_usage, Calculon's figure), paid on its hidden part
-    usage = {net: calibration.processor_usage(chip, net) for net in ("NVLink", "scale-out")}
+    usage = {net: calibration.processor_usage(chip, net) for net in calibration.NETWORKS}
 
     def stolen(axis: str, hidden: np.ndarray) -> np.ndarray:
         inside = (per[axis] >= size[axis]) & (domain > 1)

@@ -82,6 +82,8 @@ def test_chips_without_measurements_run_at_the_catalogs_ceilings() -> None:
     assert calibration.processor_usage(v5p, "NVLink") == 0.0
     with pytest.raises(ValueError, match="kind"):
         calibration.vector_efficiency(A100, "softmax")
+    with pytest.raises(ValueError, match="network"):   # a misspelt network is no silent 0
+        calibration.processor_usage(A100, "nvlink")
 
 
 def test_all_reduce_curve_is_the_measurement_then_rises_to_the_plateau() -> None:
