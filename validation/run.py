@@ -34,6 +34,7 @@ from accelkit import calibration, chips, frameworks  # noqa: E402
 from accelkit.labs import mlperf as lab  # noqa: E402
 from validation import mlperf, published  # noqa: E402
 from validation import serving as serving_rows  # noqa: E402
+from validation import serving_static  # noqa: E402
 
 OUT = ROOT / "docs" / "validation.md"
 #: The training rows as predicted before issue 21 (a record, shown beside today's).
@@ -406,6 +407,7 @@ def render(table: list[dict[str, Any]]) -> str:
     out.append("")
     if serving_table:
         out += serving_rows.render(serving_table, serving_rows.sensitivity())
+        out += serving_static.render()
     return "\n".join(out)
 
 
