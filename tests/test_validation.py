@@ -143,7 +143,7 @@ def test_the_serving_workload_is_the_benchmarks() -> None:
     assert mean == pytest.approx(144.84, abs=0.01)   # the reference's tokens per sample
 
 
-@pytest.mark.parametrize("name", ["mlperf", "totals", "serving"])
+@pytest.mark.parametrize("name", ["mlperf", "totals", "serving", "serving_static"])
 def test_the_validation_modules_examples_run(name: str) -> None:
     """The README's doctest pass covers accelkit/ only; validation/'s examples run here."""
     import doctest
@@ -168,3 +168,47 @@ def test_the_mlperf_rows_show_their_logs_steady_rate_and_the_other_remat_mapping
     assert full < large["predicted"]
     assert f"{full:,.0f}" in large["why"] and f"{large['steady_measured']:,.0f}" in large["why"]
     assert large["steady_measured"] / large["measured"] > 1.05
+
+
+def test_the_static_batch_check_reads_the_published_tables_and_is_on_the_page() -> None:
+    """Issue 22: the serving step against TensorRT-LLM's own static-batch benchmark (0.8.0 and
+    0.9.0 tables): the figures as published, every row predicted, both directions of error
+    reported, and the section on docs/validation.md."""
+    from validation import serving_static
+
+    table = serving_static.data()["throughput"]
+    h100 = {(r["version"], r["batch"], r["tp"], r["input_tokens"], r["output_tokens"]):
+            r["output_tokens_per_second_per_gpu"] for r in table
+            if r["chip"] == "H100" and r["model"] == "llama-2-70b"}
+    assert h100[("0.9.0", 1024, 2, 128, 128)] == 3214
+    assert h100[("0.8.0", 64, 2, 2048, 2048)] == 1020
+    assert all("gptSessionBenchmark" in r["source"] or "0.8.0" in r["source"] for r in table)
+    rows = serving_static.throughput_rows()
+    first = serving_static.first_token_rows()
+    assert len(rows) == len(table) and len(first) == len(serving_static.data()["first_token"])
+    for r in rows + first:
+        assert r["predicted"] > 0 and r["error"] == pytest.approx(
+            r["predicted"] / r["measured"] - 1.0)
+    s = serving_static.summary(rows)
+    assert s["llama_max_abs_error"] >= s["llama_median_abs_error"] > 0
+    page = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
+    assert "### The step without the scheduler" in page
+    assert f"largest {s['llama_max_abs_error']:.0%}" in page
+
+
+def test_a_longer_static_batch_is_slower_per_request_and_faster_in_all() -> None:
+    """The static experiment the check runs behaves as a batch should: doubling the batch
+    raises output tokens/s (weights read once for more requests) and each request's time."""
+    import math
+
+    from accelkit import serving
+
+    def run(batch: int) -> serving.ServingResult:
+        return serving.simulate("llama-2-70b", "H100", n_chips=2, arrival_rate=math.inf,
+                                requests=batch, prompt_tokens=128, output_tokens=128,
+                                scheduler="static", max_batch=batch, weight_dtype="fp8",
+                                kv_dtype="fp8", compute_dtype="fp8", ceilings="kernels")
+
+    small, large = run(64), run(128)
+    assert large.throughput_tokens_per_second > small.throughput_tokens_per_second
+    assert large.mean_latency_seconds > small.mean_latency_seconds

@@ -34,6 +34,7 @@ from accelkit import calibration, chips, frameworks  # noqa: E402
 from accelkit.labs import mlperf as lab  # noqa: E402
 from validation import mlperf, published  # noqa: E402
 from validation import serving as serving_rows  # noqa: E402
+from validation import serving_static  # noqa: E402
 
 OUT = ROOT / "docs" / "validation.md"
 #: The training rows as predicted before issue 21 (a record, shown beside today's).
@@ -133,7 +134,21 @@ WHY = {
                             "than the 512-chip run, which recomputes everything, while the two "
                             "runs' steady blocks deliver the same tokens/s per chip: at one "
                             "sequence per chip the run loses about a third that the model does "
-                            "not see, and we do not know where. Candidates: the tensor-parallel "
+                            "not see, and we do not know where. Google's two other v4.0 GPT-3 "
+                            "submissions on v5p say the same more sharply (their logs' steady "
+                            "blocks, Google/results/cloud-tpu-v5p-{2048,3072}-maxtext/gpt3/"
+                            "result_0.txt: 24,576 sequences a block in 141.75 s on 1,024 chips and "
+                            "95.91 s on 1,536; layouts v5p-2048.sh and v5p-3072.sh: data 8 and 12, "
+                            "fsdp 16, tensor 8, two sequences a chip, "
+                            "remat_policy=save_dot_except_logits_ffn1, which recomputes ffn1 "
+                            "alone): 347 and 342 tokens/s per chip. Four layouts, one, two and "
+                            "four sequences a chip, three remat policies from none of the weight "
+                            "matmuls to all of them recomputed: all within 1% of 344. Whatever "
+                            "bounds these runs does not move with the per-chip batch or the "
+                            "recomputation, while the model's step does (it prices recomputation "
+                            "as compute and nothing that grows as the per-chip batch shrinks); "
+                            "read as a cost per executed FLOP, the runs lose about a quarter "
+                            "going from four sequences a chip to one. Candidates: the tensor-parallel "
                             "all-gathers the backward pass redoes (the qkv and ffn1 inputs are "
                             "not kept: about a quarter more TP traffic, not priced), the TP and "
                             "FSDP collectives together at about 80% of the int8 compute they "
@@ -406,6 +421,7 @@ def render(table: list[dict[str, Any]]) -> str:
     out.append("")
     if serving_table:
         out += serving_rows.render(serving_table, serving_rows.sensitivity())
+        out += serving_static.render()
     return "\n".join(out)
 
 
