@@ -212,3 +212,49 @@ def test_a_longer_static_batch_is_slower_per_request_and_faster_in_all() -> None
     small, large = run(64), run(128)
     assert large.throughput_tokens_per_second > small.throughput_tokens_per_second
     assert large.mean_latency_seconds > small.mean_latency_seconds
+
+
+def test_the_runs_operating_point_against_the_models_closed_loop() -> None:
+    """Issue 22 diagnostic: the closed loop's steady window holds about its cap, its TPOT
+    grows with the batch, and at each run's held count (Little's law on the run's log) the
+    interpolated model TPOT and rate are reported with the ratios the page prints."""
+    from validation import serving
+
+    for run in serving.runs():
+        d = serving.iteration_at_held(run["key"])
+        held = [p["held"] for p in d["points"]]
+        tpot = [p["mean_tpot_ms"] for p in d["points"]]
+        caps = [p["cap"] for p in d["points"]]
+        assert all(0.8 * c <= h <= c for h, c in zip(held, caps)), (held, caps)
+        assert tpot == sorted(tpot)
+        assert d["run_held"] == pytest.approx(
+            run["server"]["scheduled_samples_per_second"] / run["replicas"]
+            * run["server"]["mean_latency_seconds"])
+        assert d["tpot_ratio"] == pytest.approx(d["model_tpot_ms"] / d["run_mean_tpot_ms"])
+        assert d["beyond_curve"] == (d["run_held"] > max(held))
+
+
+def test_the_steady_window_obeys_littles_law_per_token() -> None:
+    """In a closed loop's steady window, the requests held over the mean TPOT is the output
+    rate: checked against the tokens actually emitted inside the window."""
+    import math
+
+    import numpy as np
+
+    from accelkit import serving as sim
+    from validation import serving
+
+    run = serving.runs()[0]
+    prompts, outputs = serving.workload(run, 3000)
+    r = sim.simulate(run["model"], run["chip"], arrival_rate=math.inf, requests=3000,
+                     prompt_tokens=prompts, output_tokens=outputs, seed=0,
+                     **{**serving.options(run, "Server"), "max_batch": 256})
+    w = serving.steady_window(r)
+    first, done = np.asarray(r.first_token_seconds), np.asarray(r.finish_seconds)
+    t_b = float(first.max())
+    t_a = 0.25 * t_b
+    rate = np.asarray(r.output_tokens) / np.maximum(done - first, 1e-12)
+    emitted = float((rate * np.clip(np.minimum(done, t_b) - np.maximum(first, t_a), 0, None)
+                     ).sum() / (t_b - t_a))
+    assert w["tokens_per_second"] == pytest.approx(emitted, rel=0.1)
+    assert 0.8 * 256 <= w["held"] <= 256
