@@ -267,10 +267,10 @@ def test_the_kernel_step_moves_the_prediction_never_the_measurement():
 
 def test_the_docs_claims_hold():
     small, large = _gap(*SMALL), _gap(*LARGE)
-    # 512 chips each: both sides over-predicted alike (within 0.1 of each other), so the
-    # residual lies in the 0.87-1.15
+    # 512 chips each: the residual lies in the 0.87-1.15; the TPU side lands near its
+    # prediction, the GPU side less so ("the GPU side is the one predicted too fast")
     assert 0.87 < small.residual_ratio < 1.15
-    assert abs(small.gpu_residual - small.tpu_residual) < 0.1 and small.gpu_residual < 1
+    assert abs(small.tpu_residual - 1) < 0.05 and small.gpu_residual < small.tpu_residual
     assert small.gpu_measured_mfu < small.gpu_step.mfu
     # Largest of each: the other way.
     assert large.residual_ratio > 1 and large.tpu_residual < large.gpu_residual
@@ -384,7 +384,8 @@ def test_nemos_log_times_training_and_evaluations_alike():
     train = timing["block_ms"] / 1e3 / (s.steps_per_evaluation * step.seconds)
     evals = timing["eval_ms"] / 1e3 / mlperf.evaluation_seconds(s, step)
     assert 1.05 < train < 1.2 and 1.05 < evals < 1.25 and abs(train - evals) < 0.1
-    assert train == pytest.approx(evals, rel=0.05)
+    # the evaluations, with no data-parallel traffic, run at least as far off as training
+    assert evals >= train
 
 
 def test_maxtexts_blocks_run_alike_at_both_scales_and_the_model_does_not():
