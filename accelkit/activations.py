@@ -25,9 +25,9 @@ A pipeline stage holds its layers' activations for the micro-batches in flight
 (:func:`stage_bytes`): under 1F1B, pipeline rank r holds min(pp - r, m) micro-batches; under the
 interleaved schedule (v chunks a chip) min(2·(pp-r-1) + (v-1)·pp + 1, m·v) chunk passes, each a
 1/v of the stage, as Megatron-core's warm-up counts them (NVIDIA/Megatron-LM@d98e8a64
-megatron/core/pipeline_parallel/schedules.py, ``get_pp_rank_microbatches``). The busiest chip is the first stage, the second where balanced end stages leave the first a layer
-short, or the last, which also holds the micro-batch's fp32 logits (4·vocab bytes per token,
-over tp).
+megatron/core/pipeline_parallel/schedules.py, ``get_pp_rank_microbatches``). The busiest chip
+is the first stage, the second where balanced end stages leave the first a layer short, or the
+last, which also holds the micro-batch's fp32 logits (4·vocab bytes per token, over tp).
 
 :mod:`accelkit.parallel` prices every layout with this model; :func:`accelkit.training.estimate`
 counts the checkpoints alone (:func:`checkpoint_bytes`: ``checkpoints_per_layer`` layer inputs
