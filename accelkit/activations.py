@@ -22,9 +22,12 @@ token, in bf16 (2 bytes a value), with sequence parallelism dividing everything 
   is recomputed (the working set).
 
 A pipeline stage holds its layers' activations for the micro-batches in flight
-(:func:`stage_bytes`): min(m, pp) under 1F1B (times 1 + (pp-1)/(pp·v) when interleaved;
-Korthikanti et al. §4.2, pipeline parallelism). The last stage also holds the micro-batch's fp32
-logits (4·vocab bytes per token, over tp).
+(:func:`stage_bytes`): under 1F1B, pipeline rank r holds min(pp - r, m) micro-batches; under the
+interleaved schedule (v chunks a chip) min(2·(pp-r-1) + (v-1)·pp + 1, m·v) chunk passes, each a
+1/v of the stage, as Megatron-core's warm-up counts them (NVIDIA/Megatron-LM@d98e8a64
+megatron/core/pipeline_parallel/schedules.py, ``get_pp_rank_microbatches``). The busiest chip
+is the first stage, the second where balanced end stages leave the first a layer short, or the
+last, which also holds the micro-batch's fp32 logits (4·vocab bytes per token, over tp).
 
 :mod:`accelkit.parallel` prices every layout with this model; :func:`accelkit.training.estimate`
 counts the checkpoints alone (:func:`checkpoint_bytes`: ``checkpoints_per_layer`` layer inputs
@@ -139,29 +142,68 @@ def activation_bytes_per_token_per_layer(model: str | models.Model, recompute: s
     return float(of(m, dropout, bool(fused_attention)).kept_bytes(policy, s, tp))
 
 
+def _in_flight(rank: _Numbers, *, microbatches: _Numbers, pp: _Numbers,
+               interleave: _Numbers) -> _Numbers:
+    """Micro-batches whose activations pipeline ``rank`` holds at its peak, in whole-stage
+    units (arrays broadcast over layouts).
+
+    Megatron-core's schedules (NVIDIA/Megatron-LM@d98e8a64
+    megatron/core/pipeline_parallel/schedules.py, ``get_pp_rank_microbatches``; the same
+    counts at @4dabc623) run W warm-up forward passes before the first backward pass: pp-r-1
+    under 1F1B, 2·(pp-r-1) + (v-1)·N interleaved (N, ``microbatch_group_size_per_vp_stage``,
+    defaults to pp: ``model_parallel_config.py``), never more than the m·v passes that exist.
+    The steady state's forward pass comes before its backward pass, so a rank holds W + 1
+    (Megatron's own ``max_outstanding_backprops = num_warmup_microbatches + 1``), at most
+    m·v; each interleaved pass covers one chunk, 1/v of the stage. So min(pp - r, m) under 1F1B
+    and min(2·(pp-r-1) + (v-1)·pp + 1, m·v) / v interleaved.
+
+        >>> float(_in_flight(0, microbatches=64, pp=16, interleave=4))
+        19.75
+        >>> float(_in_flight(0, microbatches=16, pp=16, interleave=4))  # all exist
+        16.0
+        >>> float(_in_flight(15, microbatches=64, pp=16, interleave=1))
+        1.0
+    """
+    v = np.asarray(interleave, dtype=float)
+    warmup = np.where(v > 1, 2.0 * (pp - rank - 1.0) + (v - 1.0) * pp, pp - rank - 1.0)
+    return np.minimum(warmup + 1.0, microbatches * v) / v
+
+
 def stage_bytes(layer: LayerActivations, *, recompute: int | np.ndarray, seq_len: int,
                 microbatch_tokens: _Numbers, microbatches: _Numbers, stage_layers: _Numbers,
                 tp: _Numbers, pp: _Numbers, interleave: _Numbers,
                 end_stage_layers: _Numbers | None = None) -> _Numbers:
     """Activation bytes on the busiest pipeline stage's chip (arrays broadcast over layouts).
 
-    The first stage holds its layers' activations for min(m, pp) micro-batches in flight under
-    1F1B (× 1 + (pp-1)/(pp·v) interleaved); the last holds one micro-batch's and its fp32
-    logits; both add the working set of the layer being recomputed. The larger of the two.
-    ``end_stage_layers``: the layers the first and last stages hold where a framework gives
-    them fewer than the others (Llama 3's balanced end stages, one layer fewer each); by
-    default ``stage_layers``.
+    Each rank r holds its layers' activations for the micro-batches in flight
+    (Megatron-core's schedule: min(pp - r, m) under 1F1B, min(2·(pp-r-1) + (v-1)·pp + 1, m·v)
+    chunk passes of 1/v stage interleaved), plus the working set of the layer being
+    recomputed. ``end_stage_layers``: the layers the first and last stages hold where a
+    framework gives them fewer than the others (Llama 3's balanced end stages, one layer fewer
+    each); by default ``stage_layers``. The busiest of: the first rank (``end_stage_layers``),
+    the second (``stage_layers``, one micro-batch fewer in flight; it binds only with shorter
+    end stages and pp > 2, e.g. 8 layers a stage at pp 16: 8·15 > 7·16), and the last
+    (``end_stage_layers``, its in-flight count, and one micro-batch's fp32 logits).
+
+        >>> lay = of("llama-3-405b", fused_attention=True)  # selective: no working set
+        >>> one = float(lay.kept_bytes(1, 8192, 8)) * 8192    # a layer's micro-batch
+        >>> args = dict(recompute=1, seq_len=8192, microbatch_tokens=8192, microbatches=64,
+        ...             tp=8, pp=16, interleave=1, stage_layers=8)
+        >>> [round(float(stage_bytes(lay, end_stage_layers=e, **args)) / one) for e in (8, 7)]
+        [128, 120]
     """
     mb = microbatch_tokens
     kept = layer.kept_bytes(recompute, seq_len, tp)
     working = layer.working_bytes(recompute, seq_len, tp) * mb
-    in_flight = np.minimum(microbatches, pp) * np.where(interleave > 1,
-                                                        1.0 + (pp - 1.0) / (pp * interleave), 1.0)
     ends = stage_layers if end_stage_layers is None else end_stage_layers
-    first = ends * kept * mb * in_flight + working
+    flight = dict(microbatches=microbatches, pp=pp, interleave=interleave)
+    per_layer = kept * mb
+    first = ends * per_layer * _in_flight(0, **flight)
+    # rank 1 is a middle stage only where pp > 2 (at pp 2 it is the last)
+    second = np.where(pp > 2, stage_layers * per_layer * _in_flight(1, **flight), 0.0)
     logits = LOGIT_BYTES * layer.vocab * mb / tp
-    last = ends * kept * mb + working + logits
-    return np.maximum(first, last)
+    last = ends * per_layer * _in_flight(pp - 1, **flight) + logits
+    return np.maximum(np.maximum(first, second), last) + working
 
 
 def checkpoint_bytes(model: str | models.Model, tokens: float,

@@ -110,7 +110,11 @@ def test_overlap_scoped_to_the_all_gathers_leaves_the_forward_reduce_scatters_ex
 def test_balanced_end_stages_hold_one_layer_fewer_in_memory_too() -> None:
     """Llama 3's first and last pipeline stages hold one layer fewer (its memory balancing): the
     first stage's activations, which 1F1B keeps for every micro-batch in flight, are those of
-    its 7 layers, not the 8 of a 126-layer model's middle stages."""
+    its 7 layers, not the 8 of a 126-layer model's middle stages. At pp 16 that no longer makes
+    the first stage the busiest: the second holds 8 layers for 15 micro-batches (Megatron-core's
+    warm-up, pp - r), 120 layer-micro-batches against the first's 7 x 16 = 112, so the balanced
+    pipeline's busiest chip holds 15/16 of the even one's 8 x 16, and neither fits without
+    recomputation."""
     layout = Layout(dp=64, tp=8, pp=16, microbatch_tokens=8192, recompute="none")
     balanced = frameworks.get("meta-llama3")
     even = frameworks.Framework("even", **{k: getattr(balanced, k) for k in frameworks.CHOICES
@@ -121,10 +125,17 @@ def test_balanced_end_stages_hold_one_layer_fewer_in_memory_too() -> None:
     b, e = steps["meta-llama3"], steps["even"]
     assert b.state_bytes_per_chip == e.state_bytes_per_chip
     assert b.activation_bytes_per_chip < e.activation_bytes_per_chip
-    # no recomputation, so no working set: only the layers held per micro-batch move
-    assert b.activation_bytes_per_chip / e.activation_bytes_per_chip == pytest.approx(7 / 8,
+    # no recomputation, so no working set: only the layer-micro-batches held move
+    assert b.activation_bytes_per_chip / e.activation_bytes_per_chip == pytest.approx(15 / 16,
                                                                                      rel=0.01)
-    assert b.fits and not e.fits  # the balancing is what lets the paper's policy fit
+    assert not b.fits and not e.fits
+    # where pp is below the layers a stage the first stage still binds: 31 x 4 > 32 x 3, so the
+    # balanced pipeline holds 31/32 of the even one
+    shallow = Layout(dp=256, tp=8, pp=4, microbatch_tokens=8192, recompute="none")
+    b, e = (train_step("llama-3.1-405b", "H100", shallow, 16 * 2**20, framework=fw)
+            for fw in (balanced, even))
+    assert b.activation_bytes_per_chip / e.activation_bytes_per_chip == pytest.approx(
+        31 / 32, rel=0.01)
 
 
 def test_maxtext_presets_read_their_scripts_xla_flags() -> None:

@@ -261,7 +261,7 @@ def test_the_scores_grow_with_the_square_and_one_sequence_fits_with_fused_attent
 def test_cp16_fills_the_pipeline_and_hides_its_ring():
     """'Sixteen-way CP gives each replica 16 sequences for its 16 stages, so the bubble falls from
     78.9% to 19.0% and the MFU rises from 12.9% to 49.7% (the activations per GPU fall too, from 21
-    to 5.8 GB), and the ring's traffic hides behind attention's FLOPs'; '(16 sequences per replica
+    to 4.8 GB), and the ring's traffic hides behind attention's FLOPs'; '(16 sequences per replica
     for 16 stages)'"""
     layout = Layout(dp=8, tp=8, cp=16, pp=16, microbatch_tokens=131072, recompute="full", interleave=4)
     step = parallel.train_step("llama-3.1-405b", H100, layout, batch_tokens=16 * 2**20, seq_len=131072)
