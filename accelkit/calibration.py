@@ -83,12 +83,13 @@ VECTOR_KINDS = ("normalization", "activation")
 #: ``mlp_act`` measures, acting on the tensor-parallel-split MLP width.
 ACTIVATION_WORDS = ("gelu", "silu", "swiglu", "geglu", "relu", "act")
 #: Measured bytes/s of the norm and activation kernels over the achievable HBM bandwidth (doc):
-#: vidur's medians (0.359 and 0.472 of A100's 2,039 GB/s datasheet; 0.371 and 0.526 of
-#: H100's 3,350) over the catalog's 0.90 (Calculon's large-transfer efficiency), rounded.
+#: vidur's medians (732 and 963 GB/s on A100 over its measured 1,610 GB/s BabelStream copy;
+#: 1,245 and 1,761 GB/s on H100 over its measured 2,900 GB/s), rounded. The product, the
+#: kernels' measured bandwidth, is what prices them.
 VECTOR_EFFICIENCY: dict[str, dict[str, float]] = {
-    _A100: {"normalization": 0.40, "activation": 0.52},
-    _H100: {"normalization": 0.41, "activation": 0.58},
-    _H200: {"normalization": 0.41, "activation": 0.58},
+    _A100: {"normalization": 0.45, "activation": 0.60},
+    _H100: {"normalization": 0.43, "activation": 0.61},
+    _H200: {"normalization": 0.43, "activation": 0.61},
 }
 
 #: Measured all-reduce bus bandwidth (bytes/s) inside one NVLink node, by GPUs and message

@@ -464,7 +464,7 @@ def test_the_kernels_ceiling_runs_norms_and_residuals_on_every_rank(model):
     one = serving_kernels.replication(m, 1, "fp8", "fp8")
     assert (one == 1.0).all()
     assert sorted({float(w) for w in serving_kernels.byte_weights(m, c, 1, "fp8", "fp8")}) == \
-        pytest.approx([1.0, 1 / 0.58, 1 / 0.41])     # residuals, activation, norms
+        pytest.approx([1.0, 1 / 0.61, 1 / 0.43])     # residuals, activation, norms
 
 
 def test_routed_experts_run_no_faster_than_a_measured_grouped_gemm():
