@@ -43,6 +43,15 @@ Each preset names, per choice:
   ``param_bytes``.
 * ``distributed_optimizer``: optimizer state (fp32 master weights, Adam m and v: 12 bytes per
   parameter) sharded over data parallelism (ZeRO-1) or replicated on every data-parallel rank.
+* ``cp_overlap``: context parallelism's K/V traffic passed around the ring behind the block of
+  attention in hand (ring attention, Liu et al. 2023: only the part longer than the attention
+  is exposed) or all-gathered before the attention (Llama 3: on the critical path).
+* ``grad_reduce`` (:data:`GRAD_REDUCES`): ``"step"`` (each chip accumulates its stage's whole
+  gradient over the step's micro-batches and the data-parallel reduction runs once, after the
+  last) or ``"microbatch"`` (FSDP sharding the gradients, as Llama 3 states, without
+  ``no_sync``: each micro-batch's gradients are reduce-scattered as its backward pass makes
+  them, into an accumulator sharded over the data-parallel ranks, so the gradient memory is
+  divided by them and the reduce-scatter traffic is the micro-batches' count times a step's).
 * ``dropout``: dropout on the hidden states (and, with materialized attention, on the scores).
 * ``balanced_end_stages``: the first and last pipeline stages hold one layer fewer, to make room
   for the embedding and the LM head (Llama 3); otherwise the last stage runs the LM head and
@@ -73,7 +82,8 @@ from typing import TypeVar
 
 from accelkit import _validate
 
-__all__ = ["ATTENTION", "CHOICES", "Framework", "GemmOverlap", "TE_GEMMS", "TE_METHODS",
+__all__ = ["ATTENTION", "CHOICES", "Framework", "GRAD_REDUCES", "GemmOverlap", "TE_GEMMS",
+           "TE_METHODS",
            "TE_GEMM_STREAMS", "TE_REDUCE_SCATTERS",
            "TP_OVERLAP_SCOPES", "get", "names"]
 
@@ -81,11 +91,13 @@ __all__ = ["ATTENTION", "CHOICES", "Framework", "GemmOverlap", "TE_GEMMS", "TE_M
 ATTENTION = ("fused", "materialized")
 #: How much of the tensor-parallel traffic ``tp_overlap`` hides (module doc).
 TP_OVERLAP_SCOPES = ("all", "all-gathers")
+#: When the data-parallel gradient reduction runs (module doc, ``grad_reduce``).
+GRAD_REDUCES = ("step", "microbatch")
 #: The choices a framework makes, in :class:`Framework` order.
 CHOICES = ("attention", "sequence_parallel", "tp_overlap", "tp_overlap_scope", "dp_overlap",
            "fsdp_overlap",
            "param_sync_overlap", "grad_bytes", "param_bytes", "distributed_optimizer", "dropout",
-           "balanced_end_stages", "te_overlap")
+           "balanced_end_stages", "te_overlap", "grad_reduce", "cp_overlap")
 #: Transformer Engine's overlap methods (TE v1.6 module/base.py initialize_ub).
 TE_METHODS = ("ring_exchange", "pipeline", "bulk")
 #: The tensor-parallel GEMMs Transformer Engine overlaps, by its names: the QKV projection
@@ -164,15 +176,18 @@ class Framework:
     dropout: bool = False
     balanced_end_stages: bool = False
     te_overlap: tuple[GemmOverlap, ...] = ()
+    grad_reduce: str = "step"
+    cp_overlap: bool = True
     description: str = ""
     sources: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         _validate.choice("attention", self.attention, ATTENTION)
         _validate.choice("tp_overlap_scope", self.tp_overlap_scope, TP_OVERLAP_SCOPES)
+        _validate.choice("grad_reduce", self.grad_reduce, GRAD_REDUCES)
         for name in ("sequence_parallel", "tp_overlap", "dp_overlap", "fsdp_overlap",
                      "param_sync_overlap", "distributed_optimizer", "dropout",
-                     "balanced_end_stages"):
+                     "balanced_end_stages", "cp_overlap"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.grad_bytes not in (2.0, 4.0):
@@ -344,7 +359,7 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
     Framework(
         "meta-llama3", attention="fused", sequence_parallel=True, tp_overlap=False,
         dp_overlap=True, grad_bytes=4.0, distributed_optimizer=True, dropout=False,
-        balanced_end_stages=True,
+        balanced_end_stages=True, grad_reduce="microbatch", cp_overlap=False,
         description="Meta's 4D-parallel training of Llama 3 405B",
         sources=(
             ("attention", f"{_LLAMA3}: FlashAttention-style fused kernels (ASSUMPTION: the "
@@ -357,7 +372,19 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
             ("distributed_optimizer", f"{_LLAMA3}: optimizer state sharded (FSDP, ZeRO-1 style)"),
             ("dropout", "no dropout in Llama 3 pre-training (ASSUMPTION: not stated)"),
             ("balanced_end_stages", f"{_LLAMA3}.2: 'we reduce one Transformer layer each from "
-                                    "the first and the last stages'"))),
+                                    "the first and the last stages'"),
+            ("grad_reduce", f"{_LLAMA3}.2: 'Our use of FSDP for Llama 3 shards optimizer "
+                            "states and gradients', with 'FP32 gradient accumulation during "
+                            "backward computation over multiple micro-batches' and gradients "
+                            "'reduce-scatter[ed] in FP32 across data parallel workers in FSDP': "
+                            "sharded gradients accumulated over micro-batches means each "
+                            "micro-batch's gradients are reduce-scattered into the shard "
+                            "(PyTorch FSDP without no_sync; the paper names neither its "
+                            "accumulation code nor no_sync: the reading is ours)"),
+            ("cp_overlap", f"{_LLAMA3}.2: 'our CP implementation adopts an all-gather based "
+                           "method where we first all-gather the key (K) and value (V) tensors"
+                           "' ... 'the all-gather communication latency is exposed in the "
+                           "critical path'"))),
     Framework(
         "pax-2022", attention="materialized", sequence_parallel=True, tp_overlap=False,
         dp_overlap=True, grad_bytes=4.0, distributed_optimizer=True, dropout=False,

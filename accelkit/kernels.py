@@ -9,7 +9,7 @@ at the ceilings the chip measurably reaches (issue 21, item 2).
     ...                        framework="megatron-2021")
     >>> f = kernels.microbatch("gpt-3-175b", "A100", tp=8, microbatch_tokens=2048)
     >>> round(m.attention_seconds / f.attention_seconds, 1)  # scores through HBM
-    4.3
+    4.9
 
 What each kernel costs (per chip, one tensor-parallel shard):
 

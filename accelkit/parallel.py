@@ -294,8 +294,9 @@ def _result(model: models.Model, chip: chips.Chip, layout: Layout, batch: int, s
         rows.append(CollectiveCost("dp_grads", "all_reduce", n,
                                    int(chips_per_domain(layout.dp, strides["dp"], domain)),
                                    group(first, "all_reduce")[2],
-                                   r["dense_grad"] + r["expert_grad"], 1.0, r["dp_time"],
-                                   r["dp_time"], r["dp_exposed"]))
+                                   r["dense_grad"] + r["expert_grad"],
+                                   r["dp_total"] / r["dp_time"] if r["dp_time"] else 1.0,
+                                   r["dp_time"], r["dp_total"], r["dp_exposed"]))
     hbm = float(chip.hbm_bytes or 0)
     usable = chip.usable_hbm_bytes if chip.hbm_bytes else 0.0
     return TrainStep(

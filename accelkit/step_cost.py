@@ -13,6 +13,10 @@ with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
   launches it, so it hides behind the last round of micro-batches' backward passes; with
   ``param_sync_overlap`` and a sharded optimizer its all-gather part (the weights, at the
   framework's ``param_bytes``) runs behind the next step's forward passes instead, likewise.
+  Where the framework reduces the gradients per micro-batch (``grad_reduce`` "microbatch",
+  FSDP sharding them: Llama 3), each micro-batch's reduce-scatter runs behind the rest of the
+  step, m of them, and the last one's last model chunk is exposed; the gradients are then
+  sharded over the data-parallel ranks in memory.
 * Tensor-parallel collectives run behind the layers' matmuls where ``tp_overlap`` (Transformer
   Engine userbuffers, XLA collective matmul), else on the critical path; expert all-to-alls
   and pipeline sends are on the critical path (no overlap modelled: DeepSeek's DualPipe hides
@@ -22,10 +26,11 @@ with (the layout axes themselves are :mod:`accelkit.parallel`'s docstring).
 * Context parallelism (``cp``, ring attention, Liu et al. 2023 arXiv:2310.01889): per attention
   layer each chip passes its K/V block around the cp ring (cp - 1 steps: a ring all-gather of
   the micro-batch's K/V, costed as one), once forward and twice backward (K/V again and their
-  gradients; once more under full recompute). The choice made here: **the ring's transfers
-  overlap with the attention compute** of the block in hand, so only the part longer than the
-  attention's FLOPs is exposed. Llama 3 (arXiv:2407.21783 §3.3.2) all-gathers K/V before the
-  attention instead (exposed, small under GQA); that variant is not modelled.
+  gradients; once more under full recompute). Where the framework rings it (``cp_overlap``,
+  the default) **the ring's transfers overlap with the attention compute** of the block in
+  hand, so only the part longer than the attention's FLOPs is exposed; Llama 3
+  (arXiv:2407.21783 §3.3.2, the ``meta-llama3`` preset) all-gathers K/V before the attention
+  instead: the same bytes, exposed (small under GQA).
 
 * An overlapped collective is not free: while it runs, its kernels take a share of the GPU's
   compute (:func:`accelkit.calibration.processor_usage`, Calculon's A100/H100 figures: 0.15 on
@@ -304,7 +309,8 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     pp_mb = pp_calls * pp_each
     # -- context parallel: the ring passes K/V blocks (an all-gather of the micro-batch's K/V on
     # this TP shard) once forward, twice backward, once more under full recompute; it runs
-    # behind the attention's own FLOPs (forward, 2x backward, a recompute of the scores)
+    # behind the attention's own FLOPs (forward, 2x backward, a recompute of the scores) where
+    # the framework rings it (cp_overlap), else it is all-gathered first: exposed (Llama 3)
     cp_calls = stage_layers * (3.0 + (rc == 2))
     kv_share = np.maximum(spec.kv_heads / tp, 1.0) / spec.kv_heads
     cp_bytes = mb * spec.kv_bytes_per_token * kv_share
@@ -315,7 +321,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
                         * balance / peak)
         cp_mb = roofline.times(compute_seconds=attention_mb,
                                communication_seconds=cp_calls * cp_each,
-                               overlap=True).exposed_communication_seconds
+                               overlap=fw.cp_overlap).exposed_communication_seconds
     else:
         cp_mb = zero
 
@@ -359,7 +365,22 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # where the framework overlaps it; else it runs after the backward pass.
     rounds = ((v - 1.0) * np.minimum(m, pp) + 1.0) / v
     backward_window = backward_last * rounds
-    if fw.param_sync_overlap and fw.distributed_optimizer:
+    dp_total = dp_time
+    if fw.grad_reduce == "microbatch":
+        # FSDP sharding the gradients without no_sync (frameworks.Framework.grad_reduce, Llama
+        # 3): each micro-batch's gradients are reduce-scattered as its backward pass makes them
+        # (the step's scatter bytes, m times), the weights all-gathered once (kept through the
+        # step: Llama 3 does not reshard after forward). The traffic runs behind everything
+        # after the first micro-batch's backward pass, except the last micro-batch's last model
+        # chunk's reduce-scatter, which follows the step's last backward pass: exposed
+        scatter_mb = dp_time * scatter_share
+        dp_total = m * scatter_mb + dp_time * (1.0 - scatter_share)
+        tail = scatter_mb / v
+        window = (m - 1.0) * compute_mb + backward_last
+        dp_exposed = roofline.times(compute_seconds=window,
+                                    communication_seconds=dp_total - tail,
+                                    overlap=fw.dp_overlap).exposed_communication_seconds + tail
+    elif fw.param_sync_overlap and fw.distributed_optimizer:
         # the weights' all-gather runs behind the next step's forward passes, chunk by chunk
         # likewise (is_first_microbatch_for_model_chunk: param sync per model chunk)
         dp_exposed = (roofline.times(compute_seconds=backward_window,
@@ -431,11 +452,11 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
                           communication_seconds=ep_mb + pp_mb + cp_mb + tp_fixed,
                           overlap=False).seconds
     fill = (pp - 1.0) / v
-    dp_steal = stolen("dp", dp_time - dp_exposed)
+    dp_steal = stolen("dp", dp_total - dp_exposed)
     seconds = (m + fill) * t_mb + dp_exposed + dp_steal + optimizer_s
     compute = m * compute_mb
     bubble = fill * t_mb
-    comm_total = m * (tp_mb + ep_mb + pp_mb + fsdp_mb + cp_calls * cp_each) + dp_time
+    comm_total = m * (tp_mb + ep_mb + pp_mb + fsdp_mb + cp_calls * cp_each) + dp_total
     exposed = seconds - compute - bubble - optimizer_s
     model_flops = spec.model_flops_token * batch_tokens
     chips_n = replicas * tp * pp * cp
@@ -443,7 +464,10 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
     # -- memory per chip -------------------------------------------------------------------
     weights_b = (stage_params * WEIGHT_BYTES / fsdp
                  + np.where(fsdp > 1, 2.0 * spec.layer_params / tp * WEIGHT_BYTES, 0.0))
-    grads_b = stage_params * grad_bytes / fsdp
+    # gradients sharded over the data-parallel ranks where each micro-batch reduce-scatters
+    # them into the shard (grad_reduce "microbatch"); else each chip holds its stage's whole
+    grads_b = stage_params * grad_bytes / fsdp / (dp * cp if fw.grad_reduce == "microbatch"
+                                                   else 1.0)
     optimizer_b = stage_params * OPTIMIZER_BYTES / (fsdp * (dp * cp if fw.distributed_optimizer else 1.0))
     state = weights_b + grads_b + optimizer_b
     held = activations.stage_bytes(spec.activations, recompute=rc, seq_len=spec.seq_len,
@@ -463,6 +487,7 @@ def evaluate(spec: ModelSpec, chip: chips.Chip, batch_tokens: int, c: dict[str, 
         "ep_each": ep_each, "pp_calls": m * pp_calls, "pp_each": pp_each,
         "gather_each": gather_each, "scatter_each": scatter_each, "m_fsdp": m,
         "fsdp_exposed": m * fsdp_exposed_mb, "dp_time": dp_time, "dp_exposed": dp_exposed,
+        "dp_total": dp_total,
         "act_mb": act_mb, "ep_bytes": ep_bytes, "stage_params": stage_params,
         "dense_grad": dense_grad, "expert_grad": expert_grad,
         "tp_exposed": m * (with_tp.exposed_communication_seconds + tp_fixed), "ep_exposed": m * ep_calls * ep_each,

@@ -8,6 +8,8 @@ each framework choice moves the step the way it should, by the amount the formul
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import accelkit as ak
@@ -113,8 +115,7 @@ def test_balanced_end_stages_hold_one_layer_fewer_in_memory_too() -> None:
     its 7 layers, not the 8 of a 126-layer model's middle stages. At pp 16 that no longer makes
     the first stage the busiest: the second holds 8 layers for 15 micro-batches (Megatron-core's
     warm-up, pp - r), 120 layer-micro-batches against the first's 7 x 16 = 112, so the balanced
-    pipeline's busiest chip holds 15/16 of the even one's 8 x 16, and neither fits without
-    recomputation."""
+    pipeline's busiest chip holds 15/16 of the even one's 8 x 16."""
     layout = Layout(dp=64, tp=8, pp=16, microbatch_tokens=8192, recompute="none")
     balanced = frameworks.get("meta-llama3")
     even = frameworks.Framework("even", **{k: getattr(balanced, k) for k in frameworks.CHOICES
@@ -128,7 +129,12 @@ def test_balanced_end_stages_hold_one_layer_fewer_in_memory_too() -> None:
     # no recomputation, so no working set: only the layer-micro-batches held move
     assert b.activation_bytes_per_chip / e.activation_bytes_per_chip == pytest.approx(15 / 16,
                                                                                      rel=0.01)
-    assert not b.fits and not e.fits
+    # with the gradients sharded as Llama 3's FSDP shards them (grad_reduce "microbatch") the
+    # balanced pipeline fits without recomputation; holding whole gradients it does not
+    assert b.fits
+    whole = train_step("llama-3.1-405b", "H100", layout, 16 * 2**20, compute_efficiency="predicted",
+                       framework=dataclasses.replace(balanced, name="whole", grad_reduce="step"))
+    assert not whole.fits and whole.activation_bytes_per_chip == b.activation_bytes_per_chip
     # where pp is below the layers a stage the first stage still binds: 31 x 4 > 32 x 3, so the
     # balanced pipeline holds 31/32 of the even one
     shallow = Layout(dp=256, tp=8, pp=4, microbatch_tokens=8192, recompute="none")

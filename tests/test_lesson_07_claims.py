@@ -320,7 +320,8 @@ def _three_mfus():
 
     from accelkit import frameworks, mfu
 
-    layout = _step405().layout
+    # the paper's own layout: no activation checkpointing (it fits: the preset shards gradients)
+    layout = dataclasses.replace(_step405().layout, recompute="none")
     meta = frameworks.get("meta-llama3")
     chip_step = mfu.step_efficiency("llama-3.1-405b", H100, layout, 16 * 2**20)
     at_peak = parallel.train_step("llama-3.1-405b", H100, layout, 16 * 2**20, framework=meta)
@@ -360,8 +361,9 @@ def test_three_mfus_for_one_layout_and_two_errors_that_cancel():
     assert chip_step.matmul_efficiency > ceiling
     assert as_run.mfu < measured
     layout = as_run.step.layout
-    assert layout.recompute == "full"
-    assert parallel.hardware_flops_utilization(as_run.step) / as_run.mfu == pytest.approx(4 / 3, rel=1e-9)
+    assert layout.recompute == "none" and as_run.step.fits  # the paper's: no checkpointing
+    assert meta.grad_reduce == "microbatch" and "shards optimizer" in meta.source("grad_reduce")
+    assert parallel.hardware_flops_utilization(as_run.step) == pytest.approx(as_run.mfu, rel=1e-9)
     assert not meta.tp_overlap and "ASSUMPTION" in meta.source("tp_overlap")
     tp = next(c for c in as_run.step.collectives if c.name == "tp")
     assert tp.exposed_seconds == tp.seconds > 0
@@ -378,19 +380,19 @@ def test_the_overlap_lever():
     _, chip_step, _, tiles, as_run, hidden = _three_mfus()
     (published,) = prose.shown("07", "The published MFU on 16,384 GPUs was {}%")
     measured = published.value / 100
-    prose.check("07", "lifts the prediction from {}% to {}%, {} points below Meta's", 100 * as_run.mfu,
-                100 * hidden.mfu, 100 * (measured - hidden.mfu))
+    prose.check("07", "lifts the prediction from {}% to {}%, {} points above Meta's", 100 * as_run.mfu,
+                100 * hidden.mfu, 100 * (hidden.mfu - measured))
     tp = next(c for c in hidden.step.collectives if c.name == "tp")
     assert tp.exposed_seconds == 0 < tp.seconds
     assert hidden.step.seconds < as_run.step.seconds
-    assert as_run.mfu < hidden.mfu < measured  # "even with it ... below Meta's measurement"
+    assert as_run.mfu < measured < hidden.mfu  # "Meta's measurement sits between the two ends"
     # "still take a share of the GPU" (tests/test_kernels.py checks the step pays it exactly)
     from accelkit import calibration
 
     assert calibration.processor_usage(ak.chips.get(H100), "NVLink") > 0
-    # "about half as large as everything that separates the tile model from the kernels"
+    # "nearly as large as everything that separates the tile model from the kernels"
     lever, kernels_gap = hidden.mfu - as_run.mfu, tiles.mfu - as_run.mfu
-    assert 0.4 < lever / kernels_gap < 0.6
+    assert 0.7 < lever / kernels_gap < 1.0
     for name in ("nemo-2024", "maxtext"):
         assert frameworks.get(name).tp_overlap
         assert "mlcommons/training_results_v4.0" in frameworks.get(name).source("tp_overlap")

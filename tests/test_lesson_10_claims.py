@@ -121,7 +121,7 @@ def test_assumed_kernels_slow_every_chip_each_by_its_own_factor():
 
 def test_the_assumed_kernel_override_sits_in_the_published_range():
     """The kernels menu's assumed value, scenarios.COMPUTE_EFFICIENCY, 60%, sits inside the range
-    fully specified published runs reach of what the layout model predicts at peak, 0.43 to 0.87
+    fully specified published runs reach of what the layout model predicts at peak, 0.43 to 0.93
     in docs/parallel.md (an override, not the default)."""
     import pathlib
     import re

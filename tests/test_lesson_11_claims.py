@@ -356,19 +356,24 @@ def test_the_recipes_say_what_the_lesson_says():
 
 
 def test_the_validation_row_for_the_131k_stage():
-    """'reports a BF16 MFU of 38% for it'; 'The model lands within 4% of the stage: 36.6% against
-    Llama 3's 38%, -3.7%, a little slower than the run.' — the repository's validation row (validation/published.py), its kernels
-    as the engines predict."""
+    """'reports a BF16 MFU of 38% for it'; 'The model predicts the stage faster than it ran: 44.5%
+    against Llama 3's 38%, +17.1%', priced as the paper states the run (K/V all-gathered, exposed;
+    gradients sharded) with no recomputation, the fastest that fits — the repository's validation
+    row (validation/published.py), its kernels as the engines predict."""
+    from accelkit import frameworks
     from validation.published import LLAMA3_LONG_SEQ_LEN, llama3_long_context_step
 
     row = llama3_long_context_step("predicted")
     predicted = row.step.mfu * row.flops_ratio
     prose.check("11", "reports a BF16 MFU of {}% for it", 100 * row.published_mfu)
-    (within,) = prose.shown("11", "The model lands within {}% of the stage")
-    assert 0 < 1 - predicted / row.published_mfu < within.value / 100  # "slower than the run"
-    prose.check("11", "of the stage: {}% against Llama 3's {}%, {}%",
+    assert predicted > row.published_mfu  # "faster than it ran"
+    prose.check("11", "faster than it ran: {}% against Llama 3's {}%, +{}%",
                 100 * predicted, 100 * row.published_mfu, 100 * (predicted / row.published_mfu - 1))
-    assert prose.says("11", "a little slower than the run")
+    meta = frameworks.get("meta-llama3")
+    assert not meta.cp_overlap and meta.grad_reduce == "microbatch"
+    cp = next(c for c in row.step.collectives if c.name == "cp")
+    assert cp.exposed_seconds == pytest.approx(cp.seconds) and cp.seconds > 0  # all-gathered
+    assert row.step.layout.recompute == "none" and row.step.fits
     assert row.step.layout.cp == 16 and row.step.seq_len == LLAMA3_LONG_SEQ_LEN
     prose.check("11", "at {} tokens on {} H100", LLAMA3_LONG_SEQ_LEN, row.step.layout.chips)
     assert prose.says("11", "Llama 3's layout for this stage, CP 16")

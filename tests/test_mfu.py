@@ -190,22 +190,23 @@ RUNS = {label: (step, published, ratio) for label, step, published, ratio in run
 # published / predicted, the band each must land in (measured values in docs/mfu.md and the
 # validation table, docs/validation.md): kernels as they run under the measured ceilings, each
 # run's framework (issue 21); a regression guard, not a fit
-BANDS = {"Megatron": (0.85, 1.10), "PaLM": (0.90, 1.12), "Llama": (0.95, 1.25),
-         "MaxText": (0.90, 1.10)}
+BANDS = {"Megatron": (0.85, 1.10), "PaLM": (0.90, 1.12), "Llama 3 405B long": (0.80, 0.90),
+         "Llama": (0.95, 1.25), "MaxText": (0.90, 1.10)}
 
 
 @pytest.mark.parametrize("label", sorted(RUNS))
 def test_published_mfu_lands_in_its_band(label: str) -> None:
     """Kernels under the measured ceilings with each run's framework (docs/validation.md says
-    why each row is off). Megatron's A100 runs land at 0.88-1.04 (kernels at the rates vidur
+    why each row is off). Megatron's A100 runs land at 0.92-1.01 (kernels at the rates vidur
     measured, accelkit.calibration); PaLM (recomputation fixed by its published HFU)
     lands within a few percent; MaxText's v5p rows land within 5% (0.95-0.97) with their
     16-way FSDP axis on the 4x4 plane JAX gives it and their tensor-parallel collectives on
     the critical path, as their scripts leave XLA's collective-matmul decomposition off
-    (frameworks "maxtext-readme"); Llama 3's 8K rows are predicted slow (1.12-1.18):
-    our activation accounting fits the run's published "no activation checkpointing" at
-    neither scale (the second pipeline stage, 8 layers for 15 micro-batches in flight, is the
-    fullest), so both take full recomputation; its long-context row lands within 4%."""
+    (frameworks "maxtext-readme"); Llama 3's 8K rows are predicted slow (1.03-1.14), the
+    16,384-GPU row at the paper's no-checkpointing layout (it fits with the gradients sharded
+    as the paper's FSDP shards them), the 8,192-GPU row at full recomputation (32 micro-batches
+    fit without it only uninterleaved); its long-context row is predicted fast (0.85: attention
+    over 131k keys at the predicted matmul efficiency, no recomputation)."""
     step, published, flops_ratio = RUNS[label]
     low, high = next(v for k, v in BANDS.items() if label.startswith(k))
     ratio = published / (step.mfu * flops_ratio)

@@ -429,14 +429,18 @@ def test_interleaved_schedule_hides_dp_traffic_chunk_by_chunk() -> None:
     gone back, so on an interleaved pipeline the reduction hides behind the last round of
     micro-batches, ((v - 1) * min(m, pp) + 1) / v backward passes (1 at v = 1); a framework
     that runs it after the backward pass gets no such window."""
-    def dp_exposed(v: int, framework: str) -> tuple[float, TrainStep]:
+    # Meta's preset with the gradients reduced once a step (its own reduces them per micro-batch)
+    per_step = dataclasses.replace(ak.frameworks.get("meta-llama3"), name="per-step",
+                                   grad_reduce="step")
+
+    def dp_exposed(v: int, framework: object) -> tuple[float, TrainStep]:
         step = train_step("gpt-3-175b", "H100", Layout(dp=448, tp=4, pp=6, interleave=v,
                           microbatch_tokens=2048, recompute="selective"), 2688 * 2048,
                           framework=framework)
         return {c.name: c for c in step.collectives}["dp_grads"].exposed_seconds, step
 
-    plain, plain_step = dp_exposed(1, "meta-llama3")
-    chunked, step = dp_exposed(8, "meta-llama3")
+    plain, plain_step = dp_exposed(1, per_step)
+    chunked, step = dp_exposed(8, per_step)
     grads = {c.name: c for c in step.collectives}["dp_grads"]
     m, pp, v = step.microbatches, 6, 8
     backward = step.compute_seconds / m * 2 / 3
@@ -519,3 +523,41 @@ def test_fused_attention_keeps_no_scores_under_any_policy() -> None:
     assert memory("none", "megatron-2021") > 2 * memory("selective", "megatron-2021")
     assert activation_bytes_per_token_per_layer("gpt-3-175b", "none", dropout=True) > (
         activation_bytes_per_token_per_layer("gpt-3-175b", "selective", dropout=True))
+
+
+def test_gradients_reduced_per_micro_batch_are_sharded_and_cost_m_reduce_scatters() -> None:
+    """frameworks 'meta-llama3' grad_reduce 'microbatch' (Llama 3's FSDP shards the gradients):
+    each micro-batch's gradients are reduce-scattered into a shard, so the gradient memory falls
+    by the data-parallel degree and the step's reduce-scatter traffic is m times a step's (the
+    weights' all-gather once), hidden behind the rest of the step but for the last micro-batch's
+    last chunk; the per-step framework holds whole gradients and reduces them once."""
+    meta = ak.frameworks.get("meta-llama3")
+    per_step = dataclasses.replace(meta, name="per-step", grad_reduce="step")
+    layout = Layout(dp=128, tp=8, pp=16, interleave=4, microbatch_tokens=8192, recompute="full")
+    sharded, whole = (train_step("llama-3.1-405b", "H100", layout, 16 * 2**20, framework=fw,
+                                 compute_efficiency="predicted") for fw in (meta, per_step))
+    assert sharded.gradient_bytes_per_chip == pytest.approx(whole.gradient_bytes_per_chip / 128)
+    g_s, g_w = ({c.name: c for c in s.collectives}["dp_grads"] for s in (sharded, whole))
+    m = sharded.microbatches
+    share = meta.grad_bytes / (meta.grad_bytes + meta.param_bytes)   # the reduce-scatter's part
+    assert g_s.seconds == pytest.approx(g_w.seconds * (m * share + 1 - share))
+    assert g_s.exposed_seconds >= g_w.seconds * share / layout.interleave  # the last chunk's tail
+    with pytest.raises(ValueError, match="grad_reduce"):
+        dataclasses.replace(meta, grad_reduce="sometimes")
+
+
+def test_llama3_all_gathers_its_context_parallel_keys_and_values_exposed() -> None:
+    """frameworks 'meta-llama3' cp_overlap False (Llama 3 all-gathers K/V before the attention:
+    'exposed in the critical path'): the same bytes as the ring, none of them hidden."""
+    meta = ak.frameworks.get("meta-llama3")
+    ring = dataclasses.replace(meta, name="ring", cp_overlap=True)
+    layout = Layout(dp=8, tp=8, cp=16, pp=16, interleave=4, microbatch_tokens=131072,
+                    recompute="full")
+    steps = [train_step("llama-3.1-405b", "H100", layout, 16 * 2**20, seq_len=131072,
+                        framework=fw) for fw in (meta, ring)]
+    gathered, ringed = ({c.name: c for c in s.collectives}["cp"] for s in steps)
+    assert gathered.seconds == pytest.approx(ringed.seconds)
+    assert gathered.exposed_seconds == pytest.approx(gathered.seconds)
+    assert gathered.exposed_seconds > ringed.exposed_seconds
+    assert steps[0].seconds > steps[1].seconds
+    assert "all-gather" in meta.source("cp_overlap")
