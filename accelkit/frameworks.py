@@ -263,6 +263,13 @@ _XLA_ASYNC = (
     ("dp_overlap", "XLA's async collectives run the gradient reduction behind the backward pass "
                    "(the scaling book's training chapter)"),
     ("fsdp_overlap", "as dp_overlap: FSDP gathers are async collectives"))
+#: Where MaxText keeps its optimizer state: sharded as the parameters are, which no logical
+#: axis rule maps to the ``data`` mesh axis, so over fsdp (accelkit's ``fsdp``) and replicated
+#: over data parallelism (``dp``).
+_MAXTEXT_OPT = ("AI-Hypercomputer/maxtext MaxText/configs/base.yml@000e9355 logical_axis_rules: "
+                "the parameter axes 'embed', 'mlp', 'heads', 'vocab' map to fsdp, fsdp_transpose, "
+                "sequence, tensor and autoregressive, none to 'data'; the optimizer state is "
+                "sharded as the parameters, so over fsdp and replicated over data parallelism")
 _LLAMA3 = "Llama Team 2024, 'The Llama 3 Herd of Models' (arXiv:2407.21783) section 3.3"
 
 _PRESETS: dict[str, Framework] = {f.name: f for f in (
@@ -318,7 +325,7 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
     Framework(
         "maxtext", attention="fused", sequence_parallel=True, tp_overlap=True,
         tp_overlap_scope="all-gathers", dp_overlap=True,
-        param_sync_overlap=True, grad_bytes=2.0, distributed_optimizer=True, dropout=False,
+        param_sync_overlap=True, grad_bytes=2.0, distributed_optimizer=False, dropout=False,
         description="MaxText on TPU (JAX/XLA), as Google ran MLPerf Training v4.0",
         sources=(
             ("attention", f"{_MAXTEXT}: v5p-1024.sh and v5p-12288.sh pass attention=flash"),
@@ -336,11 +343,11 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
             *_XLA_ASYNC,
             ("grad_bytes", "ASSUMPTION: bf16 gradients (MaxText's default weight dtype float32 "
                            "would make them 4; not read per run)"),
-            ("distributed_optimizer", "FSDP shards the optimizer state"),
+            ("distributed_optimizer", _MAXTEXT_OPT),
             ("dropout", f"{_MAXTEXT}: dropout_rate 0"))),
     Framework(
         "maxtext-readme", attention="fused", sequence_parallel=True, tp_overlap=False,
-        dp_overlap=True, param_sync_overlap=True, grad_bytes=2.0, distributed_optimizer=True,
+        dp_overlap=True, param_sync_overlap=True, grad_bytes=2.0, distributed_optimizer=False,
         dropout=False,
         description="MaxText on TPU v5p as its README's performance table ran (configs/v5p/*.sh)",
         sources=(
@@ -354,7 +361,7 @@ _PRESETS: dict[str, Framework] = {f.name: f for f in (
                            "one micro-batch's layer has none)"),
             *_XLA_ASYNC,
             ("grad_bytes", "ASSUMPTION: bf16 gradients (not read per run)"),
-            ("distributed_optimizer", "FSDP shards the optimizer state"),
+            ("distributed_optimizer", _MAXTEXT_OPT),
             ("dropout", "AI-Hypercomputer/maxtext MaxText/configs/base.yml: dropout_rate 0"))),
     Framework(
         "meta-llama3", attention="fused", sequence_parallel=True, tp_overlap=False,
